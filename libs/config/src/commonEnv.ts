@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Text booleans: 'true'/'false', '1'/'0', 'yes'/'no', 'on'/'off'. Never z.coerce.boolean (it reads 'false' as true). */
+export const envBoolean = z.stringbool();
+
+export const port = z.coerce.number().int().min(0).max(65535);
+export const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * PostgreSQL connection, the variables the spec names. Host, database and user have no default on
+ * purpose: the database counts as "configured" (GET /api/db/status) only when they are set, and a
+ * service without them runs and answers `unavailable` instead of guessing.
+ */
+export const postgresEnv = z.object({
+  POSTGRES_HOST: z.string().optional(),
+  POSTGRES_PORT: port.default(5432),
+  POSTGRES_DATABASE: z.string().optional(),
+  POSTGRES_USER: z.string().optional(),
+  POSTGRES_PASSWORD: z.string().optional(),
+  // 'true' enables TLS without verifying the server certificate, as the specification says.
+  POSTGRES_SSL: envBoolean.default(false),
+});
+
+export const natsEnv = z.object({
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  // Every subject and stream name sits under this prefix, so two stacks can share one NATS server.
+  NATS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, - and _ only')
+    .default(''),
+  NATS_REQUEST_TIMEOUT_MS: positiveInt.default(5000),
+});
+
+export const redisEnv = z.object({
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  // Keeps BullMQ keys of two stacks (or two test runs) apart on one Redis.
+  QUEUE_PREFIX: z.string().default('orbital'),
+});
+
+export const logEnv = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export const metricsEnv = z.object({
+  // Port of the /metrics, /healthz and /readyz listener of processes that serve no HTTP otherwise.
+  METRICS_PORT: port.optional(),
+});
+
+export type PostgresEnv = z.infer<typeof postgresEnv>;
+export type NatsEnv = z.infer<typeof natsEnv>;
+export type RedisEnv = z.infer<typeof redisEnv>;

@@ -1,0 +1,14 @@
+export {
+  envBoolean,
+  logEnv,
+  metricsEnv,
+  type NatsEnv,
+  natsEnv,
+  type PostgresEnv,
+  port,
+  positiveInt,
+  postgresEnv,
+  type RedisEnv,
+  redisEnv,
+} from './commonEnv.ts';
+export { ConfigError, loadConfig, loadConfigOrExit } from './loadConfig.ts';

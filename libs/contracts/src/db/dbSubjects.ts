@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { defineSubject, emptyRequest, type ServiceName } from '../subject.ts';
+
+export const databaseType = z.literal('postgresql', {
+  error: 'type must be "postgresql", the only supported database',
+});
+
+export const dbStatus = z.object({
+  configured: z.boolean(),
+  initialized: z.boolean(),
+  dialect: z.string(),
+});
+export type DbStatus = z.infer<typeof dbStatus>;
+
+export const dbSetupRequest = z.object({ type: databaseType }).strict();
+export const dbSetupReply = z.object({
+  message: z.string(),
+  restart_required: z.boolean(),
+  database_type: z.string(),
+});
+export type DbSetupReply = z.infer<typeof dbSetupReply>;
+
+/** The database selection record the spec keeps in persistent_data/db.selection.json. */
+export const dbSelectionRecord = z.object({
+  type: databaseType,
+  selectedAt: z.iso.datetime({ offset: true }),
+  version: z.literal('1.0'),
+});
+export type DbSelectionRecord = z.infer<typeof dbSelectionRecord>;
+
+export const dbStatusSubject = defineSubject({
+  subject: 'settings.db.status',
+  service: 'settings',
+  description: 'Whether the database is configured (POSTGRES_* set) and initialised (setup completed).',
+  request: emptyRequest,
+  reply: dbStatus,
+});
+
+export const dbSetupSubject = defineSubject({
+  subject: 'settings.db.setup',
+  service: 'settings',
+  description:
+    'Initialises the database: every database-owning service applies its migrations. A second setup is a conflict.',
+  request: dbSetupRequest,
+  reply: dbSetupReply,
+});
+
+export const migrateReply = z.object({
+  schema: z.string(),
+  applied: z.array(z.string()),
+});
+
+/** The services that own a schema, in the order setup migrates them. */
+export const databaseOwners = [
+  'settings',
+  'identity',
+  'registry',
+  'installations',
+] as const satisfies readonly ServiceName[];
+export type DatabaseOwner = (typeof databaseOwners)[number];
+
+function migrateSubject<S extends DatabaseOwner>(service: S) {
+  return defineSubject({
+    subject: `${service}.db.migrate`,
+    service,
+    description: `Applies the pending migrations of the ${service} schema (sent by database setup).`,
+    request: emptyRequest,
+    reply: migrateReply,
+  });
+}
+
+export const migrateSubjects = {
+  settings: migrateSubject('settings'),
+  identity: migrateSubject('identity'),
+  registry: migrateSubject('registry'),
+  installations: migrateSubject('installations'),
+} as const satisfies Record<DatabaseOwner, unknown>;

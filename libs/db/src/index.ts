@@ -1,0 +1,21 @@
+export type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
+export { sql } from 'slonik';
+export {
+  createDatabasePool,
+  createLivePool,
+  createResultParserInterceptor,
+  type LivePool,
+} from './createDatabasePool.ts';
+export {
+  type DatabaseSetupRecord,
+  readDatabaseSetupRecord,
+  withAdvisoryLock,
+  writeDatabaseSetupRecord,
+} from './databaseSetupRecord.ts';
+export { type MigrateOptions, type MigrateResult, MigrationError, migrateSchema } from './migrateSchema.ts';
+export {
+  connectionUri,
+  type PostgresConnection,
+  pgClientConfig,
+  postgresConnectionFromEnv,
+} from './postgresConnection.ts';

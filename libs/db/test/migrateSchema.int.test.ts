@@ -1,0 +1,77 @@
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@orbital/logger';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MigrationError, migrateSchema, type PostgresConnection } from '../src/index.ts';
+
+const logger = createLogger({ name: 'migrate-test', level: 'silent' });
+const fixtures = join(import.meta.dirname, 'fixtures');
+let env: TestEnvironment;
+let connection: PostgresConnection;
+
+async function query<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
+  const client = new pg.Client({ ...env.postgres });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  connection = { ...env.postgres, ssl: false };
+});
+afterAll(() => env.cleanup());
+
+describe('migrateSchema', () => {
+  it('applies each file once, whole, in order, and nothing on the second run', async () => {
+    const first = await migrateSchema({ connection, schema: 'good', migrationsDir: join(fixtures, 'good'), logger });
+    expect(first.applied).toEqual(['0001_create.sql', '0002_seed.sql']);
+    const second = await migrateSchema({ connection, schema: 'good', migrationsDir: join(fixtures, 'good'), logger });
+    expect(second.applied).toEqual([]);
+    expect(await query('SELECT good.thing_count() AS n')).toEqual([{ n: '2' }]);
+    expect((await query('SELECT name FROM good.migrations ORDER BY name')).map((r) => r.name)).toEqual([
+      '0001_create.sql',
+      '0002_seed.sql',
+    ]);
+  });
+
+  it('rolls a failing file back entirely and records nothing for it', async () => {
+    const error = await migrateSchema({
+      connection,
+      schema: 'bad',
+      migrationsDir: join(fixtures, 'bad'),
+      logger,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as MigrationError).file).toBe('0002_broken.sql');
+    expect(await query('SELECT count(*)::int AS n FROM bad.things')).toEqual([{ n: 0 }]);
+    expect((await query('SELECT name FROM bad.migrations')).map((r) => r.name)).toEqual(['0001_create.sql']);
+  });
+
+  it('refuses a file that was changed after it was applied', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orbital-mig-'));
+    await cp(join(fixtures, 'good'), dir, { recursive: true });
+    await migrateSchema({ connection, schema: 'changed', migrationsDir: dir, logger });
+    await writeFile(join(dir, '0002_seed.sql'), "INSERT INTO things (name) VALUES ('c');");
+    await expect(migrateSchema({ connection, schema: 'changed', migrationsDir: dir, logger })).rejects.toThrow(
+      /was changed after it was applied/,
+    );
+  });
+
+  it('lets concurrent runners on an empty schema produce one history', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        migrateSchema({ connection, schema: 'raced', migrationsDir: join(fixtures, 'good'), logger }),
+      ),
+    );
+    // Exactly one runner applied the files; the others waited on the lock and found nothing to do.
+    expect(runs.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 2]);
+    expect(await query('SELECT count(*)::int AS n FROM raced.things')).toEqual([{ n: 2 }]);
+  });
+});

@@ -1,0 +1,26 @@
+/**
+ * The closed registry of error codes. Every error that crosses a boundary (NATS reply, HTTP response)
+ * carries one of these; gateway-api maps each to exactly one HTTP status.
+ */
+export const errorCodes = {
+  validation_failed: { status: 400, message: 'The request is not valid' },
+  unauthenticated: { status: 401, message: 'Authentication is required' },
+  forbidden: { status: 403, message: 'You are not allowed to do this' },
+  not_found: { status: 404, message: 'Not found' },
+  conflict: { status: 409, message: 'The request conflicts with the current state' },
+  rate_limited: { status: 429, message: 'Too many requests' },
+  internal: { status: 500, message: 'Internal error' },
+  unavailable: { status: 503, message: 'A service needed for this request is unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export const errorCodeList = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
+
+export function httpStatusFor(code: ErrorCode): number {
+  return errorCodes[code].status;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCodes, value);
+}

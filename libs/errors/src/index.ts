@@ -1,0 +1,2 @@
+export { AppError, type AppErrorOptions, type ErrorBody, isAppError, toAppError } from './AppError.ts';
+export { type ErrorCode, errorCodeList, errorCodes, httpStatusFor, isErrorCode } from './errorCodes.ts';

@@ -1,0 +1,1 @@
+export { type CreateLoggerOptions, createLogger, type Logger, redactPaths } from './createLogger.ts';

@@ -1,0 +1,10 @@
+export { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
+export {
+  defaults,
+  type Endpoint,
+  hasDocker,
+  InfrastructureMissingError,
+  isReachable,
+  startCommands,
+} from './infrastructure.ts';
+export { type ChildService, startServiceProcess } from './startServiceProcess.ts';

@@ -1,0 +1,16 @@
+/**
+ * The processes that make up the platform, in start order. `npm start` and the end-to-end harness both
+ * read this list, so what a person runs is what the tests run.
+ */
+export type PlatformProcess = { name: string; entry: string; env?: Record<string, string> };
+
+export const platformProcesses: PlatformProcess[] = [
+  { name: 'settings', entry: 'services/settings/src/main.ts' },
+  { name: 'registry', entry: 'services/satellite-registry/src/main.ts' },
+  { name: 'installations', entry: 'services/installations/src/main.ts' },
+  { name: 'jobs', entry: 'services/jobs/src/main.ts' },
+  { name: 'gateway-api', entry: 'services/gateway-api/src/main.ts' },
+];
+
+/** Secrets the services refuse to start without; `npm start` generates them once for this machine. */
+export const developmentSecretNames: string[] = [];

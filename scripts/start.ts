@@ -1,0 +1,132 @@
+/**
+ * `npm start`: the whole platform on this machine, in one terminal. Makes sure PostgreSQL, Redis and
+ * NATS are up, creates the `orbital` database if it is missing, generates development secrets once
+ * (kept in .orbital/dev.env so encrypted data stays readable across restarts), starts every process
+ * with its output prefixed, and stops them all cleanly on Ctrl-C.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { developmentSecretNames, platformProcesses } from './platformProcesses.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const stateDir = resolve(root, '.orbital');
+const devEnvFile = resolve(stateDir, 'dev.env');
+
+execFileSync('bash', [resolve(root, 'scripts/ensure-infrastructure.sh')], { stdio: 'inherit' });
+
+function readDevEnv(): Record<string, string> {
+  if (!existsSync(devEnvFile)) return {};
+  return Object.fromEntries(
+    readFileSync(devEnvFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+const devEnv = readDevEnv();
+let changed = false;
+for (const name of developmentSecretNames) {
+  if (!devEnv[name]) {
+    devEnv[name] = randomBytes(32).toString('base64url');
+    changed = true;
+  }
+}
+if (changed) {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    devEnvFile,
+    `${Object.entries(devEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n')}\n`,
+    { mode: 0o600 },
+  );
+}
+
+const baseEnv: Record<string, string> = {
+  POSTGRES_HOST: '127.0.0.1',
+  POSTGRES_PORT: '5432',
+  POSTGRES_DATABASE: 'orbital',
+  POSTGRES_USER: 'postgres',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  ...devEnv,
+  // Whatever the person exported wins over the development defaults.
+  ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+};
+
+async function ensureDatabase() {
+  const admin = new pg.Client({
+    host: baseEnv.POSTGRES_HOST,
+    port: Number(baseEnv.POSTGRES_PORT),
+    user: baseEnv.POSTGRES_USER,
+    password: baseEnv.POSTGRES_PASSWORD,
+    database: 'postgres',
+  });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [baseEnv.POSTGRES_DATABASE]);
+  if (exists.rowCount === 0) {
+    await admin.query(`CREATE DATABASE "${String(baseEnv.POSTGRES_DATABASE).replaceAll('"', '""')}"`);
+    console.log(`created database ${baseEnv.POSTGRES_DATABASE}`);
+  }
+  await admin.end();
+}
+await ensureDatabase();
+
+const children: Array<{ name: string; child: ChildProcess }> = [];
+const width = Math.max(...platformProcesses.map((p) => p.name.length));
+let stopping = false;
+
+for (const proc of platformProcesses) {
+  const child = spawn(process.execPath, [resolve(root, proc.entry)], {
+    cwd: root,
+    env: { ...baseEnv, ...proc.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Own process group: Ctrl-C reaches only this launcher, which stops each child once, in order.
+    detached: true,
+  });
+  const prefix = `[${proc.name.padEnd(width)}]`;
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => console.log(`${prefix} ${line}`));
+  }
+  child.on('exit', (code, signal) => {
+    console.log(`${prefix} exited (${signal ?? code})`);
+    if (!stopping) void stopAll(1);
+  });
+  children.push({ name: proc.name, child });
+}
+
+console.log(
+  `\nOrbital is starting. API: http://127.0.0.1:${baseEnv.PORT ?? 3000}  (docs at /documentation). Ctrl-C stops everything.\n`,
+);
+
+async function stopAll(exitCode: number) {
+  if (stopping) return;
+  stopping = true;
+  const running = children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(
+    running.map(
+      ({ child }) =>
+        new Promise<void>((done) => {
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            done();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  process.exit(exitCode);
+}
+
+process.on('SIGINT', () => void stopAll(0));
+// If the launcher itself dies, leave nothing behind.
+process.on('exit', () => {
+  for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+process.on('SIGTERM', () => void stopAll(0));

@@ -1,0 +1,1 @@
+COMMENT ON SCHEMA identity IS 'Owned by gateway-api: users, teams, memberships, sessions.';

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { anonymousIdentity, type CallerIdentity } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { z } from 'zod';
+
+/**
+ * Who may call a route. This is the one declarative place a route states what it requires; the
+ * resolvers that enforce each kind are registered by the module that owns that kind of credential.
+ */
+export type Access = { kind: 'public' };
+
+export type AccessResolver = (request: FastifyRequest, access: Access) => Promise<CallerIdentity>;
+
+export type RouteInput<B, Q, P> = {
+  body: B;
+  query: Q;
+  params: P;
+  identity: CallerIdentity;
+  requestId: string;
+  request: FastifyRequest;
+  reply: FastifyReply;
+};
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type RouteDefinition<
+  B extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  P extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> = {
+  method: HTTPMethods;
+  url: string;
+  summary: string;
+  tags: string[];
+  access: Access;
+  body?: B;
+  querystring?: Q;
+  params?: P;
+  response: R;
+  /**
+   * `envelope` (the default) answers `{success: true, data}`; `bare` sends the data as it is, for the
+   * endpoints whose response shape the specification fixes (database setup).
+   */
+  responseShape?: 'envelope' | 'bare';
+  successStatus?: number;
+  handler(input: RouteInput<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R>>;
+};
+
+export function defineRoute<
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Schema | undefined,
+  R extends Schema,
+>(def: RouteDefinition<B, Q, P, R>): RouteDefinition<B, Q, P, R> {
+  return def;
+}
+
+function parseInput<S extends Schema | undefined>(schema: S, value: unknown, where: string): Out<S> {
+  if (!schema) return undefined as Out<S>;
+  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (result.success) return result.data as Out<S>;
+  throw new AppError('validation_failed', `The request ${where} is not valid`, {
+    details: result.error.issues.map((issue) => ({
+      path: [where, ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  });
+}
+
+function jsonSchema(schema: Schema | undefined) {
+  if (!schema) return undefined;
+  return z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' });
+}
+
+export const envelopeOf = (data: Schema) => z.object({ success: z.literal(true), data });
+
+/**
+ * Registers a route: OpenAPI from the zod schemas, access resolved before anything else, inputs
+ * parsed with zod (a failure is a 400 envelope naming each bad field), the reply wrapped.
+ */
+export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolveAccess: AccessResolver): void {
+  const shape = def.responseShape ?? 'envelope';
+  app.route({
+    method: def.method,
+    url: def.url,
+    schema: {
+      summary: def.summary,
+      tags: def.tags,
+      ...(def.body ? { body: jsonSchema(def.body) } : {}),
+      ...(def.querystring ? { querystring: jsonSchema(def.querystring) } : {}),
+      ...(def.params ? { params: jsonSchema(def.params) } : {}),
+      response: {
+        [def.successStatus ?? 200]: jsonSchema(shape === 'envelope' ? envelopeOf(def.response) : def.response),
+      },
+    },
+    handler: async (request, reply) => {
+      const identity = await resolveAccess(request, def.access);
+      const data = await def.handler({
+        body: parseInput(def.body, request.body, 'body'),
+        query: parseInput(def.querystring, request.query, 'query'),
+        params: parseInput(def.params, request.params, 'params'),
+        identity,
+        requestId: request.id,
+        request,
+        reply,
+      });
+      if (reply.sent) return reply;
+      reply.status(def.successStatus ?? 200);
+      return shape === 'envelope' ? { success: true, data } : data;
+    },
+  });
+}
+
+/** Until an identity module registers its resolvers, only public routes exist. */
+export const publicOnlyAccess: AccessResolver = async (_request, access) => {
+  if (access.kind === 'public') return anonymousIdentity;
+  throw new AppError('internal', `No access resolver for ${(access as Access).kind}`);
+};
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Keeps a caller's X-Request-Id when it is well formed, so one id follows a request everywhere. */
+export function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+}

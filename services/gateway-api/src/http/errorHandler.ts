@@ -1,0 +1,47 @@
+import { AppError, toAppError } from '@orbital/errors';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export type ErrorEnvelope = {
+  success: false;
+  error: { code: string; message: string; details?: unknown; instructions?: string };
+};
+
+/** Fastify's own errors (bad JSON, body too large, wrong content type) as the platform's codes. */
+function fromFastifyError(error: FastifyError): AppError | null {
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return new AppError('validation_failed', 'The request body is not valid JSON');
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new AppError('validation_failed', 'The request body is too large');
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new AppError('validation_failed', 'Send the request body as application/json');
+  }
+  if (error.statusCode === 400 && error.validation) {
+    return new AppError('validation_failed', error.message);
+  }
+  return null;
+}
+
+/**
+ * The one error handler: writes the envelope of DESIGN.md with the status of the code, logs the cause
+ * of server-side failures, and never sends a stack trace or an internal message to the client.
+ */
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const appError = ('code' in error && fromFastifyError(error as FastifyError)) || toAppError(error);
+  if (appError.status >= 500) {
+    request.log.error({ err: appError.cause ?? appError, code: appError.code }, 'request failed');
+  } else {
+    request.log.info({ code: appError.code }, 'request refused');
+  }
+  const body: ErrorEnvelope = { success: false, error: appError.toBody() };
+  void reply.status(appError.status).send(body);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+  const body: ErrorEnvelope = {
+    success: false,
+    error: { code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` },
+  };
+  void reply.status(404).send(body);
+}

@@ -1,0 +1,35 @@
+import type { Bus } from '@orbital/bus';
+import { dbSetupReply, dbSetupRequest, dbSetupSubject, dbStatus, dbStatusSubject } from '@orbital/contracts';
+import { defineRoute } from '../http/defineRoute.ts';
+
+/**
+ * Database setup. The spec leaves their authentication open; they are public because they run before
+ * any user can exist (the first admin is created once identity's schema is set up), and setup can
+ * only ever succeed once: a second call is a 409.
+ */
+export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/db/status',
+      summary: 'Whether the database is configured and initialised',
+      tags: ['database'],
+      access: { kind: 'public' },
+      response: dbStatus,
+      responseShape: 'bare',
+      handler: ({ identity, requestId }) => bus.request(dbStatusSubject, {}, { identity, requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/db/setup',
+      summary: 'Initialise the database: every service applies its migrations',
+      tags: ['database'],
+      access: { kind: 'public' },
+      body: dbSetupRequest,
+      response: dbSetupReply,
+      responseShape: 'bare',
+      handler: ({ body, identity, requestId }) =>
+        bus.request(dbSetupSubject, body, { identity, requestId, timeoutMs: options.setupTimeoutMs }),
+    }),
+  ];
+}

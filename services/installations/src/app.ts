@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import type { Bus } from '@orbital/bus';
+import { postgresConnectionFromEnv } from '@orbital/db';
+import type { Logger } from '@orbital/logger';
+import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
+import type { Config } from './config.ts';
+
+export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** Wires the service onto a bus. No environment access: tests build the same app. */
+export async function createApp(deps: {
+  bus: Bus;
+  logger: Logger;
+  config: Config;
+}): Promise<{ database: DatabaseOwnerHandle }> {
+  const database = await startDatabaseOwner({
+    bus: deps.bus,
+    owner: 'installations',
+    connection: postgresConnectionFromEnv(deps.config),
+    migrationsDir,
+    logger: deps.logger,
+  });
+  return { database };
+}

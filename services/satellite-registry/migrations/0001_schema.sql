@@ -1,0 +1,1 @@
+COMMENT ON SCHEMA registry IS 'Owned by the satellite-registry service. Satellite registry: satellites, registration tokens, API keys, heartbeats, commands, processes, usage.';

@@ -1,0 +1,12 @@
+import { runService } from '@orbital/service';
+import { createApp } from './app.ts';
+import { configSchema } from './config.ts';
+
+await runService({
+  name: 'satellite-registry',
+  configSchema,
+  async start(context) {
+    const app = await createApp(context);
+    return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
+  },
+});

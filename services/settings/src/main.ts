@@ -1,0 +1,12 @@
+import { runService } from '@orbital/service';
+import { createSettingsApp } from './app.ts';
+import { settingsConfigSchema } from './config.ts';
+
+await runService({
+  name: 'settings',
+  configSchema: settingsConfigSchema,
+  async start({ config, logger, bus }) {
+    const app = await createSettingsApp({ bus, logger, config });
+    return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
+  },
+});
