@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { detectClientType, parseSatelliteEvent, satelliteEventSubject } from './events.ts';
+
+const crashed = {
+  id: '0b6f8f6e-6a47-4f4b-9d35-1f7c0f6c2a10',
+  type: 'mcp.server.crashed',
+  timestamp: '2026-11-21T05:00:00.000Z',
+  data: {
+    server_id: 'inst-1',
+    server_slug: 'github',
+    team_id: 'team-1',
+    process_id: 4242,
+    exit_code: 1,
+    signal: null,
+    uptime_seconds: 12.5,
+    crash_count: 1,
+    will_restart: true,
+  },
+};
+
+describe('satellite events', () => {
+  it('accepts an event whose data matches its type', () => {
+    const parsed = parseSatelliteEvent(crashed);
+    expect(parsed.success).toBe(true);
+  });
+
+  it('names the bad data field of an event', () => {
+    const parsed = parseSatelliteEvent({ ...crashed, data: { ...crashed.data, will_restart: 'yes' } });
+    expect(parsed).toEqual({ success: false, issues: [expect.objectContaining({ path: 'data.will_restart' })] });
+  });
+
+  it('refuses unknown types and events without a client id', () => {
+    expect(parseSatelliteEvent({ ...crashed, type: 'mcp.server.exploded' }).success).toBe(false);
+    const { id: _id, ...withoutId } = crashed;
+    expect(parseSatelliteEvent(withoutId).success).toBe(false);
+  });
+
+  it('detects the client type from the User-Agent, case-insensitively', () => {
+    expect(detectClientType('Visual Studio Code/1.95 (VSCode)')).toBe('vscode');
+    expect(detectClientType('Cursor/0.42')).toBe('cursor');
+    expect(detectClientType('Claude-Desktop/1.0')).toBe('claude');
+    expect(detectClientType('curl/8.0')).toBe('unknown');
+    expect(detectClientType(undefined)).toBe('unknown');
+  });
+
+  it('keeps the dots of the type in the subject and refuses ids that would change it', () => {
+    expect(satelliteEventSubject('sat-1', 'mcp.server.crashed')).toBe('evt.satellite.sat-1.mcp.server.crashed');
+    expect(() => satelliteEventSubject('sat.1', 'mcp.server.crashed')).toThrow();
+    expect(() => satelliteEventSubject('*', 'mcp.server.crashed')).toThrow();
+  });
+});

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { subjectToken } from '../subject.ts';
+import { installationStatus } from './installationStatus.ts';
+
+/**
+ * The satellite event catalogue: one zod schema per event type, data fields in snake_case exactly as
+ * spec.md "Satellite events" lists them. Types marked "ours" are not in the spec table: the spec
+ * mentions `mcp.server.status_changed` without its fields and says a thirteenth type exists without
+ * showing it; we define those below and document them in the AsyncAPI document.
+ */
+const isoTime = z.iso.datetime({ offset: true });
+const id = z.string().min(1).max(200);
+const serverRef = { server_id: id, server_slug: z.string().min(1).max(200), team_id: id };
+
+export const clientTypes = ['vscode', 'cursor', 'claude', 'unknown'] as const;
+export const clientType = z.enum(clientTypes);
+export type ClientType = z.infer<typeof clientType>;
+
+/** Client type from a User-Agent, case-insensitive, as the spec says. */
+export function detectClientType(userAgent: string | undefined): ClientType {
+  const ua = (userAgent ?? '').toLowerCase();
+  if (ua.includes('vscode')) return 'vscode';
+  if (ua.includes('cursor')) return 'cursor';
+  if (ua.includes('claude')) return 'claude';
+  return 'unknown';
+}
+
+export const eventDataSchemas = {
+  'mcp.server.started': z.object({
+    ...serverRef,
+    process_id: z.number().int(),
+    transport: z.literal('stdio'),
+    tool_count: z.number().int().min(0),
+    spawn_duration_ms: z.number().min(0),
+  }),
+  'mcp.server.crashed': z.object({
+    ...serverRef,
+    process_id: z.number().int(),
+    exit_code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    uptime_seconds: z.number().min(0),
+    crash_count: z.number().int().min(1),
+    will_restart: z.boolean(),
+  }),
+  'mcp.server.restarted': z.object({
+    ...serverRef,
+    old_process_id: z.number().int(),
+    new_process_id: z.number().int(),
+    restart_reason: z.literal('crash'),
+    attempt_number: z.number().int().min(1).max(3),
+  }),
+  'mcp.server.permanently_failed': z.object({
+    ...serverRef,
+    total_crashes: z.number().int().min(1),
+    last_error: z.string().max(4000),
+    failed_at: isoTime,
+  }),
+  'mcp.server.dormant': z.object({
+    ...serverRef,
+    process_id: z.number().int(),
+    idle_duration_seconds: z.number().min(0),
+    last_activity_at: isoTime,
+  }),
+  'mcp.server.respawned': z.object({
+    ...serverRef,
+    process_id: z.number().int(),
+    dormant_duration_seconds: z.number().min(0),
+    respawn_duration_ms: z.number().min(0),
+  }),
+  'mcp.client.connected': z.object({
+    session_id: z.string().min(1).max(200),
+    client_type: clientType,
+    user_agent: z.string().max(1000),
+    team_id: id.nullable(),
+    transport: z.literal('sse'),
+    ip_address: z.string().max(100),
+  }),
+  'mcp.client.disconnected': z.object({
+    session_id: z.string().min(1).max(200),
+    team_id: id.nullable(),
+    connection_duration_seconds: z.number().min(0),
+    tool_execution_count: z.number().int().min(0),
+    disconnect_reason: z.enum(['client_close', 'timeout', 'error']),
+  }),
+  'mcp.tools.discovered': z.object({
+    installation_id: id,
+    installation_name: z.string().min(1).max(200),
+    team_id: id,
+    server_slug: z.string().min(1).max(200),
+    tool_count: z.number().int().min(0),
+    total_tokens: z.number().int().min(0),
+    tools: z.array(
+      z.object({
+        tool_name: z.string().min(1).max(200),
+        description: z.string().max(10000),
+        input_schema: z.record(z.string(), z.unknown()),
+        token_count: z.number().int().min(0),
+      }),
+    ),
+    discovered_at: isoTime,
+  }),
+  'mcp.tools.updated': z.object({
+    ...serverRef,
+    added_tools: z.array(z.string()),
+    removed_tools: z.array(z.string()),
+    total_tools: z.number().int().min(0),
+  }),
+  'config.refreshed': z.object({
+    config_hash: z.string().regex(/^[0-9a-f]{12}$/),
+    server_count: z.number().int().min(0),
+    teams_count: z.number().int().min(0),
+    change_detected: z.boolean(),
+    fetch_duration_ms: z.number().min(0),
+  }),
+  'config.error': z.object({
+    error_type: z.literal('server_error'),
+    error_message: z.string().max(4000),
+    status_code: z.number().int().nullable(),
+    retry_in: z.number().min(0),
+  }),
+  /** Ours: the spec names it and its statuses but not its fields. */
+  'mcp.server.status_changed': z.object({
+    ...serverRef,
+    status: installationStatus,
+    previous_status: installationStatus.nullable(),
+    status_message: z.string().max(4000).nullable(),
+    /** What moved the status: the spec's credential validation and recovery rows, or the process life cycle. */
+    reason: z.enum(['credential_validation', 'recovery', 'process', 'configuration']),
+    changed_at: isoTime,
+  }),
+  /** Ours, the thirteenth type: one tool execution, for the installation's request log. */
+  'mcp.tool.executed': z.object({
+    installation_id: id,
+    team_id: id,
+    server_slug: z.string().min(1).max(200),
+    tool_name: z.string().min(1).max(200),
+    session_id: z.string().max(200).nullable(),
+    request_params: z.record(z.string(), z.unknown()),
+    /** Present only when the installation's request_logging_enabled is true. */
+    tool_response: z.unknown().optional(),
+    duration_ms: z.number().min(0),
+    success: z.boolean(),
+    error_message: z.string().max(4000).nullable(),
+    executed_at: isoTime,
+  }),
+  /** Ours: a batch of a stdio server's stderr lines, for the installation's server logs. */
+  'mcp.server.logs': z.object({
+    installation_id: id,
+    team_id: id,
+    server_slug: z.string().min(1).max(200),
+    lines: z
+      .array(
+        z.object({
+          log_level: z.enum(['debug', 'info', 'warn', 'error']),
+          message: z.string().max(8192),
+          timestamp: isoTime,
+        }),
+      )
+      .min(1)
+      .max(500),
+  }),
+} as const;
+
+export type SatelliteEventType = keyof typeof eventDataSchemas;
+export const satelliteEventTypes = Object.keys(eventDataSchemas) as [SatelliteEventType, ...SatelliteEventType[]];
+export type SatelliteEventData<T extends SatelliteEventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+/**
+ * The envelope of every event: the spec's `type`, `timestamp`, `data`, plus `id`, a client-side event
+ * id the satellite generates once, so that a retried batch is stored once (it becomes Nats-Msg-Id).
+ */
+export const eventEnvelope = z.object({
+  id: z.uuid(),
+  type: z.enum(satelliteEventTypes),
+  timestamp: isoTime,
+  data: z.record(z.string(), z.unknown()),
+});
+
+export type SatelliteEvent = {
+  [T in SatelliteEventType]: { id: string; type: T; timestamp: string; data: SatelliteEventData<T> };
+}[SatelliteEventType];
+
+/** Validates one event: the envelope, then the data against its type's schema. */
+export function parseSatelliteEvent(
+  value: unknown,
+): { success: true; event: SatelliteEvent } | { success: false; issues: { path: string; message: string }[] } {
+  const envelope = eventEnvelope.safeParse(value);
+  if (!envelope.success) {
+    return {
+      success: false,
+      issues: envelope.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    };
+  }
+  const data = eventDataSchemas[envelope.data.type].safeParse(envelope.data.data);
+  if (!data.success) {
+    return {
+      success: false,
+      issues: data.error.issues.map((i) => ({ path: ['data', ...i.path].join('.'), message: i.message })),
+    };
+  }
+  return { success: true, event: { ...envelope.data, data: data.data } as SatelliteEvent };
+}
+
+/** `evt.satellite.<satellite_id>.<type>`; the type keeps its dots. */
+export function satelliteEventSubject(satelliteId: string, type: SatelliteEventType): string {
+  return `evt.satellite.${subjectToken.parse(satelliteId)}.${type}`;
+}

@@ -1,0 +1,4 @@
+export * from './commands.ts';
+export * from './events.ts';
+export * from './installationStatus.ts';
+export * from './serverConfiguration.ts';

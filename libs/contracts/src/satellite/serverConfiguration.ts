@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export const mcpTransport = z.enum(['stdio', 'http', 'sse']);
+export type McpTransport = z.infer<typeof mcpTransport>;
+
+/** Names usable in a process id and a tool path: lowercase letters, digits, `_` and `-`. */
+export const slug = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "_" and "-", starting with a letter or digit');
+
+const stringMap = z.record(z.string(), z.string());
+
+export const installationSettings = z.object({
+  /** When true, satellites include tool responses in request-log events and the backend keeps them. */
+  request_logging_enabled: z.boolean().default(false),
+});
+export type InstallationSettings = z.infer<typeof installationSettings>;
+
+/**
+ * One MCP server as a satellite runs it: the merge of template, team and user levels (spec
+ * "Distributed MCP server configuration"). The backend distributes a list of these; a standalone
+ * satellite reads the same shape from SATELLITE_CONFIG_FILE.
+ */
+export const serverConfiguration = z
+  .object({
+    /** `{server_slug}-{team_slug}-{installation_id}`: one process per installation. */
+    process_id: z.string().min(1).max(200),
+    installation_id: z.string().min(1),
+    /** The installation's name, unique within its team; the server part of tool paths. */
+    installation_name: slug,
+    team_id: z.string().min(1),
+    team_slug: slug,
+    /** The template's slug. */
+    server_slug: slug,
+    transport: mcpTransport,
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: stringMap.default({}),
+    url: z.url().optional(),
+    headers: stringMap.default({}),
+    settings: installationSettings.default({ request_logging_enabled: false }),
+  })
+  .superRefine((server, ctx) => {
+    if (server.transport === 'stdio' && !server.command) {
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'a stdio server needs a command' });
+    }
+    if (server.transport !== 'stdio' && !server.url) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `an ${server.transport} server needs a url` });
+    }
+  });
+export type ServerConfiguration = z.infer<typeof serverConfiguration>;
+
+export const satelliteConfiguration = z.object({
+  servers: z.array(serverConfiguration),
+});
+export type SatelliteConfiguration = z.infer<typeof satelliteConfiguration>;
+
+export function processIdFor(serverSlug: string, teamSlug: string, installationId: string): string {
+  return `${serverSlug}-${teamSlug}-${installationId}`;
+}
