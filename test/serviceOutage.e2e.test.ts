@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,9 +66,20 @@ describe('the platform as processes', () => {
     ]);
     const client = new pg.Client({ ...env.postgres });
     await client.connect();
-    for (const schema of ['registry', 'installations', 'settings', 'identity']) {
-      const rows = (await client.query(`SELECT name FROM ${schema}.migrations`)).rows;
-      expect(rows.map((r) => r.name)).toEqual(['0001_schema.sql']);
+    const dirs = {
+      registry: 'services/satellite-registry/migrations',
+      installations: 'services/installations/migrations',
+      settings: 'services/settings/migrations',
+      identity: 'services/gateway-api/migrations',
+    };
+    for (const [schema, dir] of Object.entries(dirs)) {
+      const rows = (await client.query(`SELECT name FROM ${schema}.migrations ORDER BY name`)).rows;
+      // Each file once: no duplicate rows however many replicas raced.
+      expect(rows.map((r) => r.name)).toEqual(
+        readdirSync(join(import.meta.dirname, '..', dir))
+          .filter((f) => f.endsWith('.sql'))
+          .sort(),
+      );
     }
     await client.end();
     // Stopped with SIGTERM, each drains and exits cleanly.

@@ -21,11 +21,13 @@ export function createResultParserInterceptor(): Interceptor {
   };
 }
 
+export type PoolOptions = { maximumPoolSize?: number /** put first on the search_path */; schema?: string };
+
 export async function createDatabasePool(
   connection: PostgresConnection,
-  options: { maximumPoolSize?: number } = {},
+  options: PoolOptions = {},
 ): Promise<DatabasePool> {
-  return createPool(connectionUri(connection), {
+  return createPool(connectionUri(connection, options.schema ? { schema: options.schema } : {}), {
     interceptors: [createResultParserInterceptor()],
     maximumPoolSize: options.maximumPoolSize ?? 10,
     // Fail a request quickly rather than queueing it forever behind a stuck database.
@@ -46,7 +48,7 @@ export type LivePool = {
   end(): Promise<void>;
 };
 
-export function createLivePool(connection: PostgresConnection, options: { maximumPoolSize?: number } = {}): LivePool {
+export function createLivePool(connection: PostgresConnection, options: PoolOptions = {}): LivePool {
   let pool: DatabasePool | null = null;
   let opening: Promise<DatabasePool> | null = null;
   return {

@@ -28,12 +28,23 @@ export function postgresConnectionFromEnv(env: {
   };
 }
 
-export function connectionUri(connection: PostgresConnection): string {
+/**
+ * The connection URI for slonik. With `schema`, every connection of the pool starts with that schema
+ * first on its search_path, so a service's queries name its tables without qualifying them.
+ */
+export function connectionUri(connection: PostgresConnection, options: { schema?: string } = {}): string {
   const auth = connection.password
     ? `${encodeURIComponent(connection.user)}:${encodeURIComponent(connection.password)}`
     : encodeURIComponent(connection.user);
   const uri = `postgres://${auth}@${connection.host}:${connection.port}/${encodeURIComponent(connection.database)}`;
-  return connection.ssl ? `${uri}?sslmode=no-verify` : uri;
+  const params = new URLSearchParams();
+  if (connection.ssl) params.set('sslmode', 'no-verify');
+  params.set('application_name', options.schema ? `orbital-${options.schema}` : 'orbital');
+  if (options.schema) {
+    if (!/^[a-z][a-z0-9_]*$/.test(options.schema)) throw new Error(`invalid schema name: ${options.schema}`);
+    params.set('options', `-c search_path=${options.schema},public`);
+  }
+  return `${uri}?${params.toString()}`;
 }
 
 /** Options for a plain `pg.Client`, used where slonik does not fit (multi-statement migration files). */

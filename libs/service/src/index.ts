@@ -1,3 +1,8 @@
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
 export { type RunServiceOptions, runService, type ServiceContext } from './runService.ts';
-export { type DatabaseOwnerHandle, type DatabaseOwnerOptions, startDatabaseOwner } from './startDatabaseOwner.ts';
+export {
+  createDatabaseOwner,
+  type DatabaseOwnerHandle,
+  type DatabaseOwnerOptions,
+  startDatabaseOwner,
+} from './startDatabaseOwner.ts';

@@ -18,10 +18,17 @@ export type DatabaseOwnerOptions = {
   migrationsDir: string;
   logger: Logger;
   maximumPoolSize?: number;
+  /**
+   * Runs after migrations were applied, at start or when database setup happens while the service
+   * runs: the place for work that needs the schema (seeding defaults, loading caches).
+   */
+  onSchemaReady?: () => Promise<void>;
 };
 
 export type DatabaseOwnerHandle = {
   pool: LivePool;
+  /** Applies pending migrations if database setup has completed; otherwise waits for setup. */
+  start(): Promise<void>;
   /** Applies pending migrations now; used by the setup flow and at start once setup has happened. */
   migrate(): Promise<{ schema: string; applied: string[] }>;
 };
@@ -32,9 +39,16 @@ export type DatabaseOwnerHandle = {
  * named after the owner. The pool is opened either way; handlers reach it through `pool.get()`.
  */
 export async function startDatabaseOwner(options: DatabaseOwnerOptions): Promise<DatabaseOwnerHandle> {
+  const handle = createDatabaseOwner(options);
+  await handle.start();
+  return handle;
+}
+
+/** The same, in two steps, for services that wire handlers on the pool before migrations run. */
+export function createDatabaseOwner(options: DatabaseOwnerOptions): DatabaseOwnerHandle {
   const { bus, owner, connection, logger } = options;
   const pool: LivePool | null = connection
-    ? createLivePool(connection, { maximumPoolSize: options.maximumPoolSize ?? 10 })
+    ? createLivePool(connection, { maximumPoolSize: options.maximumPoolSize ?? 10, schema: owner })
     : null;
 
   const migrate = async () => {
@@ -46,6 +60,7 @@ export async function startDatabaseOwner(options: DatabaseOwnerOptions): Promise
     }
     const result = await migrateSchema({ connection, schema: owner, migrationsDir: options.migrationsDir, logger });
     await pool.open();
+    await options.onSchemaReady?.();
     return result;
   };
 
@@ -55,22 +70,20 @@ export async function startDatabaseOwner(options: DatabaseOwnerOptions): Promise
     return migrate();
   });
 
-  if (connection && pool) {
-    const record = await readDatabaseSetupRecord(connection);
-    if (record) {
+  const start = async () => {
+    if (!connection || !pool) {
+      logger.warn('database not configured: POSTGRES_HOST, POSTGRES_DATABASE and POSTGRES_USER are not all set');
+      return;
+    }
+    if (await readDatabaseSetupRecord(connection)) {
       const result = await migrate();
       logger.info({ schema: owner, applied: result.applied.length }, 'schema up to date');
     } else {
       logger.info({ schema: owner }, 'database not set up yet; waiting for POST /api/db/setup');
     }
-  } else {
-    logger.warn('database not configured: POSTGRES_HOST, POSTGRES_DATABASE and POSTGRES_USER are not all set');
-  }
-
-  return {
-    pool: pool ?? unconfiguredPool(),
-    migrate,
   };
+
+  return { pool: pool ?? unconfiguredPool(), migrate, start };
 }
 
 function unconfiguredPool(): LivePool {

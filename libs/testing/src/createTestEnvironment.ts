@@ -69,6 +69,8 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       NATS_SUBJECT_PREFIX: subjectPrefix,
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: queuePrefix,
+      // A fresh secret per run: nothing a test encrypts is readable by another run.
+      SERVICE_ENCRYPTION_SECRET: randomBytes(32).toString('base64url'),
     },
     async cleanup() {
       if (options.withDatabase !== false) {

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,24 @@ import { buildGateway } from '../src/app.ts';
 const logger = createLogger({ name: 'db-setup-test', level: 'silent' });
 const identityMigrations = join(import.meta.dirname, '../migrations');
 
-type Stack = { env: TestEnvironment; gateway: FastifyInstance; buses: Bus[]; dataDir: string };
+type Stack = {
+  env: TestEnvironment;
+  gateway: FastifyInstance;
+  buses: Bus[];
+  dataDir: string;
+  closers: Array<() => Promise<void> | void>;
+};
+
+const migrationFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+const expectedMigrations = {
+  settings: migrationFiles(join(import.meta.dirname, '../../settings/migrations')),
+  identity: migrationFiles(identityMigrations),
+  registry: migrationFiles(join(import.meta.dirname, '../../satellite-registry/migrations')),
+  installations: migrationFiles(join(import.meta.dirname, '../../installations/migrations')),
+};
 let stack: Stack;
 
 async function newBus(env: TestEnvironment, name: string) {
@@ -32,12 +50,13 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
   const env = options.env ?? (await createTestEnvironment());
   const dataDir = await mkdtemp(join(tmpdir(), 'orbital-data-'));
   const buses: Bus[] = [];
+  const closers: Stack['closers'] = [];
   const bus = async (name: string) => {
     const created = await newBus(env, name);
     buses.push(created);
     return created;
   };
-  await createSettingsApp({
+  const settings = await createSettingsApp({
     bus: await bus('settings'),
     logger,
     config: loadConfig(settingsConfigSchema, {
@@ -46,30 +65,39 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
       DB_SETUP_SERVICE_TIMEOUT_MS: '1500',
     }),
   });
-  await createRegistryApp({ bus: await bus('registry'), logger, config: loadConfig(registryConfig, env.env) });
+  closers.push(settings.stop, () => settings.database.pool.end());
+  const registry = await createRegistryApp({
+    bus: await bus('registry'),
+    logger,
+    config: loadConfig(registryConfig, env.env),
+  });
+  closers.push(() => registry.database.pool.end());
   if (options.withInstallations !== false) {
-    await createInstallationsApp({
+    const installations = await createInstallationsApp({
       bus: await bus('installations'),
       logger,
       config: loadConfig(installationsConfig, env.env),
     });
+    closers.push(() => installations.database.pool.end());
   }
   const gatewayBus = await bus('gateway');
-  await startDatabaseOwner({
+  const identity = await startDatabaseOwner({
     bus: gatewayBus,
     owner: 'identity',
     connection: { ...env.postgres, ssl: false },
     migrationsDir: identityMigrations,
     logger,
   });
+  closers.push(() => identity.pool.end());
   for (const b of buses) await b.flush();
   const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: { isReady: () => true } });
-  return { env, gateway, buses, dataDir };
+  return { env, gateway, buses, dataDir, closers };
 }
 
 async function stopStack(s: Stack, options: { keepDatabase?: boolean } = {}) {
   await s.gateway.close();
   for (const b of s.buses) await b.drain();
+  for (const close of s.closers) await close();
   if (!options.keepDatabase) await s.env.cleanup();
 }
 
@@ -118,12 +146,7 @@ describe('database setup through gateway-api', () => {
       restart_required: false,
       database_type: 'postgresql',
     });
-    expect(await migrationsOf(stack.env)).toEqual({
-      settings: ['0001_schema.sql'],
-      identity: ['0001_schema.sql'],
-      registry: ['0001_schema.sql'],
-      installations: ['0001_schema.sql'],
-    });
+    expect(await migrationsOf(stack.env)).toEqual(expectedMigrations);
     const record = JSON.parse(await readFile(join(stack.dataDir, 'db.selection.json'), 'utf8'));
     expect(record).toEqual({ type: 'postgresql', selectedAt: expect.any(String), version: '1.0' });
     expect(Number.isNaN(Date.parse(record.selectedAt))).toBe(false);
@@ -196,8 +219,13 @@ describe('database setup with a service down', () => {
     // The installations service starts later: it reads the setup record and applies its migrations.
     const lateBus = await newBus(partial.env, 'installations-late');
     partial.buses.push(lateBus);
-    await createInstallationsApp({ bus: lateBus, logger, config: loadConfig(installationsConfig, partial.env.env) });
-    expect((await migrationsOf(partial.env)).installations).toEqual(['0001_schema.sql']);
+    const late = await createInstallationsApp({
+      bus: lateBus,
+      logger,
+      config: loadConfig(installationsConfig, partial.env.env),
+    });
+    partial.closers.push(() => late.database.pool.end());
+    expect((await migrationsOf(partial.env)).installations).toEqual(expectedMigrations.installations);
     await stopStack(partial);
   });
 });

@@ -1,16 +1,25 @@
 import { fileURLToPath } from 'node:url';
 import type { Bus } from '@orbital/bus';
+import { settingsCacheSyncSubject } from '@orbital/contracts';
+import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
-import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
+import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
 import type { SettingsConfig } from './config.ts';
+import { discoverDefinitions, loadPluginExtensions } from './definitions/discoverDefinitions.ts';
+import { mergeDefinitions } from './definitions/mergeDefinitions.ts';
+import { createSettingsOperations, type SettingsOperations } from './domain/createSettingsOperations.ts';
+import { initializeSettings } from './domain/initializeSettings.ts';
 import { createDatabaseStatusReader } from './domain/readDatabaseStatus.ts';
 import { runDatabaseSetup } from './domain/runDatabaseSetup.ts';
+import { createSettingsCache } from './domain/settingsCache.ts';
 import { serveDbHandlers } from './handlers/dbHandlers.ts';
+import { serveSettingsHandlers } from './handlers/settingsHandlers.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+const definitionsDir = fileURLToPath(new URL('./definitions', import.meta.url));
 
-export type SettingsApp = { database: DatabaseOwnerHandle };
+export type SettingsApp = { database: DatabaseOwnerHandle; operations: SettingsOperations; stop(): void };
 
 /** Wires the settings service onto a bus. No environment access: tests build the same app. */
 export async function createSettingsApp(deps: {
@@ -20,7 +29,48 @@ export async function createSettingsApp(deps: {
 }): Promise<SettingsApp> {
   const { bus, logger, config } = deps;
   const connection = postgresConnectionFromEnv(config);
-  const database = await startDatabaseOwner({ bus, owner: 'settings', connection, migrationsDir, logger });
+  const box = createSecretBox(config.SERVICE_ENCRYPTION_SECRET);
+  const definitions = mergeDefinitions(
+    await discoverDefinitions(definitionsDir),
+    await loadPluginExtensions(config.SETTINGS_PLUGIN_MODULES),
+  );
+  const cache = createSettingsCache();
+
+  // Broadcast changes from other replicas; subscribed before the first load so none is missed.
+  bus.connection.subscribe(bus.subject(settingsCacheSyncSubject), {
+    callback: (error, msg) => {
+      if (!error) operations.receive(msg.json());
+    },
+  });
+
+  const database = createDatabaseOwner({
+    bus,
+    owner: 'settings',
+    connection,
+    migrationsDir,
+    logger,
+    // At start when already set up, or when setup runs while this replica is up.
+    onSchemaReady: async () => {
+      await initializeSettings({ pool: database.pool.get(), box, definitions, logger });
+      await operations.reload();
+    },
+  });
+  const operations = createSettingsOperations({ pool: database.pool, cache, box, bus, logger });
+  await database.start();
+
+  const resync = setInterval(() => {
+    if (database.pool.isReady())
+      operations.reload().catch((err: unknown) => logger.warn({ err }, 'settings cache reload failed'));
+  }, config.SETTINGS_CACHE_RESYNC_MS);
+  resync.unref();
+  void (async () => {
+    for await (const status of bus.connection.status()) {
+      // Broadcasts sent while disconnected are lost: reload everything once back.
+      if (status.type === 'reconnect' && database.pool.isReady()) await operations.reload().catch(() => {});
+    }
+  })();
+
+  serveSettingsHandlers(bus, operations);
   serveDbHandlers(bus, {
     readStatus: createDatabaseStatusReader(connection),
     setup: () =>
@@ -33,5 +83,5 @@ export async function createSettingsApp(deps: {
         migrateOwnSchema: database.migrate,
       }),
   });
-  return { database };
+  return { database, operations, stop: () => clearInterval(resync) };
 }

@@ -6,6 +6,21 @@ export const settingsConfigSchema = z.object({
   ...postgresEnv.shape,
   ...natsEnv.shape,
   ...logEnv.shape,
+  // Key material for AES-256-GCM of encrypted settings. No default and no fallback: without it the
+  // service refuses to start rather than store secrets under a guessable key.
+  SERVICE_ENCRYPTION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  // Comma-separated paths of plugin modules declaring globalSettingsExtension, in precedence order.
+  SETTINGS_PLUGIN_MODULES: z
+    .string()
+    .default('')
+    .transform((text) =>
+      text
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    ),
+  // Safety net behind the NATS broadcast: a full cache reload at this interval (and on reconnect).
+  SETTINGS_CACHE_RESYNC_MS: positiveInt.default(300000),
   // The spec keeps the database selection record in persistent_data/ of the backend service directory.
   PERSISTENT_DATA_DIR: z.string().default(fileURLToPath(new URL('../persistent_data', import.meta.url))),
   // How long setup waits for each other service to confirm its migrations before answering

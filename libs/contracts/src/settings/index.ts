@@ -1,0 +1,2 @@
+export * from './settingsSchemas.ts';
+export * from './settingsSubjects.ts';

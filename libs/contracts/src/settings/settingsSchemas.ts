@@ -1,0 +1,134 @@
+import { z } from 'zod';
+
+/** Dot-notation keys, lowercase with underscores by convention (`smtp.host`). */
+export const settingKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, 'must be dot-separated lowercase words (letters, digits, "_" and "-")');
+
+export const groupId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, "_" and "-"');
+
+/** Setting values are text; 64 KiB is far beyond any configuration value and bounds a row's size. */
+export const settingValue = z.string().max(65536);
+const description = z.string().max(2000);
+const isoTime = z.iso.datetime({ offset: true });
+
+/**
+ * A setting as the API shows it. An encrypted setting's `value` is always null here: encrypted values
+ * are write-only through the API and reach only platform services (settings.value.get), so no response
+ * body, proxy log or browser cache ever holds one. `has_value` tells a frontend whether one is set.
+ */
+export const settingView = z.object({
+  key: settingKey,
+  value: z.string().nullable(),
+  description: z.string().nullable(),
+  is_encrypted: z.boolean(),
+  has_value: z.boolean(),
+  group_id: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type SettingView = z.infer<typeof settingView>;
+
+export const groupView = z.object({
+  id: groupId,
+  name: z.string(),
+  description: z.string().nullable(),
+  icon: z.string().nullable(),
+  sort_order: z.number().int(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type GroupView = z.infer<typeof groupView>;
+
+/** The settings of a group in the list-all-groups response carry exactly the fields the spec lists. */
+export const groupSettingEntry = settingView.pick({
+  key: true,
+  value: true,
+  description: true,
+  is_encrypted: true,
+  created_at: true,
+  updated_at: true,
+});
+export const groupWithSettings = groupView.extend({ settings: z.array(groupSettingEntry) });
+export type GroupWithSettings = z.infer<typeof groupWithSettings>;
+
+export const createGroupRequest = z
+  .object({
+    id: groupId,
+    name: z.string().min(1).max(200),
+    description: description.optional(),
+    icon: z.string().max(100).optional(),
+    sort_order: z.number().int().min(-100000).max(100000).default(0),
+  })
+  .strict();
+
+export const updateGroupBody = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    description: description.nullable().optional(),
+    icon: z.string().max(100).nullable().optional(),
+    sort_order: z.number().int().min(-100000).max(100000).optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of name, description, icon, sort_order');
+
+export const createSettingRequest = z
+  .object({
+    key: settingKey,
+    value: settingValue,
+    description: description.optional(),
+    encrypted: z.boolean().default(false),
+    group_id: groupId.nullable().optional(),
+  })
+  .strict();
+
+export const updateSettingBody = z
+  .object({
+    value: settingValue.optional(),
+    description: description.nullable().optional(),
+    encrypted: z.boolean().optional(),
+    group_id: groupId.nullable().optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of value, description, encrypted, group_id');
+
+/**
+ * Key patterns for search: `*` stands for any run of characters, `?` for one; everything else is
+ * literal (SQL wildcards `%` and `_` included), so a pattern can never widen into an injection.
+ */
+export const keyPattern = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[a-z0-9_.*?-]+$/, 'may hold lowercase letters, digits, ".", "_", "-" and the wildcards "*" and "?"');
+
+export const bulkSettingItem = z
+  .object({
+    key: settingKey,
+    value: settingValue,
+    group_id: groupId.nullable().optional(),
+    encrypted: z.boolean().optional(),
+    description: description.optional(),
+  })
+  .strict();
+
+export const bulkRequest = z.object({ settings: z.array(bulkSettingItem).min(1).max(500) }).strict();
+
+export const bulkReply = z.object({
+  created: z.number().int(),
+  updated: z.number().int(),
+  settings: z.array(settingView),
+});
+
+export const settingsHealth = z.object({
+  status: z.enum(['healthy', 'unhealthy']),
+  encryption: z.object({ status: z.enum(['healthy', 'unhealthy']), algorithm: z.literal('aes-256-gcm') }),
+  cache: z.object({ ready: z.boolean(), settings: z.number().int() }),
+  checked_at: isoTime,
+});

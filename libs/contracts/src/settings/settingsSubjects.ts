@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { defineSubject, emptyRequest } from '../subject.ts';
+import {
+  bulkReply,
+  bulkRequest,
+  createGroupRequest,
+  createSettingRequest,
+  groupId,
+  groupView,
+  groupWithSettings,
+  keyPattern,
+  settingKey,
+  settingsHealth,
+  settingView,
+  updateGroupBody,
+  updateSettingBody,
+} from './settingsSchemas.ts';
+
+const byGroup = z.object({ group_id: groupId }).strict();
+const byKey = z.object({ key: settingKey }).strict();
+const settingList = z.array(settingView);
+
+export const settingsSubjects = {
+  listGroups: defineSubject({
+    subject: 'settings.group.list',
+    service: 'settings',
+    description: 'Every group with its settings, by sort order.',
+    request: emptyRequest,
+    reply: z.array(groupWithSettings),
+  }),
+  getGroup: defineSubject({
+    subject: 'settings.group.get',
+    service: 'settings',
+    description: 'One group.',
+    request: byGroup,
+    reply: groupView,
+  }),
+  createGroup: defineSubject({
+    subject: 'settings.group.create',
+    service: 'settings',
+    description: 'Creates a group; conflict when the id exists.',
+    request: createGroupRequest,
+    reply: groupView,
+  }),
+  updateGroup: defineSubject({
+    subject: 'settings.group.update',
+    service: 'settings',
+    description: 'Updates a group.',
+    request: z.object({ group_id: groupId, changes: updateGroupBody }).strict(),
+    reply: groupView,
+  }),
+  listSettings: defineSubject({
+    subject: 'settings.setting.list',
+    service: 'settings',
+    description: 'Every setting, by key.',
+    request: emptyRequest,
+    reply: settingList,
+  }),
+  listGroupSettings: defineSubject({
+    subject: 'settings.setting.list_by_group',
+    service: 'settings',
+    description: 'The settings of one group; not_found for an unknown group.',
+    request: byGroup,
+    reply: settingList,
+  }),
+  getSetting: defineSubject({
+    subject: 'settings.setting.get',
+    service: 'settings',
+    description: 'One setting (encrypted values masked).',
+    request: byKey,
+    reply: settingView,
+  }),
+  createSetting: defineSubject({
+    subject: 'settings.setting.create',
+    service: 'settings',
+    description: 'Creates a setting; conflict when the key exists, not_found for an unknown group.',
+    request: createSettingRequest,
+    reply: settingView,
+  }),
+  updateSetting: defineSubject({
+    subject: 'settings.setting.update',
+    service: 'settings',
+    description: 'Updates a setting; not_found for an unknown key or group.',
+    request: z.object({ key: settingKey, changes: updateSettingBody }).strict(),
+    reply: settingView,
+  }),
+  deleteSetting: defineSubject({
+    subject: 'settings.setting.delete',
+    service: 'settings',
+    description: 'Deletes a setting.',
+    request: byKey,
+    reply: z.object({ key: settingKey, deleted: z.literal(true) }),
+  }),
+  searchSettings: defineSubject({
+    subject: 'settings.setting.search',
+    service: 'settings',
+    description: 'Settings whose key matches a pattern (`*` any run, `?` one character).',
+    request: z.object({ pattern: keyPattern }).strict(),
+    reply: settingList,
+  }),
+  bulkSettings: defineSubject({
+    subject: 'settings.setting.bulk',
+    service: 'settings',
+    description: 'Creates or updates many settings atomically: all or none, with per-item errors.',
+    request: bulkRequest,
+    reply: bulkReply,
+  }),
+  health: defineSubject({
+    subject: 'settings.health.get',
+    service: 'settings',
+    description: 'Whether encryption works (round trip) and the cache is loaded.',
+    request: emptyRequest,
+    reply: settingsHealth,
+  }),
+  /** For platform services only: plaintext values, encrypted ones decrypted. */
+  getValues: defineSubject({
+    subject: 'settings.value.get',
+    service: 'settings',
+    description: 'Plaintext values of the given keys (or of a group) for platform services.',
+    request: z
+      .object({ keys: z.array(settingKey).max(500).optional(), group_id: groupId.optional() })
+      .strict()
+      .refine((r) => (r.keys === undefined) !== (r.group_id === undefined), 'give either keys or group_id'),
+    reply: z.object({ values: z.record(z.string(), z.string()) }),
+  }),
+} as const;
+
+/**
+ * Broadcast (not a queue group) after every committed write, so every replica's cache applies the
+ * change before it serves its next request. Carries stored rows: encrypted values stay ciphertext.
+ */
+export const settingsCacheSyncSubject = 'settings.cache.sync';
+
+export const storedSetting = z.object({
+  key: z.string(),
+  value: z.string(),
+  description: z.string().nullable(),
+  is_encrypted: z.boolean(),
+  group_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  revision: z.number(),
+});
+export type StoredSetting = z.infer<typeof storedSetting>;
+
+export const settingsCacheSync = z.object({
+  origin: z.string(),
+  settings: z.array(storedSetting),
+  deletions: z.array(z.object({ key: z.string(), revision: z.number() })),
+  groups: z.array(groupView),
+});
+export type SettingsCacheSync = z.infer<typeof settingsCacheSync>;
+
+/** Domain event for other subscribers: which keys changed, never their values. */
+export const settingsChangedEvent = z.object({
+  keys: z.array(z.string()),
+  action: z.enum(['created', 'updated', 'deleted', 'bulk']),
+  changed_at: z.string(),
+});
+export const settingsChangedSubject = 'evt.settings.changed';

@@ -1,0 +1,1 @@
+export { checkSecretBox, createSecretBox, DecryptionError, type SecretBox } from './createSecretBox.ts';

@@ -1,0 +1,7 @@
+export {
+  createNatsSettingsSource,
+  createSettingsReader,
+  type SettingsReader,
+  type SettingsSource,
+} from './createSettingsReader.ts';
+export * from './typedValues.ts';

@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '@orbital/bus';
+import {
+  type GroupView,
+  type GroupWithSettings,
+  type SettingsCacheSync,
+  type SettingView,
+  settingsCacheSync,
+  settingsCacheSyncSubject,
+  settingsChangedSubject,
+  type settingsSubjects,
+} from '@orbital/contracts';
+import { checkSecretBox, type SecretBox } from '@orbital/crypto';
+import type { LivePool } from '@orbital/db';
+import { AppError } from '@orbital/errors';
+import type { Logger } from '@orbital/logger';
+import type { z } from 'zod';
+import type { GroupRow, SettingRow } from '../db/settingsRows.ts';
+import * as store from '../db/settingsStore.ts';
+import type { SettingsCache } from './settingsCache.ts';
+import { keyPatternToRegExp, toGroupView, toGroupWithSettings, toSettingView } from './settingViews.ts';
+
+type Req<K extends keyof typeof settingsSubjects> = z.output<(typeof settingsSubjects)[K]['request']>;
+
+export type SettingsOperationsDeps = {
+  pool: LivePool;
+  cache: SettingsCache;
+  box: SecretBox;
+  bus: Bus;
+  logger: Logger;
+};
+
+export type SettingsOperations = ReturnType<typeof createSettingsOperations>;
+
+export function createSettingsOperations(deps: SettingsOperationsDeps) {
+  const { pool, cache, box, bus, logger } = deps;
+  const origin = randomUUID();
+
+  /** Reads come from memory; until the cache is loaded they fall back to the database. */
+  async function snapshot(): Promise<{ settings: SettingRow[]; groups: GroupRow[] }> {
+    if (cache.isReady()) return { settings: cache.settings(), groups: cache.groups() };
+    return store.loadEverything(pool.get());
+  }
+
+  async function reload(): Promise<void> {
+    cache.load(await store.loadEverything(pool.get()));
+  }
+
+  /** Stored form of a value: encrypted with its key as context, except the empty value (nothing to hide). */
+  function storedValue(key: string, value: string, encrypted: boolean): string {
+    return encrypted && value !== '' ? box.encrypt(value, key) : value;
+  }
+
+  function plainValue(row: SettingRow): string {
+    return row.is_encrypted && row.value !== '' ? box.decrypt(row.value, row.key) : row.value;
+  }
+
+  /** Applies a committed change here, then tells every other replica and any event subscriber. */
+  async function publish(
+    change: Omit<SettingsCacheSync, 'origin'>,
+    action: 'created' | 'updated' | 'deleted' | 'bulk',
+  ) {
+    cache.applyGroups(change.groups);
+    cache.applySettings(change.settings);
+    cache.applyDeletions(change.deletions);
+    const sync: SettingsCacheSync = { origin, ...change };
+    bus.connection.publish(bus.subject(settingsCacheSyncSubject), JSON.stringify(sync));
+    const keys = [...change.settings.map((s) => s.key), ...change.deletions.map((d) => d.key)];
+    bus.connection.publish(
+      bus.subject(settingsChangedSubject),
+      JSON.stringify({ keys, action, changed_at: new Date().toISOString() }),
+    );
+    // Flushed before the reply: a reader asking another replica next finds the change already applied.
+    await bus.connection.flush();
+  }
+
+  function receive(message: unknown) {
+    const parsed = settingsCacheSync.safeParse(message);
+    if (!parsed.success) {
+      logger.warn({ issues: parsed.error.issues.length }, 'ignored a malformed settings cache sync');
+      return;
+    }
+    if (parsed.data.origin === origin || !cache.isReady()) return;
+    cache.applyGroups(parsed.data.groups);
+    cache.applySettings(parsed.data.settings);
+    cache.applyDeletions(parsed.data.deletions);
+  }
+
+  async function findSetting(key: string): Promise<SettingRow> {
+    const row = cache.isReady() ? cache.setting(key) : (await snapshot()).settings.find((s) => s.key === key);
+    if (!row) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
+    return row;
+  }
+
+  async function findGroup(id: string): Promise<GroupRow> {
+    const row = cache.isReady() ? cache.group(id) : (await snapshot()).groups.find((g) => g.id === id);
+    if (!row) throw new AppError('not_found', `Setting group ${id} does not exist`, { details: { group_id: id } });
+    return row;
+  }
+
+  return {
+    reload,
+    receive,
+    origin,
+
+    async listGroups(): Promise<GroupWithSettings[]> {
+      const { settings, groups } = await snapshot();
+      return groups.map((group) => toGroupWithSettings(group, settings));
+    },
+
+    async getGroup({ group_id }: Req<'getGroup'>): Promise<GroupView> {
+      return toGroupView(await findGroup(group_id));
+    },
+
+    async createGroup(request: Req<'createGroup'>): Promise<GroupView> {
+      const row = await store.insertGroup(pool.get(), {
+        id: request.id,
+        name: request.name,
+        description: request.description ?? null,
+        icon: request.icon ?? null,
+        sort_order: request.sort_order,
+      });
+      await publish({ settings: [], deletions: [], groups: [row] }, 'created');
+      return toGroupView(row);
+    },
+
+    async updateGroup({ group_id, changes }: Req<'updateGroup'>): Promise<GroupView> {
+      const row = await pool.get().transaction(async (tx) => {
+        const current = await store.lockGroup(tx, group_id);
+        if (!current) throw new AppError('not_found', `Setting group ${group_id} does not exist`);
+        return store.updateGroupRow(tx, group_id, {
+          id: group_id,
+          name: changes.name ?? current.name,
+          description: changes.description === undefined ? current.description : changes.description,
+          icon: changes.icon === undefined ? current.icon : changes.icon,
+          sort_order: changes.sort_order ?? current.sort_order,
+        });
+      });
+      if (!row) throw new AppError('not_found', `Setting group ${group_id} does not exist`);
+      await publish({ settings: [], deletions: [], groups: [row] }, 'updated');
+      return toGroupView(row);
+    },
+
+    async listSettings(): Promise<SettingView[]> {
+      return (await snapshot()).settings.map(toSettingView);
+    },
+
+    async listGroupSettings({ group_id }: Req<'listGroupSettings'>): Promise<SettingView[]> {
+      await findGroup(group_id);
+      return (await snapshot()).settings.filter((s) => s.group_id === group_id).map(toSettingView);
+    },
+
+    async getSetting({ key }: Req<'getSetting'>): Promise<SettingView> {
+      return toSettingView(await findSetting(key));
+    },
+
+    async createSetting(request: Req<'createSetting'>): Promise<SettingView> {
+      const row = await store.insertSetting(pool.get(), {
+        key: request.key,
+        value: storedValue(request.key, request.value, request.encrypted),
+        description: request.description ?? null,
+        is_encrypted: request.encrypted,
+        group_id: request.group_id ?? null,
+      });
+      await publish({ settings: [row], deletions: [], groups: [] }, 'created');
+      return toSettingView(row);
+    },
+
+    async updateSetting({ key, changes }: Req<'updateSetting'>): Promise<SettingView> {
+      const row = await pool.get().transaction(async (tx) => {
+        const [current] = await store.lockSettings(tx, [key]);
+        if (!current) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
+        const encrypted = changes.encrypted ?? current.is_encrypted;
+        // A change of the flag alone re-stores the current value in the new form.
+        const plain = changes.value ?? plainValue(current);
+        return store.updateSettingRow(tx, key, {
+          key,
+          value: storedValue(key, plain, encrypted),
+          description: changes.description === undefined ? current.description : changes.description,
+          is_encrypted: encrypted,
+          group_id: changes.group_id === undefined ? current.group_id : changes.group_id,
+        });
+      });
+      await publish({ settings: [row], deletions: [], groups: [] }, 'updated');
+      return toSettingView(row);
+    },
+
+    async deleteSetting({ key }: Req<'deleteSetting'>) {
+      const revision = await store.deleteSettingRow(pool.get(), key);
+      if (revision === null) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
+      await publish({ settings: [], deletions: [{ key, revision }], groups: [] }, 'deleted');
+      return { key, deleted: true as const };
+    },
+
+    async searchSettings({ pattern }: Req<'searchSettings'>): Promise<SettingView[]> {
+      // The pattern becomes an anchored expression with every other character escaped; it never
+      // reaches SQL, so neither LIKE wildcards nor quotes in it can do anything.
+      const matcher = keyPatternToRegExp(pattern);
+      return (await snapshot()).settings.filter((s) => matcher.test(s.key)).map(toSettingView);
+    },
+
+    async bulkSettings({ settings: items }: Req<'bulkSettings'>) {
+      const errors: Array<{ index: number; key: string; message: string }> = [];
+      const seen = new Map<string, number>();
+      items.forEach((item, index) => {
+        const first = seen.get(item.key);
+        if (first !== undefined) errors.push({ index, key: item.key, message: `duplicate of item ${first}` });
+        else seen.set(item.key, index);
+      });
+      const result = await pool.get().transaction(async (tx) => {
+        const groupIds = [...new Set(items.map((i) => i.group_id).filter((g): g is string => typeof g === 'string'))];
+        const known = await store.existingGroupIds(tx, groupIds);
+        items.forEach((item, index) => {
+          if (item.group_id && !known.has(item.group_id)) {
+            errors.push({ index, key: item.key, message: `setting group ${item.group_id} does not exist` });
+          }
+        });
+        if (errors.length > 0) {
+          throw new AppError(
+            'validation_failed',
+            'No setting was written: fix the listed items and send the request again',
+            {
+              details: errors.sort((a, b) => a.index - b.index),
+            },
+          );
+        }
+        const existing = new Map(
+          (
+            await store.lockSettings(
+              tx,
+              items.map((i) => i.key),
+            )
+          ).map((r) => [r.key, r]),
+        );
+        const rows: SettingRow[] = [];
+        let created = 0;
+        for (const item of items) {
+          const current = existing.get(item.key);
+          if (!current) {
+            const encrypted = item.encrypted ?? false;
+            rows.push(
+              await store.insertSetting(tx, {
+                key: item.key,
+                value: storedValue(item.key, item.value, encrypted),
+                description: item.description ?? null,
+                is_encrypted: encrypted,
+                group_id: item.group_id ?? null,
+              }),
+            );
+            created += 1;
+          } else {
+            const encrypted = item.encrypted ?? current.is_encrypted;
+            rows.push(
+              await store.updateSettingRow(tx, item.key, {
+                key: item.key,
+                value: storedValue(item.key, item.value, encrypted),
+                description: item.description ?? current.description,
+                is_encrypted: encrypted,
+                group_id: item.group_id === undefined ? current.group_id : item.group_id,
+              }),
+            );
+          }
+        }
+        return { rows, created };
+      });
+      await publish({ settings: result.rows, deletions: [], groups: [] }, 'bulk');
+      return {
+        created: result.created,
+        updated: result.rows.length - result.created,
+        settings: result.rows.map(toSettingView),
+      };
+    },
+
+    health() {
+      const encryption = checkSecretBox(box).ok ? 'healthy' : 'unhealthy';
+      return {
+        status: encryption === 'healthy' && cache.isReady() ? ('healthy' as const) : ('unhealthy' as const),
+        encryption: { status: encryption as 'healthy' | 'unhealthy', algorithm: 'aes-256-gcm' as const },
+        cache: { ready: cache.isReady(), settings: cache.size() },
+        checked_at: new Date().toISOString(),
+      };
+    },
+
+    /** Plaintext for platform services; encrypted values decrypted here and nowhere else. */
+    async getValues(request: Req<'getValues'>) {
+      const { settings } = await snapshot();
+      const wanted = request.keys
+        ? settings.filter((s) => request.keys?.includes(s.key))
+        : settings.filter((s) => s.group_id === request.group_id);
+      return { values: Object.fromEntries(wanted.map((s) => [s.key, plainValue(s)])) };
+    },
+
+    snapshot,
+    plainValue,
+  };
+}

@@ -1,0 +1,67 @@
+import type { SecretBox } from '@orbital/crypto';
+import type { DatabasePool } from '@orbital/db';
+import type { Logger } from '@orbital/logger';
+import * as store from '../db/settingsStore.ts';
+import type { MergedDefinitions } from '../definitions/mergeDefinitions.ts';
+
+export type InitializationSummary = {
+  created: number;
+  skipped: number;
+  groupsCreated: number;
+  requiredEmpty: string[];
+};
+
+/**
+ * Spec rule 1: create missing groups and missing settings with their defaults, linked to their group;
+ * leave existing settings alone so their values survive restarts. Safe when replicas run it together
+ * (inserts that lose the race do nothing).
+ */
+export async function initializeSettings(deps: {
+  pool: DatabasePool;
+  box: SecretBox;
+  definitions: MergedDefinitions;
+  logger: Logger;
+}): Promise<InitializationSummary> {
+  const { definitions, box, logger } = deps;
+  for (const ignored of definitions.ignored) {
+    logger.warn(ignored, 'plugin setting ignored: the key is already defined');
+  }
+  const result = await deps.pool.transaction(async (tx) => {
+    const groups = await store.insertMissingGroups(
+      tx,
+      definitions.groups.map((g) => ({
+        id: g.id,
+        name: g.name,
+        description: g.description,
+        icon: g.icon,
+        sort_order: g.sort_order,
+      })),
+    );
+    const created = await store.insertMissingSettings(
+      tx,
+      definitions.settings.map((d) => {
+        const value = String(d.defaultValue);
+        return {
+          key: d.key,
+          value: d.encrypted && value !== '' ? box.encrypt(value, d.key) : value,
+          description: d.description,
+          is_encrypted: d.encrypted,
+          group_id: d.group_id,
+        };
+      }),
+    );
+    const required = definitions.settings.filter((d) => d.required).map((d) => d.key);
+    const current = await store.lockSettings(tx, required);
+    const requiredEmpty = current.filter((row) => row.value === '').map((row) => row.key);
+    return { groupsCreated: groups.length, created: created.length, requiredEmpty };
+  });
+  const summary = { ...result, skipped: definitions.settings.length - result.created };
+  logger.info(
+    { created: summary.created, skipped: summary.skipped, groupsCreated: summary.groupsCreated },
+    'settings initialised from definitions',
+  );
+  if (summary.requiredEmpty.length > 0) {
+    logger.warn({ settings: summary.requiredEmpty }, 'required settings are still empty');
+  }
+  return summary;
+}

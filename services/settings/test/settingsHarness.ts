@@ -1,0 +1,84 @@
+import { PassThrough } from 'node:stream';
+import { type Bus, createBus } from '@orbital/bus';
+import { loadConfig } from '@orbital/config';
+import type { CallerIdentity } from '@orbital/contracts';
+import { writeDatabaseSetupRecord } from '@orbital/db';
+import { createLogger } from '@orbital/logger';
+import type { TestEnvironment } from '@orbital/testing';
+import { createSettingsApp, type SettingsApp } from '../src/app.ts';
+import { settingsConfigSchema } from '../src/config.ts';
+
+export const adminIdentity: CallerIdentity = {
+  kind: 'user',
+  userId: 'u-admin',
+  globalRole: 'global_admin',
+  memberships: [],
+};
+export const userIdentity: CallerIdentity = {
+  kind: 'user',
+  userId: 'u-user',
+  globalRole: 'global_user',
+  memberships: [],
+};
+export const serviceCaller: CallerIdentity = { kind: 'service', service: 'test' };
+
+/** The JSON log lines a replica wrote. */
+export function logLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export type Replica = { app: SettingsApp; bus: Bus; logs(): string; stop(): Promise<void> };
+
+/** One settings replica in this process, on its own NATS connection, as it would run in its own process. */
+export async function startReplica(env: TestEnvironment, extraEnv: Record<string, string> = {}): Promise<Replica> {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const logger = createLogger({ name: 'settings', level: 'info', destination: stream });
+  const bus = await createBus({
+    servers: env.natsUrl,
+    name: 'settings-test',
+    prefix: env.subjectPrefix,
+    logger,
+    requestTimeoutMs: 3000,
+  });
+  const app = await createSettingsApp({
+    bus,
+    logger,
+    config: loadConfig(settingsConfigSchema, { ...env.env, ...extraEnv }),
+  });
+  await bus.flush();
+  return {
+    app,
+    bus,
+    logs: () => text,
+    stop: async () => {
+      app.stop();
+      await bus.drain();
+      await app.database.pool.end();
+    },
+  };
+}
+
+/** Marks the database as set up, so a starting replica applies its migrations at once. */
+export async function markSetUp(env: TestEnvironment): Promise<void> {
+  await writeDatabaseSetupRecord(
+    { ...env.postgres, ssl: false },
+    { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
+  );
+}
+
+export async function clientBus(env: TestEnvironment): Promise<Bus> {
+  return createBus({
+    servers: env.natsUrl,
+    name: 'settings-client',
+    prefix: env.subjectPrefix,
+    logger: createLogger({ name: 'client', level: 'silent' }),
+    requestTimeoutMs: 3000,
+  });
+}

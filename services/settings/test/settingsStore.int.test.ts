@@ -1,0 +1,323 @@
+import { join } from 'node:path';
+import type { Bus } from '@orbital/bus';
+import { settingsSubjects as s } from '@orbital/contracts';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminIdentity,
+  clientBus,
+  logLines,
+  markSetUp,
+  type Replica,
+  serviceCaller,
+  startReplica,
+  userIdentity,
+} from './settingsHarness.ts';
+
+let env: TestEnvironment;
+let a: Replica;
+let b: Replica;
+let client: Bus;
+const admin = { identity: adminIdentity };
+
+async function sqlRows(text: string, values: unknown[] = []) {
+  const c = new pg.Client({ ...env.postgres });
+  await c.connect();
+  try {
+    return (await c.query(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  await markSetUp(env);
+  const plugins = {
+    SETTINGS_PLUGIN_MODULES: `${join(fixtures, 'firstPlugin.ts')},${join(fixtures, 'secondPlugin.ts')}`,
+  };
+  a = await startReplica(env, plugins);
+  b = await startReplica(env, plugins);
+  client = await clientBus(env);
+});
+
+afterAll(async () => {
+  await client.drain();
+  await a.stop();
+  await b.stop();
+  await env.cleanup();
+});
+
+describe('initialisation from definitions', () => {
+  it('creates the three built-in groups and their settings with the spec defaults', async () => {
+    const groups = await client.request(s.listGroups, {}, admin);
+    expect(groups.map((g) => g.id)).toEqual(['global', 'smtp', 'repohost-oauth', 'audit']);
+    const smtp = groups.find((g) => g.id === 'smtp');
+    expect(smtp).toMatchObject({ name: 'SMTP Mail Settings', icon: 'mail', sort_order: 1 });
+    expect(Object.fromEntries((smtp?.settings ?? []).map((x) => [x.key, x.value]))).toEqual({
+      'smtp.from_email': '',
+      'smtp.from_name': 'Orbital',
+      'smtp.host': '',
+      'smtp.password': null,
+      'smtp.port': '587',
+      'smtp.secure': 'true',
+      'smtp.username': '',
+    });
+    // Exactly the fields the spec lists for settings inside groups.
+    expect(Object.keys(smtp?.settings[0] ?? {}).sort()).toEqual([
+      'created_at',
+      'description',
+      'is_encrypted',
+      'key',
+      'updated_at',
+      'value',
+    ]);
+    const global = await client.request(s.listGroupSettings, { group_id: 'global' }, admin);
+    expect(global.find((x) => x.key === 'global.enable_swagger_docs')?.value).toBe('true');
+    const repohost = await client.request(s.getSetting, { key: 'repohost.oauth.scope' }, admin);
+    expect(repohost.value).toBe('user:email');
+  });
+
+  it('logs the summary and warns about required settings still empty', () => {
+    const lines = logLines(a.logs());
+    expect(lines.find((l) => l.msg === 'settings initialised from definitions')).toMatchObject({
+      skipped: expect.any(Number),
+    });
+    const warning = lines.find((l) => l.msg === 'required settings are still empty');
+    expect(warning).toMatchObject({ level: 'warn' });
+    expect(warning?.settings).toEqual(expect.arrayContaining(['smtp.host', 'smtp.password', 'audit.token']));
+  });
+
+  it('applies plugin extensions: core wins, and the first plugin wins over later ones', async () => {
+    expect((await client.request(s.getSetting, { key: 'smtp.host' }, admin)).value).toBe('');
+    expect((await client.request(s.getSetting, { key: 'audit.endpoint' }, admin)).value).toBe(
+      'https://audit.example.org',
+    );
+    expect((await client.request(s.getSetting, { key: 'audit.retention_days' }, admin)).value).toBe('30');
+    const ignored = logLines(a.logs()).filter((l) => l.msg === 'plugin setting ignored: the key is already defined');
+    expect(ignored.map((l) => [l.key, l.definedBy])).toEqual([
+      ['smtp.host', 'core'],
+      ['audit.endpoint', expect.stringContaining('firstPlugin.ts')],
+    ]);
+  });
+
+  it('restarting keeps changed values and creates no duplicates', async () => {
+    await client.request(s.updateSetting, { key: 'smtp.port', changes: { value: '2525' } }, admin);
+    const before = await sqlRows('SELECT count(*)::int AS n FROM settings.settings');
+    const restarted = await startReplica(env);
+    expect(await restarted.app.operations.getSetting({ key: 'smtp.port' })).toMatchObject({ value: '2525' });
+    expect(await sqlRows('SELECT count(*)::int AS n FROM settings.settings')).toEqual(before);
+    expect(restarted.logs()).toMatch(/"created":0/);
+    await restarted.stop();
+  });
+});
+
+describe('encryption at rest', () => {
+  it('stores ciphertext, never answers it, and gives plaintext to platform services only', async () => {
+    const created = await client.request(
+      s.createSetting,
+      { key: 'integrations.api_key', value: 'sk-live-123456', encrypted: true, group_id: 'global' },
+      admin,
+    );
+    expect(created).toMatchObject({ value: null, has_value: true, is_encrypted: true });
+    const [row] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
+    expect(row.value).not.toContain('sk-live');
+    expect(row.value).toMatch(/^v1:/);
+    expect(await client.request(s.getValues, { keys: ['integrations.api_key'] }, { identity: serviceCaller })).toEqual({
+      values: { 'integrations.api_key': 'sk-live-123456' },
+    });
+    await expect(client.request(s.getValues, { keys: ['integrations.api_key'] }, admin)).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+  });
+
+  it('detects a flipped byte in the stored ciphertext', async () => {
+    await client.request(
+      s.createSetting,
+      { key: 'integrations.tampered', value: 'secret-value', encrypted: true },
+      admin,
+    );
+    const [row] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.tampered'");
+    const parts = String(row.value).split(':');
+    const data = Buffer.from(parts[3] ?? '', 'base64url');
+    data[0] = (data[0] ?? 0) ^ 0xff;
+    parts[3] = data.toString('base64url');
+    await sqlRows("UPDATE settings.settings SET value = $1 WHERE key = 'integrations.tampered'", [parts.join(':')]);
+    await a.app.operations.reload();
+    await b.app.operations.reload();
+    const error = await client
+      .request(s.getValues, { keys: ['integrations.tampered'] }, { identity: serviceCaller })
+      .catch((e) => e);
+    expect(error).toMatchObject({ code: 'internal' });
+    expect(JSON.stringify(error)).not.toContain('secret-value');
+  });
+
+  it('re-stores the current value when only the encrypted flag changes', async () => {
+    await client.request(s.createSetting, { key: 'integrations.toggle', value: 'plain-then-secret' }, admin);
+    await client.request(s.updateSetting, { key: 'integrations.toggle', changes: { encrypted: true } }, admin);
+    const [row] = await sqlRows("SELECT value, is_encrypted FROM settings.settings WHERE key = 'integrations.toggle'");
+    expect(row.is_encrypted).toBe(true);
+    expect(row.value).not.toContain('plain-then-secret');
+    expect(
+      (await client.request(s.getValues, { keys: ['integrations.toggle'] }, { identity: serviceCaller })).values,
+    ).toEqual({
+      'integrations.toggle': 'plain-then-secret',
+    });
+  });
+
+  it('reports encryption health by round trip without revealing anything', async () => {
+    const health = await client.request(s.health, {}, admin);
+    expect(health).toMatchObject({
+      status: 'healthy',
+      encryption: { status: 'healthy', algorithm: 'aes-256-gcm' },
+      cache: { ready: true },
+    });
+  });
+});
+
+describe('cache coherence across replicas', () => {
+  it('a write through one replica is read back through the other after one NATS round trip', async () => {
+    for (const [writer, reader] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const value = `v-${Math.random()}`;
+      await writer.app.operations.updateSetting({ key: 'global.page_url', changes: { value } });
+      // One round trip on the reader's connection: the broadcast sent before it has been applied.
+      await reader.bus.flush();
+      expect((await reader.app.operations.getSetting({ key: 'global.page_url' })).value).toBe(value);
+    }
+    await a.app.operations.deleteSetting({ key: 'integrations.toggle' });
+    await b.bus.flush();
+    await expect(b.app.operations.getSetting({ key: 'integrations.toggle' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+
+  it('serves reads from memory: a row changed behind its back is not seen until a reload', async () => {
+    await sqlRows("UPDATE settings.settings SET value = 'changed-in-sql' WHERE key = 'smtp.from_name'");
+    expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('Orbital');
+    await a.app.operations.reload();
+    expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('changed-in-sql');
+  });
+});
+
+describe('bulk writes', () => {
+  it('applies all items or none, reporting each bad item', async () => {
+    const error = await client
+      .request(
+        s.bulkSettings,
+        {
+          settings: [
+            { key: 'bulk.one', value: '1' },
+            { key: 'bulk.two', value: '2', group_id: 'no-such-group' },
+            { key: 'bulk.one', value: 'again' },
+          ],
+        },
+        admin,
+      )
+      .catch((e) => e);
+    expect(error).toMatchObject({
+      code: 'validation_failed',
+      details: [
+        { index: 1, key: 'bulk.two', message: expect.stringContaining('no-such-group') },
+        { index: 2, key: 'bulk.one', message: 'duplicate of item 0' },
+      ],
+    });
+    expect(await sqlRows("SELECT key FROM settings.settings WHERE key LIKE 'bulk.%'")).toEqual([]);
+
+    const ok = await client.request(
+      s.bulkSettings,
+      {
+        settings: [
+          { key: 'bulk.one', value: '1', group_id: 'global' },
+          { key: 'smtp.host', value: 'mail.example.org' },
+          { key: 'bulk.secret', value: 'hidden', encrypted: true },
+        ],
+      },
+      admin,
+    );
+    expect(ok).toMatchObject({ created: 2, updated: 1 });
+    expect(ok.settings.find((x) => x.key === 'bulk.secret')?.value).toBeNull();
+    expect((await client.request(s.getSetting, { key: 'smtp.host' }, admin)).value).toBe('mail.example.org');
+  });
+});
+
+describe('search by key pattern', () => {
+  it('matches * and ? and treats SQL wildcards literally', async () => {
+    const smtp = await client.request(s.searchSettings, { pattern: 'smtp.*' }, admin);
+    expect(smtp.map((x) => x.key)).toEqual([
+      'smtp.from_email',
+      'smtp.from_name',
+      'smtp.host',
+      'smtp.password',
+      'smtp.port',
+      'smtp.secure',
+      'smtp.username',
+    ]);
+    expect((await client.request(s.searchSettings, { pattern: 'smtp.hos?' }, admin)).map((x) => x.key)).toEqual([
+      'smtp.host',
+    ]);
+    // `_` is literal: it does not match the "." of every key as SQL LIKE would.
+    expect(await client.request(s.searchSettings, { pattern: 'smtp_host' }, admin)).toEqual([]);
+  });
+
+  it.each(['smtp.%', "x' OR '1'='1", 'a;drop table settings', ''])('refuses the pattern %j', async (pattern) => {
+    await expect(client.request(s.searchSettings, { pattern }, admin)).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+  });
+});
+
+describe('failure paths', () => {
+  it.each([
+    ['an unknown key', () => client.request(s.getSetting, { key: 'no.such.key' }, admin), 'not_found'],
+    ['an unknown group', () => client.request(s.getGroup, { group_id: 'nope' }, admin), 'not_found'],
+    [
+      'the settings of an unknown group',
+      () => client.request(s.listGroupSettings, { group_id: 'nope' }, admin),
+      'not_found',
+    ],
+    [
+      'a setting in an unknown group',
+      () => client.request(s.createSetting, { key: 'x.y', value: '1', group_id: 'nope' }, admin),
+      'not_found',
+    ],
+    ['a duplicate key', () => client.request(s.createSetting, { key: 'smtp.host', value: '1' }, admin), 'conflict'],
+    ['a duplicate group', () => client.request(s.createGroup, { id: 'smtp', name: 'x' }, admin), 'conflict'],
+    [
+      'updating an unknown key',
+      () => client.request(s.updateSetting, { key: 'no.such', changes: { value: '1' } }, admin),
+      'not_found',
+    ],
+    ['deleting an unknown key', () => client.request(s.deleteSetting, { key: 'no.such' }, admin), 'not_found'],
+    ['a missing value', () => client.request(s.createSetting, { key: 'x.y' } as never, admin), 'validation_failed'],
+    [
+      'a value of the wrong type',
+      () => client.request(s.createSetting, { key: 'x.y', value: 5 } as never, admin),
+      'validation_failed',
+    ],
+    [
+      'a key with capitals',
+      () => client.request(s.createSetting, { key: 'Smtp.Host', value: '1' }, admin),
+      'validation_failed',
+    ],
+    [
+      'an empty update',
+      () => client.request(s.updateSetting, { key: 'smtp.host', changes: {} }, admin),
+      'validation_failed',
+    ],
+    ['a non-admin user', () => client.request(s.listSettings, {}, { identity: userIdentity }), 'forbidden'],
+    [
+      'a non-admin write',
+      () => client.request(s.createSetting, { key: 'x.y', value: '1' }, { identity: userIdentity }),
+      'forbidden',
+    ],
+    ['no identity', () => client.request(s.listSettings, {}, { identity: { kind: 'anonymous' } }), 'unauthenticated'],
+  ])('refuses %s', async (_name, call, code) => {
+    await expect(call()).rejects.toMatchObject({ code });
+  });
+});
