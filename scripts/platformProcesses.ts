@@ -13,4 +13,4 @@ export const platformProcesses: PlatformProcess[] = [
 ];
 
 /** Secrets the services refuse to start without; `npm start` generates them once for this machine. */
-export const developmentSecretNames: string[] = ['SERVICE_ENCRYPTION_SECRET'];
+export const developmentSecretNames: string[] = ['SERVICE_ENCRYPTION_SECRET', 'REGISTRATION_TOKEN_SECRET'];

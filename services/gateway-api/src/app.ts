@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
+import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
@@ -13,6 +14,8 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { satelliteRoutes } from './routes/satelliteRoutes.ts';
+import type { SatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 export type GatewayDeps = {
   bus: Bus;
@@ -23,6 +26,8 @@ export type GatewayDeps = {
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
   resolveAccess?: AccessResolver;
+  /** Satellite API-key authentication (createSatelliteAuthenticator); without it satellite routes answer 500. */
+  satellites?: { authenticate: SatelliteAuthenticator };
 };
 
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
@@ -59,7 +64,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealthRoutes(app, deps.readiness);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
   ];
-  for (const route of routes) registerRoute(app, route, deps.resolveAccess ?? publicOnlyAccess);
+  const base = deps.resolveAccess ?? publicOnlyAccess;
+  const satellites = deps.satellites;
+  const resolveAccess: AccessResolver = async (request, access) => {
+    if (access.kind !== 'satellite') return base(request, access);
+    if (!satellites) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
+    return satellites.authenticate(request, access);
+  };
+  for (const route of routes) registerRoute(app, route, resolveAccess);
   return app;
 }

@@ -3,6 +3,7 @@ import { postgresConnectionFromEnv } from '@orbital/db';
 import { runService, startDatabaseOwner } from '@orbital/service';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
+import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -18,12 +19,14 @@ await runService({
       migrationsDir,
       logger,
     });
+    const satellites = await createSatelliteAuthenticator({ bus, logger });
     let draining = false;
     const app = await buildGateway({
       bus,
       logger,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       trustProxy: config.TRUST_PROXY,
+      satellites,
       readiness: { isReady: () => !draining && !bus.connection.isClosed() },
     });
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -34,6 +37,7 @@ await runService({
           run: async () => {
             draining = true;
             await app.close();
+            satellites.stop();
           },
         },
       ],

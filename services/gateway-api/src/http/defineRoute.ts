@@ -8,7 +8,14 @@ import { z } from 'zod';
  * Who may call a route. This is the one declarative place a route states what it requires; the
  * resolvers that enforce each kind are registered by the module that owns that kind of credential.
  */
-export type Access = { kind: 'public' };
+export type Access = { kind: 'public' } | SatelliteAccess;
+
+/**
+ * A route a satellite calls with its API key (src/satellites/createSatelliteAuthenticator.ts), limited
+ * to the satellite whose id is the path parameter `satelliteParam`: any other id is 403. Reusable by
+ * every satellite-facing route (commands, heartbeat, results, config, events).
+ */
+export type SatelliteAccess = { kind: 'satellite'; satelliteParam: string };
 
 export type AccessResolver = (request: FastifyRequest, access: Access) => Promise<CallerIdentity>;
 
