@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseApiKey } from './apiKeyFormat.ts';
 
-const secret = 'A'.repeat(40) + '_-z';
+const secret = `${'A'.repeat(40)}_-z`;
 
 describe('parseApiKey', () => {
   it('splits a well-formed key into its id and secret', () => {

@@ -22,7 +22,6 @@ import {
   satelliteStatus,
   satelliteType,
   satelliteView,
-  tokenScope,
 } from './registrySchemas.ts';
 
 const satelliteId = z.uuid();
