@@ -18,6 +18,11 @@ export type DatabaseOwnerOptions = {
   migrationsDir: string;
   logger: Logger;
   maximumPoolSize?: number;
+  /**
+   * Runs after each successful migration (at start once setup is done, and when setup asks), with the
+   * pool open: for work that needs the schema to exist, such as gateway-api creating the first admin.
+   */
+  onMigrated?: () => Promise<void>;
 };
 
 export type DatabaseOwnerHandle = {
@@ -46,6 +51,7 @@ export async function startDatabaseOwner(options: DatabaseOwnerOptions): Promise
     }
     const result = await migrateSchema({ connection, schema: owner, migrationsDir: options.migrationsDir, logger });
     await pool.open();
+    await options.onMigrated?.();
     return result;
   };
 

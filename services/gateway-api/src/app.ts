@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
@@ -22,7 +23,11 @@ export type GatewayDeps = {
   trustProxy?: boolean;
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
-  resolveAccess?: AccessResolver;
+  /**
+   * Identity's routes and the resolver of every route's access (createIdentityModule). Without it only
+   * public routes can be resolved, which tests of the public database routes use.
+   */
+  identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
 };
 
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
@@ -45,6 +50,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return payload;
   });
 
+  await app.register(cookie);
   await app.register(swagger, {
     openapi: {
       info: {
@@ -59,7 +65,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealthRoutes(app, deps.readiness);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...(deps.identity?.routes ?? []),
   ];
-  for (const route of routes) registerRoute(app, route, deps.resolveAccess ?? publicOnlyAccess);
+  for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   return app;
 }
