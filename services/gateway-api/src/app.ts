@@ -30,6 +30,13 @@ export type GatewayDeps = {
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
 };
 
+const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
+
+/** The routes a gateway registered, with their access; the access-matrix test checks each has a row. */
+export function routesOf(app: FastifyInstance): readonly RouteDefinition[] {
+  return registeredRoutes.get(app) ?? [];
+}
+
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -68,5 +75,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(deps.identity?.routes ?? []),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
+  registeredRoutes.set(app, routes);
   return app;
 }
