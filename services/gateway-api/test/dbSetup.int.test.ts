@@ -120,7 +120,7 @@ describe('database setup through gateway-api', () => {
     });
     expect(await migrationsOf(stack.env)).toEqual({
       settings: ['0001_schema.sql'],
-      identity: ['0001_schema.sql'],
+      identity: ['0001_schema.sql', '0002_identity.sql'],
       registry: ['0001_schema.sql'],
       installations: ['0001_schema.sql'],
     });
