@@ -1,7 +1,7 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
-import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
@@ -14,8 +14,9 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
-import type { SatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
+import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
   bus: Bus;
@@ -25,10 +26,19 @@ export type GatewayDeps = {
   trustProxy?: boolean;
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
-  resolveAccess?: AccessResolver;
-  /** Satellite API-key authentication (createSatelliteAuthenticator); without it satellite routes answer 500. */
-  satellites?: { authenticate: SatelliteAuthenticator };
+  /**
+   * Identity's routes and the resolver of every route's access (createIdentityModule). Without it only
+   * public routes can be resolved, which tests of the public database routes use.
+   */
+  identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
 };
+
+const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
+
+/** The routes a gateway registered, with their access; the access-matrix test checks each has a row. */
+export function routesOf(app: FastifyInstance): readonly RouteDefinition[] {
+  return registeredRoutes.get(app) ?? [];
+}
 
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -50,6 +60,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return payload;
   });
 
+  await app.register(cookie);
   await app.register(swagger, {
     openapi: {
       info: {
@@ -64,15 +75,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealthRoutes(app, deps.readiness);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...(deps.identity?.routes ?? []),
+    ...(settingsRoutes(deps.bus) as RouteDefinition[]),
     ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
+    ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
   ];
-  const base = deps.resolveAccess ?? publicOnlyAccess;
-  const satellites = deps.satellites;
-  const resolveAccess: AccessResolver = async (request, access) => {
-    if (access.kind !== 'satellite') return base(request, access);
-    if (!satellites) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
-    return satellites.authenticate(request, access);
-  };
-  for (const route of routes) registerRoute(app, route, resolveAccess);
+  for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
+  registeredRoutes.set(app, routes);
   return app;
 }

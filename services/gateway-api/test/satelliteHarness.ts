@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import {
@@ -11,10 +12,13 @@ import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
+import { startDatabaseOwner } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { buildGateway } from '../src/app.ts';
+import { createIdentityModule } from '../src/identity/createIdentityModule.ts';
 import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
 
 export const logger = createLogger({ name: 'satellite-test', level: 'silent' });
@@ -79,9 +83,30 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
 
   const gatewayBus = await bus('gateway');
   const satellites = await createSatelliteAuthenticator({ bus: gatewayBus, logger });
+  // gateway-api as main.ts wires it: identity resolves every route's access, satellites through the
+  // API-key authenticator.
+  const identityDb = await startDatabaseOwner({
+    bus: gatewayBus,
+    owner: 'identity',
+    connection: { ...env.postgres, ssl: false },
+    migrationsDir: join(import.meta.dirname, '../migrations'),
+    logger,
+  });
+  await identityDb.migrate();
+  const redis = new Redis(env.redisUrl);
+  const identity = await createIdentityModule({
+    bus: gatewayBus,
+    pool: identityDb.pool,
+    redis,
+    redisKeyPrefix: env.queuePrefix,
+    logger,
+    firstAdmin: adminCredentials,
+    satellite: satellites.authenticate,
+  });
+  await identity.afterMigrations();
   const adminBus = await bus('admin');
   for (const b of buses) await b.flush();
-  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: { isReady: () => true }, satellites });
+  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: { isReady: () => true }, identity });
   const db = new pg.Client({ ...env.postgres });
   await db.connect();
   await db.query('SET search_path = registry');
@@ -98,6 +123,9 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
     async stop() {
       await gateway.close();
       satellites.stop();
+      await identity.stop();
+      await identityDb.pool.end();
+      redis.disconnect();
       await db.end();
       for (const b of buses) await b.drain();
       await registry.database.pool.end();
@@ -105,6 +133,12 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
     },
   };
 }
+
+export const adminCredentials = {
+  email: 'root@orbital.test',
+  password: 'first admin pass phrase 4 tests',
+  name: 'Root',
+};
 
 export const globalAdmin: CallerIdentity = {
   kind: 'user',

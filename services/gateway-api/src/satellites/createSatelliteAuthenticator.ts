@@ -3,7 +3,6 @@ import type { Bus } from '@orbital/bus';
 import {
   apiKeyInvalidated,
   apiKeyInvalidatedSubject,
-  type CallerIdentity,
   parseApiKey,
   registrySubjects,
   serviceIdentity,
@@ -11,12 +10,9 @@ import {
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import argon2 from 'argon2';
-import type { FastifyRequest } from 'fastify';
-import type { SatelliteAccess } from '../http/defineRoute.ts';
+import type { SatelliteAuthenticator } from '../identity/createAccessResolver.ts';
 import { type ApiKeyCache, createApiKeyCache, type VerifiedKey } from './createApiKeyCache.ts';
 import { buildAllowlist, isAllowedAddress } from './isAllowedAddress.ts';
-
-export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
 
 const reRegister =
   'Check that the satellite sends "Authorization: Bearer <api key>" with the key it received at registration. ' +

@@ -1,0 +1,41 @@
+/** Small helpers every benchmark uses to report figures the same way. */
+export function percentile(sortedMs: number[], p: number): number {
+  if (sortedMs.length === 0) return Number.NaN;
+  const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[index] as number;
+}
+
+export type LatencySummary = { count: number; perSecond: number; p50: number; p99: number };
+
+/** Runs `call` `count` times with `concurrency` in flight; latency per call and overall throughput. */
+export async function measure(
+  call: () => Promise<unknown>,
+  options: { count: number; concurrency: number },
+): Promise<LatencySummary> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < options.count) {
+        next += 1;
+        const t0 = performance.now();
+        await call();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return {
+    count: latencies.length,
+    perSecond: Math.round((latencies.length / elapsed) * 1000),
+    p50: Number(percentile(latencies, 50).toFixed(3)),
+    p99: Number(percentile(latencies, 99).toFixed(3)),
+  };
+}
+
+export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { defineSubject, emptyRequest } from '../subject.ts';
+
+/**
+ * The work the jobs service schedules and the installations service does. jobs holds no database:
+ * each tick it sends one of these requests; the owning service does the work idempotently and says
+ * what it did, which jobs records as the run's outcome.
+ */
+export const jobWorkSubjects = {
+  credentialValidation: defineSubject({
+    subject: 'installations.jobs.credential_validation',
+    service: 'installations',
+    description:
+      'Queues a health_check (credential_validation) command for the installations due this tick: each installation once per rotation window, spread evenly over the window.',
+    request: z
+      .object({
+        /** The tick's scheduled time, so a retried tick selects the same installations. */
+        tick_at: z.iso.datetime({ offset: true }),
+        rotation_minutes: z.number().int().min(1).max(1440).default(15),
+      })
+      .strict(),
+    reply: z.object({ due: z.number().int(), queued: z.number().int(), installation_ids: z.array(z.string()) }),
+  }),
+  templateHealth: defineSubject({
+    subject: 'installations.jobs.template_health',
+    service: 'installations',
+    description:
+      "Aggregates installation health into each template's health_status, last_health_check_at, health_check_error.",
+    request: z.object({ tick_at: z.iso.datetime({ offset: true }) }).strict(),
+    reply: z.object({ templates_updated: z.number().int() }),
+  }),
+  logCleanup: defineSubject({
+    subject: 'installations.jobs.log_cleanup',
+    service: 'installations',
+    description: 'Deletes server log lines beyond the newest N per installation, in one set-based statement.',
+    request: z.object({ keep_per_installation: z.number().int().min(1).max(100000).default(100) }).strict(),
+    reply: z.object({ removed: z.number().int() }),
+  }),
+} as const;
+
+export const scheduleNames = ['credential_validation', 'template_health', 'log_cleanup'] as const;
+export const scheduleName = z.enum(scheduleNames);
+export type ScheduleName = z.infer<typeof scheduleName>;
+
+export const scheduleStatus = z.object({
+  schedule: scheduleName,
+  every_ms: z.number().int(),
+  next_run_at: z.iso.datetime({ offset: true }).nullable(),
+  last_run: z
+    .object({
+      started_at: z.iso.datetime({ offset: true }),
+      finished_at: z.iso.datetime({ offset: true }).nullable(),
+      duration_ms: z.number().nullable(),
+      outcome: z.enum(['succeeded', 'failed', 'retrying']),
+      attempts: z.number().int(),
+      result: z.record(z.string(), z.unknown()).nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  failed_last_24h: z.number().int(),
+});
+export type ScheduleStatus = z.infer<typeof scheduleStatus>;
+
+export const jobsStatusSubject = defineSubject({
+  subject: 'jobs.status.get',
+  service: 'jobs',
+  description: 'Last run, duration and outcome of each schedule, for operators (global admins).',
+  request: emptyRequest,
+  reply: z.array(scheduleStatus),
+});
