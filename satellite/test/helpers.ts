@@ -129,7 +129,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export function textOf(result: { content?: unknown }): string {
-  const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
+export function textOf(result: object): string {
+  const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
   return first?.text ?? '';
 }
