@@ -146,6 +146,20 @@ describe('stdio servers', () => {
     expect(rt.onlineTools().some((t) => t.tool_path === 'grow:fresh_tool')).toBe(true);
   });
 
+  it('refuses an internal name two tools share instead of guessing', async () => {
+    const rt = start([stdioServer('fx'), stdioServer('fx-add')]);
+    await rt.start();
+    // fx:add-tool and fx-add:tool both become fx-add-tool.
+    await rt.callTool(found(rt, 'fx:add_tool'), { name: 'add-tool' });
+    await rt.callTool(found(rt, 'fx-add:add_tool'), { name: 'tool' });
+    await events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx');
+    await events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx-add');
+    for (const path of ['fx:add-tool', 'fx-add:tool']) {
+      expect(rt.lookup(path)).toEqual({ kind: 'ambiguous', tool_paths: ['fx:add-tool', 'fx-add:tool'] });
+    }
+    expect(rt.lookup('fx:echo').kind).toBe('found');
+  });
+
   it('stops the whole process group, grandchildren included', async () => {
     const rt = start([stdioServer('family')]);
     await rt.start();
