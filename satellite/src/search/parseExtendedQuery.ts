@@ -37,12 +37,13 @@ export function isInverseTerm(type: ExtendedTermType): boolean {
 }
 
 export function parseExtendedQuery(lowercasedQuery: string): ExtendedTerm[][] {
+  // Like Fuse, `\|` is parked on NUL while splitting, and every NUL (a typed one too) becomes `|`.
   return lowercasedQuery
-    .replace(/\\\|/g, '\u0000')
+    .replaceAll('\\|', '\u0000')
     .split('|')
     .map((group) => {
       const terms: ExtendedTerm[] = [];
-      for (const token of splitTerms(group.replace(/\u0000/g, '|').trim())) {
+      for (const token of splitTerms(group.replaceAll('\u0000', '|').trim())) {
         if (!token.trim()) continue;
         const term = readTerm(token);
         if (term) terms.push(term);
