@@ -55,7 +55,6 @@ function heapUsed(): number {
 }
 
 const format = (ms: number) => ms.toFixed(ms < 1 ? 3 : ms < 10 ? 2 : 1).padStart(9);
-const lines: string[] = [];
 console.log(`node ${process.version}, limit ${limit}\n`);
 
 for (const size of sizes) {
@@ -96,6 +95,7 @@ for (const size of sizes) {
   }
 
   const [rebuilt, keptRow, ours] = rows as [Row, Row, Row];
+  const lines: string[] = [];
   lines.push(`${size.toLocaleString('en')} tools, ${queries.length} queries`);
   lines.push(`  ${'search'.padEnd(28)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
   for (const row of rows) lines.push(`  ${row.label.padEnd(28)}${format(row.p50)}${format(row.p99)}`);
@@ -109,6 +109,5 @@ for (const size of sizes) {
   lines.push(
     `  equality vs (a): ${mismatches} mismatches in ${comparisons} comparisons (limits ${equalityLimits.join('/')})`,
   );
-  lines.push('');
-  console.log(lines.slice(-8).join('\n'));
+  console.log(`${lines.join('\n')}\n`);
 }

@@ -1,12 +1,22 @@
-import Fuse, { type FuseIndex } from 'fuse.js';
-import { hasApproximateMatch } from './hasApproximateMatch.ts';
+import Fuse, { type FuseIndex, type FuseResult } from 'fuse.js';
+import { createEditDistanceMeter, type EditDistanceMeter } from './createEditDistanceMeter.ts';
+import { fuzzyErrorBudget } from './fuzzyErrorBudget.ts';
 import { type ExtendedTerm, isInverseTerm, parseExtendedQuery } from './parseExtendedQuery.ts';
 import type { SearchableTool, SearchResult, ToolSearchIndex } from './searchableTool.ts';
 import { toolSearchFuseOptions } from './toolSearchFuseOptions.ts';
 
 /** Fuse's Bitap works on patterns of at most 32 code units; longer patterns are cut in chunks of 32. */
 const bitapWordSize = 32;
+/** Fuse's floor for a fuzzy score: a perfect fuzzy hit scores 0.001, only whole-text equality 0. */
+const fuzzyScoreFloor = 0.001;
 const fieldCount = toolSearchFuseOptions.keys.length;
+/** Fuse divides each key weight by their sum, in key order. */
+const fieldWeights = (() => {
+  const total = toolSearchFuseOptions.keys.reduce((sum, key) => sum + key.weight, 0);
+  return toolSearchFuseOptions.keys.map((key) => key.weight / total);
+})();
+/** Lower bounds are computed in a different order than Fuse's scores; this keeps them below. */
+const boundMargin = 1 - 1e-9;
 
 /** Fuse's record of one tool; its type is not exported under a name. */
 type IndexRecord = FuseIndex<SearchableTool>['records'][number];
@@ -14,20 +24,26 @@ type FieldValue = { v: string; n: number };
 
 /**
  * The fast discovery search. It returns exactly what the reference (`createFuseToolSearch`, plain
- * Fuse.js) returns: the same tools, order and scores, because the final scoring is Fuse's own, run on a
- * candidate subset that provably holds every tool Fuse would return.
+ * Fuse.js) returns — the same tools, order and scores — because the final scoring is Fuse's own, run on
+ * a subset of tools that provably holds Fuse's top results. Two steps make the subset small:
  *
- * The candidates come from an inverted index of character bigrams over each field (lowercased as Fuse
- * lowercases it). Each term of the extended query bounds the fields it can match:
- * - a fuzzy term of length L may match with at most k errors, k the largest i < L with i / L <= 0.3
- *   (Fuse's threshold with `ignoreLocation`). A match within k edits keeps at least L - 1 - 2k of the
- *   pattern's bigrams (each edit breaks at most two), so a field needs that many of them, and then
- *   Myers' algorithm confirms a substring within k edits exists. A single character needs a doubled
- *   occurrence ("aa"): Fuse drops matches shorter than `minMatchCharLength` 2;
- * - exact, include, prefix and suffix terms need their text, found through one bigram's postings;
- * - inverse terms (`!`) bound nothing; a group made only of them falls back to the kept Fuse index.
- * All terms of an OR group must match in the same field, so their bounds intersect per field; groups
- * and fields unite. Candidates keep their list order, so Fuse's tie-break on list position is unchanged.
+ * 1. Bounding which fields can match. Each term of the extended query bounds the field texts it can
+ *    match, found through an inverted index of character bigrams (texts lowercased as Fuse lowercases
+ *    them, identical texts stored once):
+ *    - a fuzzy term chunk of length L matches with at most k errors (`fuzzyErrorBudget`). A substring
+ *      within k edits keeps at least L - 1 - 2k of the chunk's bigrams (an edit breaks at most two), so
+ *      a text needs that many; Myers' algorithm then measures the closest substring, which must be
+ *      within k. A single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
+ *      `minMatchCharLength` 2;
+ *    - exact, include, prefix and suffix terms need their text, found through one bigram's postings;
+ *    - inverse terms (`!`) bound nothing; a group made only of them falls back to the kept Fuse index.
+ *    All terms of an OR group must match in the same field, so their bounds intersect per field.
+ * 2. Ranking by a lower bound of Fuse's score. A fuzzy term scores at least max(0.001, d / L), d the
+ *    distance Myers measured; other terms at least 0. A field scores the mean of its group's terms, a
+ *    tool the product of `score ^ (weight * norm)` over its matched fields. Fuse scores the candidates
+ *    in ascending bound order, in growing batches, until the bound of the next one exceeds the
+ *    `limit`-th best exact score: no tool left out can enter the top results.
+ * Batches keep the tools' list order, so Fuse's tie-break on list position is unchanged.
  */
 export function createToolSearchIndex(): ToolSearchIndex {
   let state = buildState([]);
@@ -50,24 +66,32 @@ type IndexState = {
   fuseIndex: FuseIndex<SearchableTool>;
   /** Plain Fuse over all tools, for blank queries and queries that cannot be bounded. */
   keptFuse: Fuse<SearchableTool>;
-  /** Fuse re-pointed at each query's candidates. */
+  /** Fuse re-pointed at each batch of candidates. */
   subsetFuse: Fuse<SearchableTool>;
-  /** Per field entry (tool index * fieldCount + key index): the text lowercased once, as extended
-   * search compares it, and twice, as its fuzzy terms compare it; '' when Fuse holds no value. */
+  /** Field entry (tool index * fieldCount + key index) to its distinct text, -1 when Fuse holds none. */
+  entryText: Int32Array;
+  /** Field entry to its score exponent in Fuse: normalised key weight times the field norm. */
+  entryExponent: Float64Array;
+  /** Distinct texts lowercased once (as extended search compares them) and twice (as fuzzy terms do). */
   lowerOnce: string[];
   lowerTwice: string[];
-  /** Bigram (two UTF-16 code units) to the ascending field entries holding it in either form. */
+  /** Distinct text to the ascending field entries holding it. */
+  textEntries: number[][];
+  /** Bigram (two UTF-16 code units) to the ascending distinct texts holding it in either form. */
   postings: Map<number, Int32Array>;
-  counts: Uint8Array;
-  toolMarks: Uint8Array;
+  gramCounts: Uint8Array;
 };
 
 function buildState(tools: readonly SearchableTool[]): IndexState {
   const fuseIndex = Fuse.createIndex<SearchableTool>([...toolSearchFuseOptions.keys], tools);
   const records = fuseIndex.records;
   const entryCount = tools.length * fieldCount;
-  const lowerOnce = new Array<string>(entryCount).fill('');
-  const lowerTwice = new Array<string>(entryCount).fill('');
+  const entryText = new Int32Array(entryCount).fill(-1);
+  const entryExponent = new Float64Array(entryCount);
+  const textIds = new Map<string, number>();
+  const lowerOnce: string[] = [];
+  const lowerTwice: string[] = [];
+  const textEntries: number[][] = [];
   const lists = new Map<number, number[]>();
   for (const record of records) {
     for (let field = 0; field < fieldCount; field++) {
@@ -75,11 +99,20 @@ function buildState(tools: readonly SearchableTool[]): IndexState {
       if (!value) continue;
       const entry = record.i * fieldCount + field;
       const once = value.v.toLowerCase();
-      const twice = once.toLowerCase();
-      lowerOnce[entry] = once;
-      lowerTwice[entry] = twice;
-      addBigrams(lists, once, entry);
-      if (twice !== once) addBigrams(lists, twice, entry);
+      let textId = textIds.get(once);
+      if (textId === undefined) {
+        textId = lowerOnce.length;
+        textIds.set(once, textId);
+        const twice = once.toLowerCase();
+        lowerOnce.push(once);
+        lowerTwice.push(twice);
+        textEntries.push([]);
+        addBigrams(lists, once, textId);
+        if (twice !== once) addBigrams(lists, twice, textId);
+      }
+      textEntries[textId]?.push(entry);
+      entryText[entry] = textId;
+      entryExponent[entry] = (fieldWeights[field] as number) * value.n;
     }
   }
   const postings = new Map<number, Int32Array>();
@@ -93,15 +126,17 @@ function buildState(tools: readonly SearchableTool[]): IndexState {
     fuseIndex,
     keptFuse: new Fuse(tools, toolSearchFuseOptions, fuseIndex),
     subsetFuse: new Fuse<SearchableTool>([], toolSearchFuseOptions),
+    entryText,
+    entryExponent,
     lowerOnce,
     lowerTwice,
+    textEntries,
     postings,
-    counts: new Uint8Array(entryCount),
-    toolMarks: new Uint8Array(tools.length),
+    gramCounts: new Uint8Array(lowerOnce.length),
   };
 }
 
-function addBigrams(lists: Map<number, number[]>, text: string, entry: number): void {
+function addBigrams(lists: Map<number, number[]>, text: string, textId: number): void {
   for (let i = 0; i + 1 < text.length; i++) {
     const gram = bigramAt(text, i);
     let list = lists.get(gram);
@@ -109,8 +144,8 @@ function addBigrams(lists: Map<number, number[]>, text: string, entry: number): 
       list = [];
       lists.set(gram, list);
     }
-    // Entries arrive in ascending order, so a repeat within one entry is always the last element.
-    if (list[list.length - 1] !== entry) list.push(entry);
+    // Texts arrive in ascending order, so a repeat within one text is always the last element.
+    if (list[list.length - 1] !== textId) list.push(textId);
   }
 }
 
@@ -135,12 +170,52 @@ function isSameToolList(state: IndexState, tools: readonly SearchableTool[]): bo
 function searchState(state: IndexState, query: string, limit: number): SearchResult[] {
   // Fuse answers a blank query with the list itself; nothing to narrow.
   if (!query.trim()) return toResults(state.keptFuse.search(query, { limit }));
-  const candidates = findCandidateTools(state, parseExtendedQuery(query.toLowerCase()));
+  const candidates = findCandidates(state, parseExtendedQuery(query.toLowerCase()));
   if (candidates === undefined) return toResults(state.keptFuse.search(query, { limit }));
-  if (candidates.length === 0) return [];
+  return toResults(scoreCandidates(state, query, limit, candidates));
+}
+
+function toResults(results: ReadonlyArray<FuseResult<SearchableTool>>): SearchResult[] {
+  return results.map((result) => ({ tool: result.item, score: result.score ?? 1 }));
+}
+
+type Candidates = { tools: number[]; bounds: number[] };
+
+/** Fuse on the candidates, best bounds first, in batches growing until the rest cannot place. */
+function scoreCandidates(
+  state: IndexState,
+  query: string,
+  limit: number,
+  candidates: Candidates,
+): ReadonlyArray<FuseResult<SearchableTool>> {
+  const { tools, bounds } = candidates;
+  const count = tools.length;
+  if (count === 0) return [];
+  const order = Array.from({ length: count }, (_, i) => i);
+  order.sort((a, b) => (bounds[a] as number) - (bounds[b] as number) || (tools[a] as number) - (tools[b] as number));
+  // Only a positive whole limit lets Fuse keep a top list; any other limit scores every candidate.
+  const bounded = Number.isInteger(limit) && limit > 0;
+  let batch = bounded ? Math.min(count, Math.max(4 * limit, 32)) : count;
+  for (;;) {
+    const chosen = order.slice(0, batch).map((at) => tools[at] as number);
+    chosen.sort((a, b) => a - b);
+    const results = runFuseOn(state, query, limit, chosen);
+    if (batch === count) return results;
+    const worst = results[limit - 1]?.score;
+    if (worst !== undefined && (bounds[order[batch] as number] as number) * boundMargin > worst) return results;
+    batch = Math.min(count, batch * 4);
+  }
+}
+
+function runFuseOn(
+  state: IndexState,
+  query: string,
+  limit: number,
+  toolIndices: readonly number[],
+): ReadonlyArray<FuseResult<SearchableTool>> {
   const subsetTools: SearchableTool[] = [];
   const subsetRecords: IndexRecord[] = [];
-  for (const tool of candidates) {
+  for (const tool of toolIndices) {
     const record = state.records[tool] as IndexRecord;
     subsetRecords.push({ i: subsetTools.length, $: record.$ });
     subsetTools.push(state.tools[tool] as SearchableTool);
@@ -149,174 +224,208 @@ function searchState(state: IndexState, query: string, limit: number): SearchRes
     subsetTools,
     Fuse.parseIndex<SearchableTool>({ keys: state.fuseIndex.keys, records: subsetRecords }),
   );
-  return toResults(state.subsetFuse.search(query, { limit }));
+  return state.subsetFuse.search(query, { limit });
 }
 
-function toResults(results: ReadonlyArray<{ item: SearchableTool; score?: number }>): SearchResult[] {
-  return results.map((result) => ({ tool: result.item, score: result.score ?? 1 }));
-}
-
-/** Ascending tool indices that may match, or undefined when some OR group cannot be bounded. */
-function findCandidateTools(state: IndexState, groups: ExtendedTerm[][]): number[] | undefined {
-  const { toolMarks } = state;
-  const touched: number[] = [];
+/**
+ * The tools that may match with a lower bound of each one's score, or undefined when some OR group
+ * has no term that bounds it.
+ */
+function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates | undefined {
+  // Field entry to the least lower bound of its score over the groups it may match.
+  const fieldBounds = new Map<number, number>();
   for (const group of groups) {
     // A group without terms never matches in Fuse.
     if (group.length === 0) continue;
-    let entries: ArrayLike<number> | undefined;
-    for (const term of group) {
-      if (isInverseTerm(term.type)) continue;
-      const termEntries = findTermEntries(state, term);
-      entries = entries === undefined ? termEntries : intersectSorted(entries, termEntries);
-      if (entries.length === 0) break;
-    }
-    if (entries === undefined) {
-      for (const tool of touched) toolMarks[tool] = 0;
-      return undefined;
-    }
-    for (let i = 0; i < entries.length; i++) {
-      const tool = Math.floor((entries[i] as number) / fieldCount);
-      if (toolMarks[tool] === 0) {
-        toolMarks[tool] = 1;
-        touched.push(tool);
+    const terms = group.filter((term) => !isInverseTerm(term.type)).map((term) => prepareTerm(state, term));
+    if (terms.length === 0) return undefined;
+    terms.sort((a, b) => a.cost - b.cost);
+    const [first, ...rest] = terms as [PreparedTerm, ...PreparedTerm[]];
+    let entries: number[] = [];
+    let sums: number[] = [];
+    for (const [textId, bound] of first.findTexts()) {
+      for (const entry of state.textEntries[textId] as number[]) {
+        entries.push(entry);
+        sums.push(bound);
       }
     }
+    for (const term of rest) {
+      const keptEntries: number[] = [];
+      const keptSums: number[] = [];
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i] as number;
+        const bound = term.boundFor(state.entryText[entry] as number);
+        if (bound === undefined) continue;
+        keptEntries.push(entry);
+        keptSums.push((sums[i] as number) + bound);
+      }
+      entries = keptEntries;
+      sums = keptSums;
+      if (entries.length === 0) break;
+    }
+    // Fuse averages over every term of the group; inverse terms score 0 when they hold.
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as number;
+      const bound = (sums[i] as number) / group.length;
+      const known = fieldBounds.get(entry);
+      if (known === undefined || bound < known) fieldBounds.set(entry, bound);
+    }
   }
-  for (const tool of touched) toolMarks[tool] = 0;
-  return touched.sort((a, b) => a - b);
+  const toolBounds = new Map<number, number>();
+  for (const [entry, bound] of fieldBounds) {
+    const tool = Math.floor(entry / fieldCount);
+    // Fuse turns a 0 into Number.EPSILON before raising it; every other score is at least 0.001.
+    const factor = Math.max(bound, Number.EPSILON) ** (state.entryExponent[entry] as number);
+    toolBounds.set(tool, (toolBounds.get(tool) ?? 1) * factor);
+  }
+  return { tools: [...toolBounds.keys()], bounds: [...toolBounds.values()] };
 }
 
-function findTermEntries(state: IndexState, term: ExtendedTerm): ArrayLike<number> {
+type PreparedTerm = {
+  /** A rough cost of `findTexts`, to start each group with its most selective term. */
+  cost: number;
+  /** Distinct texts the term may match, with a lower bound of its score on each. */
+  findTexts(): Map<number, number>;
+  /** The lower bound of its score on one text, or undefined when it cannot match it. */
+  boundFor(textId: number): number | undefined;
+};
+
+function prepareTerm(state: IndexState, term: ExtendedTerm): PreparedTerm {
   switch (term.type) {
     case 'fuzzy':
-      return findFuzzyEntries(state, term.pattern.toLowerCase());
+      return prepareFuzzyTerm(state, term.pattern.toLowerCase());
     case 'exact':
-      return findExactEntries(state, term.pattern, (text, pattern) => text === pattern);
+      return prepareExactTerm(state, term.pattern, (text, pattern) => text === pattern);
     case 'include':
-      return findExactEntries(state, term.pattern, (text, pattern) => text.includes(pattern));
+      return prepareExactTerm(state, term.pattern, (text, pattern) => text.includes(pattern));
     case 'prefix-exact':
-      return findExactEntries(state, term.pattern, (text, pattern) => text.startsWith(pattern));
+      return prepareExactTerm(state, term.pattern, (text, pattern) => text.startsWith(pattern));
     case 'suffix-exact':
-      return findExactEntries(state, term.pattern, (text, pattern) => text.endsWith(pattern));
+      return prepareExactTerm(state, term.pattern, (text, pattern) => text.endsWith(pattern));
     default:
-      throw new Error(`inverse term ${term.type} has no bound`);
+      throw new Error(`inverse term ${term.type} bounds nothing`);
   }
 }
 
-/** Entries whose once-lowercased text passes `test`; Fuse's exact operators compare that text. */
-function findExactEntries(
+/** Exact operators compare the once-lowercased text and score 0 when they hold. */
+function prepareExactTerm(
   state: IndexState,
   pattern: string,
   test: (text: string, pattern: string) => boolean,
-): number[] {
+): PreparedTerm {
   const { lowerOnce } = state;
-  const found: number[] = [];
-  if (pattern.length < 2) {
-    for (let entry = 0; entry < lowerOnce.length; entry++) {
-      if (test(lowerOnce[entry] as string, pattern)) found.push(entry);
-    }
-    return found;
-  }
-  // Any matching text contains the pattern, hence each of its bigrams: scan the rarest one's postings.
+  // Any text passing `test` contains the pattern, hence each of its bigrams: the rarest one's postings.
   let rarest: Int32Array | undefined;
-  for (let i = 0; i + 1 < pattern.length; i++) {
-    const list = state.postings.get(bigramAt(pattern, i));
-    if (!list) return found;
-    if (!rarest || list.length < rarest.length) rarest = list;
+  if (pattern.length >= 2) {
+    rarest = state.postings.get(bigramAt(pattern, 0)) ?? new Int32Array(0);
+    for (let i = 1; i + 1 < pattern.length; i++) {
+      const list = state.postings.get(bigramAt(pattern, i)) ?? new Int32Array(0);
+      if (list.length < rarest.length) rarest = list;
+    }
   }
-  for (const entry of rarest as Int32Array) {
-    if (test(lowerOnce[entry] as string, pattern)) found.push(entry);
-  }
-  return found;
+  return {
+    cost: rarest ? rarest.length : lowerOnce.length,
+    findTexts() {
+      const found = new Map<number, number>();
+      if (rarest) {
+        for (const textId of rarest) if (test(lowerOnce[textId] as string, pattern)) found.set(textId, 0);
+      } else {
+        for (let textId = 0; textId < lowerOnce.length; textId++) {
+          if (test(lowerOnce[textId] as string, pattern)) found.set(textId, 0);
+        }
+      }
+      return found;
+    },
+    boundFor(textId) {
+      return test(lowerOnce[textId] as string, pattern) ? 0 : undefined;
+    },
+  };
 }
 
-/** Entries a fuzzy term may match: the union over the Bitap chunks Fuse cuts the pattern into. */
-function findFuzzyEntries(state: IndexState, pattern: string): ArrayLike<number> {
-  if (pattern.length <= bitapWordSize) return findChunkEntries(state, pattern);
+type Chunk = {
+  text: string;
+  maxErrors: number;
+  /** Bigram to how many times the chunk holds it. */
+  grams: Map<number, number>;
+  /** Bigrams a text needs, counted with multiplicity, to be within `maxErrors` edits. */
+  required: number;
+  meter: EditDistanceMeter;
+};
+
+function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
+  const chunks = cutIntoChunks(pattern).map((text): Chunk => {
+    const maxErrors = fuzzyErrorBudget(text.length);
+    const grams = new Map<number, number>();
+    // A single character matches only where it is doubled: the doubled bigram is required.
+    if (text.length === 1) grams.set(bigramAt(text + text, 0), 1);
+    for (let i = 0; i + 1 < text.length; i++) {
+      const gram = bigramAt(text, i);
+      grams.set(gram, (grams.get(gram) ?? 0) + 1);
+    }
+    const required = text.length === 1 ? 1 : text.length - 1 - 2 * maxErrors;
+    return { text, maxErrors, grams, required, meter: createEditDistanceMeter(text) };
+  });
+  const { lowerTwice, gramCounts, postings } = state;
+  const cache = new Map<number, number | undefined>();
+  const boundFor = (textId: number): number | undefined => {
+    if (cache.has(textId)) return cache.get(textId);
+    const text = lowerTwice[textId] as string;
+    let bound: number | undefined;
+    // Fuse scores a text equal to the whole pattern 0, before any Bitap.
+    if (text === pattern) bound = 0;
+    else {
+      let matches = false;
+      let sum = 0;
+      for (const chunk of chunks) {
+        const distance = chunk.meter.distance(text);
+        if (chunk.text.length === 1 ? text.includes(chunk.text + chunk.text) : distance <= chunk.maxErrors) {
+          matches = true;
+        }
+        sum += Math.max(fuzzyScoreFloor, distance / chunk.text.length);
+      }
+      bound = matches ? sum / chunks.length : undefined;
+    }
+    cache.set(textId, bound);
+    return bound;
+  };
+  let cost = 0;
+  for (const chunk of chunks) for (const gram of chunk.grams.keys()) cost += postings.get(gram)?.length ?? 0;
+  return {
+    cost,
+    boundFor,
+    findTexts() {
+      const found = new Map<number, number>();
+      for (const chunk of chunks) {
+        const touched: number[] = [];
+        for (const [gram, times] of chunk.grams) {
+          const list = postings.get(gram);
+          if (!list) continue;
+          for (const textId of list) {
+            if (gramCounts[textId] === 0) touched.push(textId);
+            gramCounts[textId] = (gramCounts[textId] as number) + times;
+          }
+        }
+        for (const textId of touched) {
+          if ((gramCounts[textId] as number) >= chunk.required && !found.has(textId)) {
+            const bound = boundFor(textId);
+            if (bound !== undefined) found.set(textId, bound);
+          }
+          gramCounts[textId] = 0;
+        }
+      }
+      return found;
+    },
+  };
+}
+
+/** Fuse's cut of a long pattern: whole chunks of 32 from the start, then the last 32 units if any remain. */
+function cutIntoChunks(pattern: string): string[] {
+  if (pattern.length <= bitapWordSize) return [pattern];
   const chunks: string[] = [];
   const remainder = pattern.length % bitapWordSize;
   for (let start = 0; start < pattern.length - remainder; start += bitapWordSize) {
     chunks.push(pattern.substring(start, start + bitapWordSize));
   }
   if (remainder) chunks.push(pattern.substring(pattern.length - bitapWordSize));
-  let entries: ArrayLike<number> = [];
-  for (const chunk of chunks) entries = uniteSorted(entries, findChunkEntries(state, chunk));
-  return entries;
-}
-
-function findChunkEntries(state: IndexState, chunk: string): ArrayLike<number> {
-  const length = chunk.length;
-  if (length === 1) return state.postings.get(bigramAt(chunk + chunk, 0)) ?? [];
-  const maxErrors = fuzzyErrorBudget(length);
-  const required = length - 1 - 2 * maxErrors;
-  const multiplicity = new Map<number, number>();
-  for (let i = 0; i + 1 < length; i++) {
-    const gram = bigramAt(chunk, i);
-    multiplicity.set(gram, (multiplicity.get(gram) ?? 0) + 1);
-  }
-  const { counts, lowerTwice } = state;
-  const touched: number[] = [];
-  for (const [gram, times] of multiplicity) {
-    const list = state.postings.get(gram);
-    if (!list) continue;
-    for (const entry of list) {
-      if (counts[entry] === 0) touched.push(entry);
-      counts[entry] = (counts[entry] as number) + times;
-    }
-  }
-  const found: number[] = [];
-  for (const entry of touched) {
-    if ((counts[entry] as number) >= required && hasApproximateMatch(chunk, lowerTwice[entry] as string, maxErrors)) {
-      found.push(entry);
-    }
-    counts[entry] = 0;
-  }
-  return found.sort((a, b) => a - b);
-}
-
-/**
- * The most errors Fuse's Bitap can accept for a pattern of `length` units at threshold 0.3 with
- * `ignoreLocation` (score = errors / length): it tries rows 0 to length - 1 while errors / length
- * stays at or under the threshold, computed in the same floating point.
- */
-export function fuzzyErrorBudget(length: number): number {
-  let errors = 0;
-  while (errors + 1 < length && (errors + 1) / length <= toolSearchFuseOptions.threshold) errors++;
-  return errors;
-}
-
-function intersectSorted(left: ArrayLike<number>, right: ArrayLike<number>): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length && j < right.length) {
-    const a = left[i] as number;
-    const b = right[j] as number;
-    if (a === b) {
-      out.push(a);
-      i++;
-      j++;
-    } else if (a < b) i++;
-    else j++;
-  }
-  return out;
-}
-
-function uniteSorted(left: ArrayLike<number>, right: ArrayLike<number>): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length || j < right.length) {
-    const a = i < left.length ? (left[i] as number) : Number.POSITIVE_INFINITY;
-    const b = j < right.length ? (right[j] as number) : Number.POSITIVE_INFINITY;
-    if (a <= b) {
-      out.push(a);
-      i++;
-      if (a === b) j++;
-    } else {
-      out.push(b);
-      j++;
-    }
-  }
-  return out;
+  return chunks;
 }
