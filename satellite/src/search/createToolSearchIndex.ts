@@ -45,7 +45,15 @@ type FieldValue = { v: string; n: number };
  *    `limit`-th best exact score: no tool left out can enter the top results.
  * Batches keep the tools' list order, so Fuse's tie-break on list position is unchanged.
  */
-export function createToolSearchIndex(): ToolSearchIndex {
+export type ToolSearchIndexOptions = {
+  /**
+   * How many candidates Fuse scores first, at least (`limit` times 4 when larger); each further batch
+   * is four times larger. Tests set 1 so the stopping rule decides almost every search.
+   */
+  firstBatchSize?: number;
+};
+
+export function createToolSearchIndex({ firstBatchSize = 32 }: ToolSearchIndexOptions = {}): ToolSearchIndex {
   let state = buildState([]);
   return {
     setTools(tools) {
@@ -53,7 +61,7 @@ export function createToolSearchIndex(): ToolSearchIndex {
       state = buildState(tools);
     },
     search(query, limit) {
-      return searchState(state, query, limit);
+      return searchState(state, query, limit, firstBatchSize);
     },
   };
 }
@@ -167,12 +175,12 @@ function isSameToolList(state: IndexState, tools: readonly SearchableTool[]): bo
   return true;
 }
 
-function searchState(state: IndexState, query: string, limit: number): SearchResult[] {
+function searchState(state: IndexState, query: string, limit: number, firstBatchSize: number): SearchResult[] {
   // Fuse answers a blank query with the list itself; nothing to narrow.
   if (!query.trim()) return toResults(state.keptFuse.search(query, { limit }));
   const candidates = findCandidates(state, parseExtendedQuery(query.toLowerCase()));
   if (candidates === undefined) return toResults(state.keptFuse.search(query, { limit }));
-  return toResults(scoreCandidates(state, query, limit, candidates));
+  return toResults(scoreCandidates(state, query, limit, candidates, firstBatchSize));
 }
 
 function toResults(results: ReadonlyArray<FuseResult<SearchableTool>>): SearchResult[] {
@@ -187,6 +195,7 @@ function scoreCandidates(
   query: string,
   limit: number,
   candidates: Candidates,
+  firstBatchSize: number,
 ): ReadonlyArray<FuseResult<SearchableTool>> {
   const { tools, bounds } = candidates;
   const count = tools.length;
@@ -195,7 +204,7 @@ function scoreCandidates(
   order.sort((a, b) => (bounds[a] as number) - (bounds[b] as number) || (tools[a] as number) - (tools[b] as number));
   // Only a positive whole limit lets Fuse keep a top list; any other limit scores every candidate.
   const bounded = Number.isInteger(limit) && limit > 0;
-  let batch = bounded ? Math.min(count, Math.max(4 * limit, 32)) : count;
+  let batch = bounded ? Math.min(count, Math.max(4 * limit, firstBatchSize)) : count;
   for (;;) {
     const chosen = order.slice(0, batch).map((at) => tools[at] as number);
     chosen.sort((a, b) => a - b);
