@@ -209,6 +209,25 @@ describe('createToolSearchIndex', () => {
     expect(empty.search('', 10)).toEqual([]);
   });
 
+  it('stays equal to plain Fuse.js across many different tool lists, which forces it to start afresh', () => {
+    const changing = createToolSearchIndex();
+    let kept = generateToolCorpus(400, 30);
+    for (let seed = 31; seed < 39; seed++) {
+      // Half the tools stay (same objects), half are new: both the reuse and the rebuild paths run.
+      kept = [...kept.slice(200), ...generateToolCorpus(200, seed)];
+      changing.setTools(kept);
+      const listReference = createFuseToolSearch();
+      listReference.setTools(kept);
+      expectSameAsReference(
+        changing,
+        listReference,
+        kept,
+        ['file', 'read issue', '^list', 'ee', 'slack | teams'],
+        [10],
+      );
+    }
+  }, 60_000);
+
   it('follows the tool list when it changes', () => {
     const changing = createToolSearchIndex();
     const first = generateToolCorpus(120, 8);

@@ -54,11 +54,20 @@ export type ToolSearchIndexOptions = {
 };
 
 export function createToolSearchIndex({ firstBatchSize = 32 }: ToolSearchIndexOptions = {}): ToolSearchIndex {
-  let state = buildState([]);
+  // Kept across tool lists, so a change costs in proportion to what changed: Fuse records of tools
+  // already seen are reused, and texts already indexed keep their postings.
+  const recordCache = new WeakMap<SearchableTool, CachedRecord>();
+  let texts = createTextTable();
+  let state = buildState([], texts, recordCache);
   return {
     setTools(tools) {
       if (isSameToolList(state, tools)) return;
-      state = buildState(tools);
+      state = buildState(tools, texts, recordCache);
+      // Texts no list uses any more stay in the table; start afresh once they outnumber the live ones.
+      if (texts.lowerOnce.length > 2 * state.liveTexts + 1024) {
+        texts = createTextTable();
+        state = buildState(tools, texts, recordCache);
+      }
     },
     search(query, limit) {
       return searchState(state, query, limit, firstBatchSize);
@@ -66,81 +75,116 @@ export function createToolSearchIndex({ firstBatchSize = 32 }: ToolSearchIndexOp
   };
 }
 
+/** Fuse's key objects for the discovery keys, as its index records them. */
+const indexKeys = Fuse.createIndex<SearchableTool>([...toolSearchFuseOptions.keys], []).keys;
+
+type CachedRecord = { name: string; description: string; server_slug: string; fields: IndexRecord['$'] };
+
+/** Distinct field texts, numbered in order of arrival, with the bigram postings over them. */
+type TextTable = {
+  ids: Map<string, number>;
+  /** Lowercased once (as extended search compares texts) and twice (as its fuzzy terms do). */
+  lowerOnce: string[];
+  lowerTwice: string[];
+  /** Bigram (two UTF-16 code units) to the ascending texts holding it in either form. */
+  postings: Map<number, number[]>;
+};
+
+function createTextTable(): TextTable {
+  return { ids: new Map(), lowerOnce: [], lowerTwice: [], postings: new Map() };
+}
+
+function internText(table: TextTable, once: string): number {
+  let textId = table.ids.get(once);
+  if (textId === undefined) {
+    textId = table.lowerOnce.length;
+    table.ids.set(once, textId);
+    const twice = once.toLowerCase();
+    table.lowerOnce.push(once);
+    table.lowerTwice.push(twice);
+    addBigrams(table.postings, once, textId);
+    if (twice !== once) addBigrams(table.postings, twice, textId);
+  }
+  return textId;
+}
+
 type IndexState = {
   tools: readonly SearchableTool[];
   /** The searched fields as they were when indexed, to tell an unchanged list cheaply. */
   snapshot: string[];
   records: IndexRecord[];
-  fuseIndex: FuseIndex<SearchableTool>;
   /** Plain Fuse over all tools, for blank queries and queries that cannot be bounded. */
   keptFuse: Fuse<SearchableTool>;
   /** Fuse re-pointed at each batch of candidates. */
   subsetFuse: Fuse<SearchableTool>;
-  /** Field entry (tool index * fieldCount + key index) to its distinct text, -1 when Fuse holds none. */
+  texts: TextTable;
+  /** Field entry (tool index * fieldCount + key index) to its text, -1 when Fuse holds none. */
   entryText: Int32Array;
   /** Field entry to its score exponent in Fuse: normalised key weight times the field norm. */
   entryExponent: Float64Array;
-  /** Distinct texts lowercased once (as extended search compares them) and twice (as fuzzy terms do). */
-  lowerOnce: string[];
-  lowerTwice: string[];
-  /** Distinct text to the ascending field entries holding it. */
+  /** Text to the ascending field entries of this list holding it (none for texts of past lists). */
   textEntries: number[][];
-  /** Bigram (two UTF-16 code units) to the ascending distinct texts holding it in either form. */
-  postings: Map<number, Int32Array>;
+  liveTexts: number;
   gramCounts: Uint8Array;
 };
 
-function buildState(tools: readonly SearchableTool[]): IndexState {
-  const fuseIndex = Fuse.createIndex<SearchableTool>([...toolSearchFuseOptions.keys], tools);
-  const records = fuseIndex.records;
+function buildState(
+  tools: readonly SearchableTool[],
+  texts: TextTable,
+  recordCache: WeakMap<SearchableTool, CachedRecord>,
+): IndexState {
+  const unseen = tools.filter((tool) => {
+    const cached = recordCache.get(tool);
+    return (
+      !cached ||
+      cached.name !== tool.name ||
+      cached.description !== tool.description ||
+      cached.server_slug !== tool.server_slug
+    );
+  });
+  if (unseen.length > 0) {
+    const fresh = Fuse.createIndex<SearchableTool>([...toolSearchFuseOptions.keys], unseen).records;
+    unseen.forEach((tool, i) => {
+      const { name, description, server_slug } = tool;
+      recordCache.set(tool, { name, description, server_slug, fields: fresh[i]?.$ });
+    });
+  }
+  const records: IndexRecord[] = tools.map((tool, i) => ({ i, $: recordCache.get(tool)?.fields }));
   const entryCount = tools.length * fieldCount;
   const entryText = new Int32Array(entryCount).fill(-1);
   const entryExponent = new Float64Array(entryCount);
-  const textIds = new Map<string, number>();
-  const lowerOnce: string[] = [];
-  const lowerTwice: string[] = [];
-  const textEntries: number[][] = [];
-  const lists = new Map<number, number[]>();
   for (const record of records) {
     for (let field = 0; field < fieldCount; field++) {
       const value = record.$?.[field] as FieldValue | undefined;
       if (!value) continue;
       const entry = record.i * fieldCount + field;
-      const once = value.v.toLowerCase();
-      let textId = textIds.get(once);
-      if (textId === undefined) {
-        textId = lowerOnce.length;
-        textIds.set(once, textId);
-        const twice = once.toLowerCase();
-        lowerOnce.push(once);
-        lowerTwice.push(twice);
-        textEntries.push([]);
-        addBigrams(lists, once, textId);
-        if (twice !== once) addBigrams(lists, twice, textId);
-      }
-      textEntries[textId]?.push(entry);
-      entryText[entry] = textId;
+      entryText[entry] = internText(texts, value.v.toLowerCase());
       entryExponent[entry] = (fieldWeights[field] as number) * value.n;
     }
   }
-  const postings = new Map<number, Int32Array>();
-  for (const [gram, list] of lists) postings.set(gram, Int32Array.from(list));
+  const textEntries = Array.from({ length: texts.lowerOnce.length }, (): number[] => []);
+  let liveTexts = 0;
+  for (let entry = 0; entry < entryCount; entry++) {
+    const list = textEntries[entryText[entry] as number];
+    if (!list) continue;
+    if (list.length === 0) liveTexts++;
+    list.push(entry);
+  }
   const snapshot: string[] = [];
   for (const tool of tools) snapshot.push(tool.name, tool.description, tool.server_slug);
+  const fuseIndex = Fuse.parseIndex<SearchableTool>({ keys: indexKeys, records });
   return {
     tools,
     snapshot,
     records,
-    fuseIndex,
     keptFuse: new Fuse(tools, toolSearchFuseOptions, fuseIndex),
     subsetFuse: new Fuse<SearchableTool>([], toolSearchFuseOptions),
+    texts,
     entryText,
     entryExponent,
-    lowerOnce,
-    lowerTwice,
     textEntries,
-    postings,
-    gramCounts: new Uint8Array(lowerOnce.length),
+    liveTexts,
+    gramCounts: new Uint8Array(texts.lowerOnce.length),
   };
 }
 
@@ -231,7 +275,7 @@ function runFuseOn(
   }
   state.subsetFuse.setCollection(
     subsetTools,
-    Fuse.parseIndex<SearchableTool>({ keys: state.fuseIndex.keys, records: subsetRecords }),
+    Fuse.parseIndex<SearchableTool>({ keys: indexKeys, records: subsetRecords }),
   );
   return state.subsetFuse.search(query, { limit });
 }
@@ -322,13 +366,13 @@ function prepareExactTerm(
   pattern: string,
   test: (text: string, pattern: string) => boolean,
 ): PreparedTerm {
-  const { lowerOnce } = state;
+  const { lowerOnce } = state.texts;
   // Any text passing `test` contains the pattern, hence each of its bigrams: the rarest one's postings.
-  let rarest: Int32Array | undefined;
+  let rarest: number[] | undefined;
   if (pattern.length >= 2) {
-    rarest = state.postings.get(bigramAt(pattern, 0)) ?? new Int32Array(0);
+    rarest = state.texts.postings.get(bigramAt(pattern, 0)) ?? [];
     for (let i = 1; i + 1 < pattern.length; i++) {
-      const list = state.postings.get(bigramAt(pattern, i)) ?? new Int32Array(0);
+      const list = state.texts.postings.get(bigramAt(pattern, i)) ?? [];
       if (list.length < rarest.length) rarest = list;
     }
   }
@@ -374,7 +418,8 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
     const required = text.length === 1 ? 1 : text.length - 1 - 2 * maxErrors;
     return { text, maxErrors, grams, required, meter: createEditDistanceMeter(text) };
   });
-  const { lowerTwice, gramCounts, postings } = state;
+  const { gramCounts } = state;
+  const { lowerTwice, postings } = state.texts;
   const cache = new Map<number, number | undefined>();
   const boundFor = (textId: number): number | undefined => {
     if (cache.has(textId)) return cache.get(textId);
