@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
+import type { ServiceMetrics } from '@orbital/service';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
   type AccessResolver,
@@ -14,6 +15,7 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { registerMetrics } from './routes/metricsRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
@@ -31,6 +33,8 @@ export type GatewayDeps = {
    * public routes can be resolved, which tests of the public database routes use.
    */
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
+  /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
+  metrics?: ServiceMetrics;
 };
 
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
@@ -73,6 +77,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/documentation' });
 
   registerHealthRoutes(app, deps.readiness);
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
