@@ -71,6 +71,7 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       QUEUE_PREFIX: queuePrefix,
       // A fresh secret per run: nothing a test encrypts is readable by another run.
       SERVICE_ENCRYPTION_SECRET: randomBytes(32).toString('base64url'),
+      REGISTRATION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     },
     async cleanup() {
       if (options.withDatabase !== false) {

@@ -16,6 +16,8 @@ import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
+import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
+import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -80,6 +82,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
+    ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
+    ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

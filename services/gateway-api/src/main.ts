@@ -6,6 +6,7 @@ import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
+import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -28,6 +29,7 @@ await runService({
       logger,
       onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
     });
+    const satellites = await createSatelliteAuthenticator({ bus, logger });
     identity = await createIdentityModule({
       bus,
       pool: identityDb.pool,
@@ -37,6 +39,7 @@ await runService({
       firstAdmin,
       sessionTtlMs: config.SESSION_TTL_HOURS * 3600 * 1000,
       sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
+      satellite: satellites.authenticate,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
     let draining = false;
@@ -57,6 +60,7 @@ await runService({
           run: async () => {
             draining = true;
             await app.close();
+            satellites.stop();
           },
         },
         { name: 'stop identity', run: () => identity.stop() },
