@@ -1,4 +1,5 @@
 export * from './commands.ts';
+export * from './eventBatch.ts';
 export * from './events.ts';
 export * from './installationStatus.ts';
 export * from './serverConfiguration.ts';

@@ -1,0 +1,2 @@
+export * from './domainEvents.ts';
+export * from './eventStreams.ts';
