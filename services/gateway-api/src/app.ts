@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { EventRateLimiter } from './events/createEventRateLimiter.ts';
 import {
   type AccessResolver,
   publicOnlyAccess,
@@ -12,6 +13,7 @@ import {
 } from './http/defineRoute.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
+import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
 
 export type GatewayDeps = {
@@ -23,6 +25,8 @@ export type GatewayDeps = {
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
   resolveAccess?: AccessResolver;
+  /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
+  eventRateLimiter?: EventRateLimiter;
 };
 
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
@@ -59,6 +63,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealthRoutes(app, deps.readiness);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...(eventRoutes(deps.bus, {
+      ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
+    }) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.resolveAccess ?? publicOnlyAccess);
   return app;

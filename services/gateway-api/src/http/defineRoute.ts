@@ -8,7 +8,14 @@ import { z } from 'zod';
  * Who may call a route. This is the one declarative place a route states what it requires; the
  * resolvers that enforce each kind are registered by the module that owns that kind of credential.
  */
-export type Access = { kind: 'public' };
+export type Access = { kind: 'public' } | SatelliteAccess;
+
+/**
+ * A route a satellite calls with its API key, limited to the satellite whose id is the path parameter
+ * `satelliteParam` (anything else is 403). The satellite registry provides the resolver; until it is
+ * wired every such request is refused with 401, never let through.
+ */
+export type SatelliteAccess = { kind: 'satellite'; satelliteParam: string };
 
 export type AccessResolver = (request: FastifyRequest, access: Access) => Promise<CallerIdentity>;
 
@@ -114,9 +121,15 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
   });
 }
 
-/** Until an identity module registers its resolvers, only public routes exist. */
+/**
+ * Until an identity module registers its resolvers, only public routes exist. Satellite routes answer
+ * 401 (the satellite keeps its data and retries), so a missing resolver can never fail open.
+ */
 export const publicOnlyAccess: AccessResolver = async (_request, access) => {
   if (access.kind === 'public') return anonymousIdentity;
+  if (access.kind === 'satellite') {
+    throw new AppError('unauthenticated', 'Satellite API keys cannot be verified by this gateway yet');
+  }
   throw new AppError('internal', `No access resolver for ${(access as Access).kind}`);
 };
 
