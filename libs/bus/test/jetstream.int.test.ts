@@ -77,8 +77,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const consumer of consumers) await consumer.stop();
-  const jsm = await jetstreamManager(bus.connection);
-  for (const name of ['EVENTS_TEST', 'EVENTS_PARKED']) await jsm.streams.delete(streamName(bus, name)).catch(() => {});
   await bus.drain();
   await env.cleanup();
 });

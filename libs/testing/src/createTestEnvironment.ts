@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { startContainer } from './containers.ts';
 import { defaults, type Endpoint, hasDocker, InfrastructureMissingError, isReachable } from './infrastructure.ts';
@@ -79,7 +81,21 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
         await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
         await client.end();
       }
+      await deleteStreams(natsUrl, subjectPrefix);
       for (const stop of stops.reverse()) await stop();
     },
   };
+}
+
+/** JetStream streams outlive connections: remove the ones this run created (named `<prefix>_...`). */
+async function deleteStreams(natsUrl: string, subjectPrefix: string): Promise<void> {
+  const connection = await connect({ servers: natsUrl, noAsyncTraces: true });
+  try {
+    const jsm = await jetstreamManager(connection);
+    for await (const name of jsm.streams.names()) {
+      if (name.startsWith(`${subjectPrefix}_`)) await jsm.streams.delete(name);
+    }
+  } finally {
+    await connection.close();
+  }
 }
