@@ -1,2 +1,3 @@
+export * from './buildAsyncApiDocument.ts';
 export * from './domainEvents.ts';
 export * from './eventStreams.ts';
