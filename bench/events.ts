@@ -70,8 +70,12 @@ async function rawPublish(env: TestEnvironment): Promise<number> {
   return perSecond;
 }
 
-async function endToEnd(env: TestEnvironment, concurrency: number) {
-  const prefix = `${env.subjectPrefix}c${concurrency}`;
+type ConsumerMode = { concurrency: number; batch: boolean };
+
+async function endToEnd(env: TestEnvironment, mode: ConsumerMode) {
+  const { concurrency } = mode;
+  const label = `${mode.batch ? 'b' : 'm'}${concurrency}`;
+  const prefix = `${env.subjectPrefix}${label}`;
   const gatewayBus = await createBus({ servers: env.natsUrl, name: 'gateway', prefix, logger });
   const consumerBus = await createBus({ servers: env.natsUrl, name: 'installations', prefix, logger });
   await ensureStream(gatewayBus, satelliteEventsStream);
@@ -92,7 +96,7 @@ async function endToEnd(env: TestEnvironment, concurrency: number) {
   const base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
 
   const pool = new pg.Pool({ ...env.postgres, max: Math.max(4, concurrency) });
-  const table = `bench_events_${concurrency}`;
+  const table = `bench_events_${label}`;
   await pool.query(
     `CREATE TABLE ${table} (id uuid PRIMARY KEY, satellite_id text NOT NULL, type text NOT NULL, payload jsonb NOT NULL)`,
   );
@@ -101,6 +105,10 @@ async function endToEnd(env: TestEnvironment, concurrency: number) {
   const done = new Promise<void>((resolve) => {
     allCommitted = resolve;
   });
+  const count = (rows: number) => {
+    committed += rows;
+    if (committed === total) allCommitted();
+  };
   const consumer = await consumeDurable(consumerBus, {
     stream: satelliteEventsStream.name,
     durable: 'bench',
@@ -114,9 +122,29 @@ async function endToEnd(env: TestEnvironment, concurrency: number) {
         `INSERT INTO ${table} (id, satellite_id, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
         [e.id, msg.headers?.get('x-satellite-id') ?? '', e.type, payload],
       );
-      committed += result.rowCount ?? 0;
-      if (committed === total) allCommitted();
+      count(result.rowCount ?? 0);
     },
+    ...(mode.batch
+      ? {
+          batch: {
+            maxMessages: 100,
+            // One statement, one commit for the whole batch.
+            handler: async (items) => {
+              const result = await pool.query(
+                `INSERT INTO ${table} (id, satellite_id, type, payload)
+                 SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) ON CONFLICT (id) DO NOTHING`,
+                [
+                  items.map((i) => (i.payload as { id: string }).id),
+                  items.map((i) => i.message.headers?.get('x-satellite-id') ?? ''),
+                  items.map((i) => (i.payload as { type: string }).type),
+                  items.map((i) => JSON.stringify(i.payload)),
+                ],
+              );
+              count(result.rowCount ?? 0);
+            },
+          },
+        }
+      : {}),
   });
 
   const batchesPerSatellite = Math.ceil(total / batchSize / satellites);
@@ -167,18 +195,25 @@ try {
   const rows: Array<Record<string, string | number>> = [
     { path: 'raw JetStream publish (acked)', consumer: '-', 'events/s': Math.round(raw), 'ratio to raw': 1 },
   ];
-  for (const concurrency of [1, 16]) {
-    const result = await endToEnd(env, concurrency);
+  const modes: ConsumerMode[] = [
+    { concurrency: 1, batch: false },
+    { concurrency: 16, batch: false },
+    { concurrency: 1, batch: true },
+    { concurrency: 4, batch: true },
+  ];
+  for (const mode of modes) {
+    const result = await endToEnd(env, mode);
+    const consumer = `${mode.batch ? 'batches of <=100' : 'per message'}, ${mode.concurrency} at once`;
     if (result.stored !== total) throw new Error(`stored ${result.stored} of ${total}`);
     rows.push({
       path: 'HTTP batch -> JetStream (200 received)',
-      consumer: concurrency,
+      consumer,
       'events/s': Math.round(result.httpToStored),
       'ratio to raw': Number((result.httpToStored / raw).toFixed(2)),
     });
     rows.push({
       path: 'HTTP batch -> committed PostgreSQL write',
-      consumer: concurrency,
+      consumer,
       'events/s': Math.round(result.httpToCommitted),
       'ratio to raw': Number((result.httpToCommitted / raw).toFixed(2)),
     });

@@ -16,6 +16,14 @@ import { durableName, streamName } from './streamName.ts';
  */
 export type EventHandler = (payload: unknown, message: JsMsg) => Promise<void>;
 
+/**
+ * Handles several messages at once, typically in one database transaction, so a busy consumer commits
+ * once per batch instead of once per message. All of them are acknowledged after it resolves; when it
+ * throws, each message is handled alone by the single-message handler, so one poison message costs
+ * its own retries and park, never its neighbours'.
+ */
+export type BatchEventHandler = (items: Array<{ payload: unknown; message: JsMsg }>) => Promise<void>;
+
 export type ConsumeOptions = {
   /** Stream name before the deployment prefix (a StreamDefinition's `name`). */
   stream: string;
@@ -31,8 +39,10 @@ export type ConsumeOptions = {
   backoffMs?: number[];
   /** How long an attempt may run before JetStream gives the message to someone else. */
   ackWaitMs?: number;
-  /** Messages handled at once by this replica. 1 keeps the stream's order within the replica. */
+  /** Handlers (or batches) running at once in this replica. 1 keeps the stream's order within the replica. */
   concurrency?: number;
+  /** Hand messages that are already waiting to `handler` together, up to `maxMessages` (default 100). */
+  batch?: { handler: BatchEventHandler; maxMessages?: number };
 };
 
 export type DurableConsumer = {
@@ -124,16 +134,71 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     }
   }
 
+  /** A first delivery goes into a batch; a message already tried once is handled alone. */
+  async function handleBatch(batch: JsMsg[]): Promise<void> {
+    const batchHandler = options.batch?.handler;
+    const items: Array<{ payload: unknown; message: JsMsg }> = [];
+    const alone: JsMsg[] = [];
+    for (const msg of batch) {
+      if (!batchHandler || msg.info.deliveryCount > 1) {
+        alone.push(msg);
+        continue;
+      }
+      try {
+        items.push({ payload: msg.json(), message: msg });
+      } catch {
+        alone.push(msg);
+      }
+    }
+    if (batchHandler && items.length > 1) {
+      try {
+        await batchHandler(items);
+        for (const item of items) item.message.ack();
+      } catch (error) {
+        log.warn({ err: error, size: items.length }, 'event batch failed; handling its messages one by one');
+        alone.push(...items.map((item) => item.message));
+      }
+    } else {
+      alone.push(...items.map((item) => item.message));
+    }
+    for (const msg of alone) await handle(msg);
+  }
+
+  const maxBatch = options.batch ? Math.max(1, options.batch.maxMessages ?? 100) : 1;
   const inFlight = new Set<Promise<void>>();
+  let buffer: JsMsg[] = [];
+  let flushScheduled = false;
+
+  /** Starts the buffered messages as one batch. Only ever called with fewer than `concurrency` running. */
+  function flush(): void {
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    const running = handleBatch(batch).catch((error: unknown) => {
+      log.error({ err: error, size: batch.length }, 'event handling failed unexpectedly');
+    });
+    inFlight.add(running);
+    void running.finally(() => inFlight.delete(running));
+  }
+
   const done = (async () => {
     for await (const msg of messages) {
-      const running = handle(msg).catch((error: unknown) => {
-        log.error({ err: error, subject: msg.subject, seq: msg.seq }, 'event handling failed unexpectedly');
-      });
-      inFlight.add(running);
-      void running.finally(() => inFlight.delete(running));
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      // Wait for a free slot before taking the message in: a buffered message always has one waiting.
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      buffer.push(msg);
+      if (buffer.length >= maxBatch) {
+        flush();
+      } else if (!flushScheduled) {
+        // Messages that arrived together are yielded before the next turn of the event loop: a batch
+        // is what is already here, never a wait for more.
+        flushScheduled = true;
+        setImmediate(() => {
+          flushScheduled = false;
+          flush();
+        });
+      }
     }
+    flush();
     await Promise.all(inFlight);
   })();
 

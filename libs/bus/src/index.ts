@@ -1,4 +1,5 @@
 export {
+  type BatchEventHandler,
   type ConsumeOptions,
   consumeDurable,
   type DurableConsumer,

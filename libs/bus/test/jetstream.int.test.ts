@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { StreamDefinition } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
-import { createLogger } from '@orbital/logger';
+import { createLogger, type Logger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -59,10 +59,28 @@ function collector<T>() {
   };
 }
 
-async function consume(options: Omit<Parameters<typeof consumeDurable>[1], 'stream' | 'logger'> & { logger?: never }) {
+/** A logger whose lines the test can wait for. */
+function capturingLogger() {
+  const lines = collector<Record<string, unknown>>();
+  const logger = createLogger({
+    name: 'jetstream-test',
+    level: 'warn',
+    destination: new Writable({
+      write(chunk, _encoding, callback) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        callback();
+      },
+    }),
+  });
+  return { lines, logger };
+}
+
+const parkedLine = (line: Record<string, unknown>) => line.msg === 'event parked after its last attempt';
+
+async function consume(options: Omit<Parameters<typeof consumeDurable>[1], 'stream' | 'logger'> & { logger?: Logger }) {
   const consumer = await consumeDurable(bus, {
     stream: testStream.name,
-    logger: silent,
+    logger: options.logger ?? silent,
     backoffMs: [20, 50],
     ...options,
   });
@@ -151,17 +169,7 @@ describe('consumeDurable', () => {
   });
 
   it('parks a poison message after its last attempt without holding up the messages behind it', async () => {
-    const lines = collector<Record<string, unknown>>();
-    const logger = createLogger({
-      name: 'poison-test',
-      level: 'warn',
-      destination: new Writable({
-        write(chunk, _encoding, callback) {
-          for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-          callback();
-        },
-      }),
-    });
+    const { lines, logger } = capturingLogger();
     const handled = collector<number>();
     const consumer = await consumeDurable(bus, {
       stream: testStream.name,
@@ -188,9 +196,8 @@ describe('consumeDurable', () => {
     await handled.until((items) => items.length === 4);
     expect(handled.items).toEqual([1, 3, 4, 5]);
 
-    await lines.until((items) => items.some((line) => line.msg === 'event parked after its last attempt'));
-    const parkedLine = lines.items.find((line) => line.msg === 'event parked after its last attempt');
-    expect(parkedLine).toMatchObject({
+    await lines.until((items) => items.some(parkedLine));
+    expect(lines.items.find(parkedLine)).toMatchObject({
       level: 'error',
       durable: 'poison',
       attempts: 3,
@@ -243,5 +250,42 @@ describe('consumeDurable', () => {
       ['not json {', 1, 'the payload is not JSON'],
       [{ bad: true }, 1, 'rejected by the handler: bad event'],
     ]);
+  });
+
+  it('hands waiting messages to the batch handler together and isolates a poison one in a failed batch', async () => {
+    for (let n = 1; n <= 30; n += 1) await publishJson(bus, 'evt.test.batch', { n }, { msgId: `batch-${n}` });
+    const committed = collector<number>();
+    const batchSizes: number[] = [];
+    const { lines, logger } = capturingLogger();
+    await consume({
+      logger,
+      durable: 'batched',
+      filterSubjects: ['evt.test.batch'],
+      maxAttempts: 2,
+      batch: {
+        maxMessages: 10,
+        handler: async (items) => {
+          const ns = items.map((item) => (item.payload as { n: number }).n);
+          // Like a transaction: one poison row fails the whole batch and nothing of it is kept.
+          if (ns.includes(13)) throw new Error('row 13 violates a constraint');
+          batchSizes.push(ns.length);
+          for (const n of ns) committed.push(n);
+        },
+      },
+      handler: async (payload) => {
+        const { n } = payload as { n: number };
+        if (n === 13) throw new Error('row 13 violates a constraint');
+        committed.push(n);
+      },
+    });
+    await committed.until((items) => items.length === 29);
+    await lines.until((items) => items.some(parkedLine));
+    expect([...committed.items].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1).filter((n) => n !== 13),
+    );
+    // The 30 waiting messages went in batches of up to 10, not one by one.
+    expect(Math.max(...batchSizes)).toBe(10);
+    const parked = await listParked(bus, { durable: 'batched' });
+    expect(parked.map((p) => [p.payload, p.attempts])).toEqual([[{ n: 13 }, 2]]);
   });
 });
