@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { type Bus, consumeDurable, createBus, ensureStream, publishJson } from '@orbital/bus';
+import { consumeDurable, createBus, ensureStream, publishJson } from '@orbital/bus';
 import { type CallerIdentity, satelliteEventSubject, satelliteEventsStream } from '@orbital/contracts';
 import { buildGateway } from '@orbital/gateway-api/app';
 import { createEventRateLimiter } from '@orbital/gateway-api/events/createEventRateLimiter';
