@@ -84,7 +84,7 @@ async function endToEnd(env: TestEnvironment, mode: ConsumerMode) {
     bus: gatewayBus,
     logger,
     readiness: { isReady: () => true },
-    resolveAccess: benchAccess,
+    identity: { routes: [], resolveAccess: benchAccess },
     eventRateLimiter: createEventRateLimiter({
       redis,
       keyPrefix: env.queuePrefix,

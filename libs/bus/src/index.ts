@@ -8,6 +8,7 @@ export {
 } from './consumeDurable.ts';
 export {
   type Bus,
+  type BusObserver,
   type BusOptions,
   createBus,
   createBusFromConnection,

@@ -1,5 +1,6 @@
 export * from './db/index.ts';
 export * from './events/index.ts';
+export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './jobs/index.ts';
 export * from './reply.ts';

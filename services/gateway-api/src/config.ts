@@ -5,7 +5,8 @@ export const gatewayConfigSchema = z.object({
   ...postgresEnv.shape,
   ...natsEnv.shape,
   ...logEnv.shape,
-  // Event-batch rate limits live in Redis so they hold across replicas; QUEUE_PREFIX namespaces the keys.
+  // Login and event-batch rate limits live in Redis so they hold across replicas; QUEUE_PREFIX
+  // namespaces the keys.
   ...redisEnv.shape,
   // Event batches one satellite may send per window (spec: one every 3 s; room for a shutdown flush).
   EVENTS_RATE_LIMIT_MAX_REQUESTS: positiveInt.default(120),
@@ -21,6 +22,16 @@ export const gatewayConfigSchema = z.object({
     .default(1024 * 1024),
   // Set when a proxy (ingress) sits in front, so request.ip is the client's address.
   TRUST_PROXY: z.stringbool().default(false),
+  // The first global admin, created once identity's schema exists. No default: without both, no admin
+  // is created (the gateway warns while none exists); a weak password stops the start.
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().optional(),
+  ADMIN_NAME: z.string().min(1).max(200).default('Administrator'),
+  // Absolute lifetime of a login session.
+  SESSION_TTL_HOURS: positiveInt.max(24 * 90).default(24),
+  // How long a replica trusts a validated session without asking PostgreSQL. Revocation does not wait
+  // for it (evictions are broadcast to every replica); it bounds staleness if a broadcast is missed.
+  SESSION_CACHE_TTL_MS: positiveInt.default(30000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

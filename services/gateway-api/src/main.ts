@@ -5,29 +5,44 @@ import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
 import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
+import { refuseSatelliteKeys } from './events/refuseSatelliteKeys.ts';
+import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
+import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 await runService({
   name: 'gateway-api',
   configSchema: gatewayConfigSchema,
-  async start({ config, logger, bus }) {
-    // gateway-api owns the identity schema: authentication happens at the edge.
+  async start({ config, logger, bus, metrics, isReady }) {
+    // Checked before anything starts: a weak or half-given first admin is a configuration error.
+    const firstAdmin = firstAdminFromConfig(config);
+    const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    await redis.connect();
+    let identity: IdentityModule | null = null;
+    // gateway-api owns the identity schema: authentication happens at the edge. The first admin is
+    // created right after identity's migrations are applied, at start or when setup runs later.
     const identityDb = await startDatabaseOwner({
       bus,
       owner: 'identity',
       connection: postgresConnectionFromEnv(config),
       migrationsDir,
       logger,
+      onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
     });
-    // No offline queue: when Redis is away a limit check fails at once (and lets the batch through)
-    // instead of holding every event request until Redis is back.
-    const redis = new Redis(config.REDIS_URL, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 500,
+    identity = await createIdentityModule({
+      bus,
+      pool: identityDb.pool,
+      redis,
+      redisKeyPrefix: config.QUEUE_PREFIX,
+      logger,
+      firstAdmin,
+      sessionTtlMs: config.SESSION_TTL_HOURS * 3600 * 1000,
+      sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
+      // Until the registry's API-key authenticator is wired (issue 7), satellite routes answer 401.
+      satellite: refuseSatelliteKeys,
     });
-    redis.on('error', (error) => logger.debug({ err: error }, 'redis connection error'));
+    if (identityDb.pool.isReady()) await identity.afterMigrations();
     const eventRateLimiter = createEventRateLimiter({
       redis,
       keyPrefix: config.QUEUE_PREFIX,
@@ -43,8 +58,10 @@ await runService({
       logger,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       trustProxy: config.TRUST_PROXY,
+      readiness: { isReady: () => isReady() && !draining },
+      identity,
+      metrics,
       eventRateLimiter,
-      readiness: { isReady: () => !draining && !bus.connection.isClosed() },
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {
@@ -56,6 +73,7 @@ await runService({
             await app.close();
           },
         },
+        { name: 'stop identity', run: () => identity.stop() },
       ],
       afterDrain: [
         { name: 'close identity pool', run: () => identityDb.pool.end() },

@@ -8,7 +8,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '../src/app.ts';
 import { createEventRateLimiter } from '../src/events/createEventRateLimiter.ts';
+import { refuseSatelliteKeys } from '../src/events/refuseSatelliteKeys.ts';
 import type { AccessResolver } from '../src/http/defineRoute.ts';
+import { createAccessResolver } from '../src/identity/createAccessResolver.ts';
 import { configRefreshedEvent, crashedEvent } from './eventFixtures.ts';
 
 const logger = createLogger({ name: 'event-routes-test', level: 'silent' });
@@ -37,7 +39,7 @@ async function gateway(options: { resolveAccess?: AccessResolver; maxRequests?: 
     bus: options.busOverride ?? bus,
     logger,
     readiness: { isReady: () => true },
-    ...(options.resolveAccess ? { resolveAccess: options.resolveAccess } : {}),
+    ...(options.resolveAccess ? { identity: { routes: [], resolveAccess: options.resolveAccess } } : {}),
     eventRateLimiter: createEventRateLimiter({
       redis,
       keyPrefix: env.queuePrefix,
@@ -76,8 +78,11 @@ afterAll(async () => {
 });
 
 describe('POST /api/satellites/:id/events', () => {
-  it('answers 401 to every request while no satellite resolver is wired, whatever the key', async () => {
-    const app = await gateway();
+  it('answers 401 to every request while satellite keys are refused, as main.ts wires it until the registry lands', async () => {
+    // The identity resolver with the stand-in authenticator main.ts gives it; no sessions exist here.
+    const app = await gateway({
+      resolveAccess: createAccessResolver({ authenticate: async () => null, satellite: refuseSatelliteKeys }),
+    });
     for (const key of [null, 'test-key-sat-1', 'garbage']) {
       const response = await post(app, 'sat-1', { events: [configRefreshedEvent()] }, key);
       expect(response.statusCode).toBe(401);
