@@ -58,7 +58,7 @@ function satelliteEventSchema(type: SatelliteEventType): z.ZodType {
 }
 
 /**
- * The AsyncAPI 3.0 document of every event subject, built from the catalogue in libs/contracts so the
+ * The AsyncAPI 3.1 document of every event subject, built from the catalogue in libs/contracts so the
  * reference cannot drift from the code (`npm run asyncapi` writes docs/asyncapi.json; a test fails when
  * the checked-in file is stale). Subjects are shown without the deployment prefix.
  */
@@ -155,7 +155,7 @@ export function buildAsyncApiDocument(): JsonObject {
   };
 
   return {
-    asyncapi: '3.0.0',
+    asyncapi: '3.1.0',
     info: {
       title: 'Orbital events',
       version: '0.1.0',
