@@ -52,7 +52,13 @@ const benchAccess: AccessResolver = async (request) => {
 
 /** Raw JetStream: the same events published with the same in-flight count the HTTP path reaches. */
 async function rawPublish(env: TestEnvironment): Promise<number> {
-  const bus = await createBus({ servers: env.natsUrl, name: 'raw', prefix: `${env.subjectPrefix}raw`, logger });
+  const bus = await createBus({
+    servers: env.natsUrl,
+    name: 'raw',
+    prefix: `${env.subjectPrefix}raw`,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   await ensureStream(bus, satelliteEventsStream);
   const events = Array.from({ length: total }, event);
   const started = performance.now();
@@ -76,8 +82,20 @@ async function endToEnd(env: TestEnvironment, mode: ConsumerMode) {
   const { concurrency } = mode;
   const label = `${mode.batch ? 'b' : 'm'}${concurrency}`;
   const prefix = `${env.subjectPrefix}${label}`;
-  const gatewayBus = await createBus({ servers: env.natsUrl, name: 'gateway', prefix, logger });
-  const consumerBus = await createBus({ servers: env.natsUrl, name: 'installations', prefix, logger });
+  const gatewayBus = await createBus({
+    servers: env.natsUrl,
+    name: 'gateway',
+    prefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
+  const consumerBus = await createBus({
+    servers: env.natsUrl,
+    name: 'installations',
+    prefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   await ensureStream(gatewayBus, satelliteEventsStream);
   const redis = new Redis(env.redisUrl);
   const gateway = await buildGateway({

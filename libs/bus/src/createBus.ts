@@ -32,6 +32,12 @@ export type BusOptions = {
   requestTimeoutMs?: number;
   /** Told the duration and outcome of every request sent and every request handled (for metrics). */
   observer?: BusObserver;
+  /**
+   * Caps the size of every stream this bus creates (ensureStream). JetStream reserves a stream's whole
+   * max_bytes on the server when the stream is created, so machines where many stacks or test runs share
+   * one NATS server set a small cap; production leaves it unset and gets the sizes of libs/contracts.
+   */
+  streamMaxBytes?: number;
 };
 
 export type BusObserver = {
@@ -65,6 +71,8 @@ export type ServeOptions = {
 export type Bus = {
   readonly connection: NatsConnection;
   readonly prefix: string;
+  /** See BusOptions.streamMaxBytes. */
+  readonly streamMaxBytes?: number;
   /** The subject as it is on the wire, with the deployment prefix. */
   subject(name: string): string;
   request<S extends SubjectDef>(def: S, payload: RequestOf<S>, context: RequestContext): Promise<ReplyOf<S>>;
@@ -88,7 +96,7 @@ export async function createBus(options: BusOptions): Promise<Bus> {
 
 export function createBusFromConnection(
   connection: NatsConnection,
-  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs' | 'observer'>,
+  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes'>,
 ): Bus {
   const observer = options.observer;
   const prefix = options.prefix ?? '';
@@ -182,6 +190,7 @@ export function createBusFromConnection(
   return {
     connection,
     prefix,
+    ...(options.streamMaxBytes ? { streamMaxBytes: options.streamMaxBytes } : {}),
     subject,
     request,
     serve,

@@ -20,7 +20,7 @@ export function streamConfig(bus: Bus, def: StreamDefinition, options: EnsureStr
     storage: StorageType.File,
     discard: def.discard === 'new' ? DiscardPolicy.New : DiscardPolicy.Old,
     max_age: nanos(def.maxAgeMs),
-    max_bytes: def.maxBytes,
+    max_bytes: Math.min(def.maxBytes, bus.streamMaxBytes ?? def.maxBytes),
     max_msg_size: def.maxMessageBytes,
     duplicate_window: nanos(def.duplicateWindowMs),
     num_replicas: options.replicas ?? 1,

@@ -90,7 +90,13 @@ async function consume(options: Omit<Parameters<typeof consumeDurable>[1], 'stre
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({ servers: env.natsUrl, name: 'jetstream-test', prefix: env.subjectPrefix, logger: silent });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'jetstream-test',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger: silent,
+  });
   await ensureStream(bus, testStream);
 });
 afterAll(async () => {
@@ -111,6 +117,12 @@ describe('ensureStream', () => {
     expect((await jsm.streams.info(name)).config.max_age).toBe(120_000 * 1_000_000);
     await ensureStream(bus, testStream);
     expect((await jsm.streams.info(name)).config.max_age).toBe(60_000 * 1_000_000);
+  });
+
+  it("caps a stream's size at the bus's streamMaxBytes (JetStream reserves the whole size)", async () => {
+    const jsm = await jetstreamManager(bus.connection);
+    await ensureStream(bus, { ...testStream, name: 'EVENTS_HUGE', subjects: ['evt.huge.>'], maxBytes: 2 ** 40 });
+    expect((await jsm.streams.info(streamName(bus, 'EVENTS_HUGE'))).config.max_bytes).toBe(env.streamMaxBytes);
   });
 });
 

@@ -12,6 +12,11 @@ export type TestEnvironment = {
   natsUrl: string;
   /** Subject prefix isolating this run's NATS traffic and streams. */
   subjectPrefix: string;
+  /**
+   * Cap of this run's stream sizes (give it to createBus as streamMaxBytes): JetStream reserves each
+   * stream's whole size, so runs sharing a server with production sizes would exhaust its storage.
+   */
+  streamMaxBytes: number;
   redisUrl: string;
   /** BullMQ prefix isolating this run's queues. */
   queuePrefix: string;
@@ -53,12 +58,14 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
   const natsUrl = `nats://${natsEndpoint.host}:${natsEndpoint.port}`;
   const redisUrl = `redis://${redisEndpoint.host}:${redisEndpoint.port}`;
   const subjectPrefix = `t${runId}`;
+  const streamMaxBytes = 64 * 1024 * 1024;
   const queuePrefix = `orbital-test-${runId}`;
   return {
     runId,
     postgres: { host: pgEndpoint.host, port: pgEndpoint.port, database, user },
     natsUrl,
     subjectPrefix,
+    streamMaxBytes,
     redisUrl,
     queuePrefix,
     env: {
@@ -69,6 +76,7 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       POSTGRES_SSL: 'false',
       NATS_URL: natsUrl,
       NATS_SUBJECT_PREFIX: subjectPrefix,
+      NATS_STREAM_MAX_BYTES: String(streamMaxBytes),
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: queuePrefix,
       // A fresh secret per run: nothing a test encrypts is readable by another run.
@@ -87,13 +95,14 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
   };
 }
 
-/** JetStream streams outlive connections: remove the ones this run created (named `<prefix>_...`). */
+/** JetStream streams outlive connections: remove the ones this run created (named `<prefix>...`). */
 async function deleteStreams(natsUrl: string, subjectPrefix: string): Promise<void> {
   const connection = await connect({ servers: natsUrl, noAsyncTraces: true });
   try {
     const jsm = await jetstreamManager(connection);
     for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`${subjectPrefix}_`)) await jsm.streams.delete(name);
+      // Also the streams of buses given a derived prefix (`<prefix>x`, as some tests and benchmarks do).
+      if (name.startsWith(subjectPrefix)) await jsm.streams.delete(name);
     }
   } finally {
     await connection.close();

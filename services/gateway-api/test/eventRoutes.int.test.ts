@@ -66,7 +66,13 @@ const post = (
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({ servers: env.natsUrl, name: 'gateway', prefix: env.subjectPrefix, logger });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'gateway',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   await ensureStream(bus, satelliteEventsStream);
   redis = new Redis(env.redisUrl);
 });

@@ -21,7 +21,13 @@ const buses: Bus[] = [];
 const closers: Array<() => unknown> = [];
 
 async function bus(name: string) {
-  const created = await createBus({ servers: env.natsUrl, name, prefix: env.subjectPrefix, logger });
+  const created = await createBus({
+    servers: env.natsUrl,
+    name,
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   buses.push(created);
   return created;
 }

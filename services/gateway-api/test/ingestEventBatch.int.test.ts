@@ -50,7 +50,13 @@ async function sendMarker(): Promise<string> {
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({ servers: env.natsUrl, name: 'gateway', prefix: env.subjectPrefix, logger });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'gateway',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   await ensureStream(bus, satelliteEventsStream);
   consumer = await consumeDurable(bus, {
     stream: satelliteEventsStream.name,
