@@ -9,7 +9,7 @@ import { createSessionStore, type SessionStore } from './gateway/createSessionSt
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
-import { createFuseToolSearch } from './search/createFuseToolSearch.ts';
+import { createToolSearchIndex } from './search/createToolSearchIndex.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
 
 export type SatelliteApp = {
@@ -65,7 +65,7 @@ export function createSatelliteApp(options: {
   });
   const handlers = createToolHandlers({
     runtime,
-    search: options.search ?? createFuseToolSearch(),
+    search: options.search ?? createToolSearchIndex(),
     validator: createArgumentValidator(),
   });
 
