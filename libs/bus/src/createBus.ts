@@ -38,6 +38,8 @@ export type BusOptions = {
    * one NATS server set a small cap; production leaves it unset and gets the sizes of libs/contracts.
    */
   streamMaxBytes?: number;
+  /** Copies of every stream this bus creates: 1 on a single server, 3 on a production NATS cluster. */
+  streamReplicas?: number;
 };
 
 export type BusObserver = {
@@ -73,6 +75,8 @@ export type Bus = {
   readonly prefix: string;
   /** See BusOptions.streamMaxBytes. */
   readonly streamMaxBytes?: number;
+  /** See BusOptions.streamReplicas. */
+  readonly streamReplicas?: number;
   /** The subject as it is on the wire, with the deployment prefix. */
   subject(name: string): string;
   request<S extends SubjectDef>(def: S, payload: RequestOf<S>, context: RequestContext): Promise<ReplyOf<S>>;
@@ -96,7 +100,10 @@ export async function createBus(options: BusOptions): Promise<Bus> {
 
 export function createBusFromConnection(
   connection: NatsConnection,
-  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes'>,
+  options: Pick<
+    BusOptions,
+    'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes' | 'streamReplicas'
+  >,
 ): Bus {
   const observer = options.observer;
   const prefix = options.prefix ?? '';
@@ -191,6 +198,7 @@ export function createBusFromConnection(
     connection,
     prefix,
     ...(options.streamMaxBytes ? { streamMaxBytes: options.streamMaxBytes } : {}),
+    ...(options.streamReplicas ? { streamReplicas: options.streamReplicas } : {}),
     subject,
     request,
     serve,

@@ -6,7 +6,7 @@ import { isJetStreamNotFound } from './jetStreamErrors.ts';
 import { streamName } from './streamName.ts';
 
 export type EnsureStreamOptions = {
-  /** Copies kept by a NATS cluster; 1 on a single server, 3 in a production cluster. */
+  /** Copies kept by a NATS cluster; defaults to the bus's streamReplicas (NATS_STREAM_REPLICAS), else 1. */
   replicas?: number;
 };
 
@@ -23,7 +23,7 @@ export function streamConfig(bus: Bus, def: StreamDefinition, options: EnsureStr
     max_bytes: Math.min(def.maxBytes, bus.streamMaxBytes ?? def.maxBytes),
     max_msg_size: def.maxMessageBytes,
     duplicate_window: nanos(def.duplicateWindowMs),
-    num_replicas: options.replicas ?? 1,
+    num_replicas: options.replicas ?? bus.streamReplicas ?? 1,
   } satisfies Partial<StreamConfig>;
 }
 

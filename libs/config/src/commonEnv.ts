@@ -32,6 +32,8 @@ export const natsEnv = z.object({
   // Caps every JetStream stream's size. JetStream reserves a stream's whole size when it is created, so
   // development machines and test runs sharing one NATS server set it; production leaves it unset.
   NATS_STREAM_MAX_BYTES: positiveInt.optional(),
+  // Copies of every JetStream stream: 1 on a single server, 3 on a production NATS cluster.
+  NATS_STREAM_REPLICAS: positiveInt.max(5).default(1),
 });
 
 export const redisEnv = z.object({

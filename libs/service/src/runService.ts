@@ -52,6 +52,7 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
       requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
       observer: metrics.busObserver,
       ...(config.NATS_STREAM_MAX_BYTES ? { streamMaxBytes: config.NATS_STREAM_MAX_BYTES } : {}),
+      streamReplicas: config.NATS_STREAM_REPLICAS,
     });
     const isReady = () => started && !stopping && !bus.connection.isClosed();
     const opsServer =
