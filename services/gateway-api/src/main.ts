@@ -4,6 +4,7 @@ import { runService, startDatabaseOwner } from '@orbital/service';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
+import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
@@ -42,6 +43,15 @@ await runService({
       satellite: satellites.authenticate,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
+    const eventRateLimiter = createEventRateLimiter({
+      redis,
+      keyPrefix: config.QUEUE_PREFIX,
+      logger,
+      limit: {
+        maxRequests: config.EVENTS_RATE_LIMIT_MAX_REQUESTS,
+        windowSeconds: config.EVENTS_RATE_LIMIT_WINDOW_SECONDS,
+      },
+    });
     let draining = false;
     const app = await buildGateway({
       bus,
@@ -51,6 +61,7 @@ await runService({
       readiness: { isReady: () => isReady() && !draining },
       identity,
       metrics,
+      eventRateLimiter,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {

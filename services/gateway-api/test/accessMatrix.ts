@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { crashedEvent } from './eventFixtures.ts';
 
 /**
  * Who gets what, for every route of the gateway: the one table the access test runs. A route added
@@ -303,5 +304,14 @@ export const accessMatrix: AccessRow[] = [
     url: () => `/api/satellites/${randomUUID()}/ip-allowlist`,
     body: () => ({ ip_allowlist: [] }),
     expect: loggedIn(404),
+  },
+  {
+    // Satellites only, with their API key: a user's session is no key. 401 for everyone until the
+    // registry's authenticator is wired (then a row per satellite case belongs in its own test).
+    method: 'POST',
+    route: '/api/satellites/:id/events',
+    url: () => '/api/satellites/sat-1/events',
+    body: () => ({ events: [crashedEvent()] }),
+    expect: everyone(401),
   },
 ];

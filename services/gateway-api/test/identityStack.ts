@@ -93,6 +93,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       servers: env.natsUrl,
       name,
       prefix: env.subjectPrefix,
+      streamMaxBytes: env.streamMaxBytes,
       logger,
       requestTimeoutMs: 3000,
     });
