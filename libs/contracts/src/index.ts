@@ -1,5 +1,6 @@
 export * from './db/index.ts';
 export * from './identity.ts';
+export * from './installations/index.ts';
 export * from './jobs/index.ts';
 export * from './reply.ts';
 export * from './satellite/index.ts';
