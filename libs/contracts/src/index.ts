@@ -1,4 +1,5 @@
 export * from './db/index.ts';
+export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './installations/index.ts';
 export * from './jobs/index.ts';
