@@ -106,7 +106,10 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subjects: options.filterSubjects.map((s) => bus.subject(s)),
+    // One subject as filter_subject: NATS before 2.10 (Debian's 2.9) refuses filter_subjects.
+    ...(options.filterSubjects.length === 1
+      ? { filter_subject: bus.subject(options.filterSubjects[0] as string) }
+      : { filter_subjects: options.filterSubjects.map((s) => bus.subject(s)) }),
     max_deliver: maxDeliver,
     ack_wait: nanos(options.ackWaitMs ?? 30000),
   };

@@ -118,9 +118,11 @@ CREATE TABLE command_outbox (
   attempts integer NOT NULL DEFAULT 0,
   last_error text,
   created_at timestamptz NOT NULL DEFAULT now(),
-  next_attempt_at timestamptz NOT NULL DEFAULT now()
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  -- Kept a day after delivery, so a retried job tick finds its correlation id and queues nothing twice.
+  delivered_at timestamptz
 );
-CREATE INDEX command_outbox_due ON command_outbox (next_attempt_at);
+CREATE INDEX command_outbox_due ON command_outbox (next_attempt_at) WHERE delivered_at IS NULL;
 
 -- Status changes to publish as evt.installation.status_changed, written with the change and published
 -- after commit; the id is the Nats-Msg-Id, so a retried publish is stored once.

@@ -174,7 +174,10 @@ export const requestLogView = z.object({
 });
 export type RequestLogView = z.infer<typeof requestLogView>;
 
-const page = { limit: z.coerce.number().int().min(1).max(500).default(100), offset: z.coerce.number().int().min(0).default(0) };
+const page = {
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+};
 
 /**
  * Query of GET .../logs and of its stream twin. Newest first. `level` keeps lines of that level only.

@@ -141,7 +141,9 @@ async function applyToInstallation(
   await deps.relay.flush();
 }
 
-function processTrigger(event: SatelliteEvent): { installationId: string; teamId: string; trigger: StatusTrigger } | null {
+function processTrigger(
+  event: SatelliteEvent,
+): { installationId: string; teamId: string; trigger: StatusTrigger } | null {
   const ref = (data: { server_id: string; team_id: string }, trigger: StatusTrigger) => ({
     installationId: data.server_id,
     teamId: data.team_id,

@@ -16,7 +16,10 @@ function nameTaken(error: unknown, name: string): never {
   throw error;
 }
 
-export async function listTeamInstallations(db: CommonQueryMethods, teamId: string): Promise<readonly InstallationRow[]> {
+export async function listTeamInstallations(
+  db: CommonQueryMethods,
+  teamId: string,
+): Promise<readonly InstallationRow[]> {
   return db.any(sql.type(installationRow)`SELECT ${columns} FROM ${from} WHERE i.team_id = ${teamId} ORDER BY i.name`);
 }
 
@@ -128,7 +131,8 @@ export async function stampCheck(
   check: 'health' | 'credential',
   at: string,
 ): Promise<void> {
-  const column = check === 'health' ? sql.identifier(['last_health_check_at']) : sql.identifier(['last_credential_check_at']);
+  const column =
+    check === 'health' ? sql.identifier(['last_health_check_at']) : sql.identifier(['last_credential_check_at']);
   await db.query(sql.unsafe`UPDATE mcp_installations SET ${column} = ${at}::timestamptz WHERE id = ${id}`);
 }
 

@@ -44,7 +44,9 @@ export async function listLogLines(db: CommonQueryMethods, installationId: strin
     db.any(sql.type(serverLogRow)`
       SELECT ${logColumns} FROM server_logs WHERE ${logFilter(installationId, query)}
       ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`),
-    db.oneFirst(sql.type(countRow)`SELECT count(*) AS count FROM server_logs WHERE ${logFilter(installationId, query)}`),
+    db.oneFirst(
+      sql.type(countRow)`SELECT count(*) AS count FROM server_logs WHERE ${logFilter(installationId, query)}`,
+    ),
   ]);
   return { items, total };
 }
@@ -97,7 +99,12 @@ export async function findRequestLog(db: CommonQueryMethods, installationId: str
     SELECT ${requestColumns} FROM request_logs WHERE id = ${requestId} AND installation_id = ${installationId}`);
 }
 
-export type DiscoveredTool = { tool_name: string; description: string; input_schema: Record<string, unknown>; token_count: number };
+export type DiscoveredTool = {
+  tool_name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  token_count: number;
+};
 
 /** Replaces an installation's tool metadata with what the last discovery found. */
 export async function replaceToolMetadata(

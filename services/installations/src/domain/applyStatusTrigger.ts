@@ -1,7 +1,7 @@
 import { type InstallationStatusChanged, installationStatusChangedSubjectName } from '@orbital/contracts';
 import type { CommonQueryMethods } from '@orbital/db';
-import type { InstallationRow } from '../db/rows.ts';
 import { writeStatus } from '../db/installationQueries.ts';
+import type { InstallationRow } from '../db/rows.ts';
 import { nextStatus, type StatusTrigger } from './nextStatus.ts';
 import { queueEvent } from './outboxRelay.ts';
 

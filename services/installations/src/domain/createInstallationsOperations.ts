@@ -76,7 +76,8 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
 
   async function mustFindInstallation(db: CommonQueryMethods, teamId: string, id: string, lock = false) {
     const row = await q.findInstallation(db, teamId, id, lock);
-    if (!row) throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
+    if (!row)
+      throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
     return row;
   }
 
@@ -279,7 +280,12 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       if (!row) throw new AppError('not_found', 'No such request log for this installation');
       return requestLogView(row, installation.settings.request_logging_enabled);
     },
-    async updateSettings(identity: CallerIdentity, teamId: string, id: string, settings: { request_logging_enabled: boolean }) {
+    async updateSettings(
+      identity: CallerIdentity,
+      teamId: string,
+      id: string,
+      settings: { request_logging_enabled: boolean },
+    ) {
       requireTeamAdmin(identity, teamId);
       const row = await inTransaction(async (tx) => {
         await mustFindInstallation(tx, teamId, id, true);

@@ -48,7 +48,11 @@ export function nextStatus(current: InstallationStatus, trigger: StatusTrigger):
 function decide(current: InstallationStatus, trigger: StatusTrigger): StatusChange | null {
   switch (trigger.kind) {
     case 'created':
-      return { status: 'provisioning', message: 'Waiting for a satellite to take the configuration', reason: 'created' };
+      return {
+        status: 'provisioning',
+        message: 'Waiting for a satellite to take the configuration',
+        reason: 'created',
+      };
     case 'configuration_changed':
       // Any status, permanently_failed and requires_reauth included: a new configuration is a new start.
       return {
@@ -71,7 +75,11 @@ function decide(current: InstallationStatus, trigger: StatusTrigger): StatusChan
       if (upEventsKeep.has(current)) return null;
       return { status: 'online', message: `Restarted after a crash (attempt ${trigger.attempt})`, reason: 'process' };
     case 'process_permanently_failed':
-      return { status: 'permanently_failed', message: trigger.lastError || 'Restart attempts exhausted', reason: 'process' };
+      return {
+        status: 'permanently_failed',
+        message: trigger.lastError || 'Restart attempts exhausted',
+        reason: 'process',
+      };
     case 'process_dormant':
       // An idle stdio process is stopped and respawned on the next call: its tools stay available.
       return null;
@@ -104,7 +112,12 @@ function reported(current: InstallationStatus, trigger: Extract<StatusTrigger, {
   }
   // Life-cycle reports from the satellite. A credential problem is cleared only by a valid credential
   // check or a new configuration, never by the process coming up again.
-  if (current === 'requires_reauth' && reason === 'process' && status !== 'offline' && status !== 'permanently_failed') {
+  if (
+    current === 'requires_reauth' &&
+    reason === 'process' &&
+    status !== 'offline' &&
+    status !== 'permanently_failed'
+  ) {
     return null;
   }
   return { status, message, reason } satisfies StatusChange;

@@ -22,7 +22,9 @@ export async function queueCommand(db: CommonQueryMethods, command: OutboxComman
 
 /** Queues a domain event in the caller's transaction; it is published after commit. */
 export async function queueEvent(db: CommonQueryMethods, subject: string, payload: unknown): Promise<void> {
-  await db.query(sql.unsafe`INSERT INTO event_outbox (subject, payload) VALUES (${subject}, ${sql.jsonb(payload as never)})`);
+  await db.query(
+    sql.unsafe`INSERT INTO event_outbox (subject, payload) VALUES (${subject}, ${sql.jsonb(payload as never)})`,
+  );
 }
 
 /** Sends one command to the registry, which queues it for every satellite serving the payload's team. */
@@ -78,14 +80,17 @@ export function createOutboxRelay(deps: {
     await pool.get().transaction(async (tx) => {
       const rows = await tx.any(sql.type(commandRow)`
         SELECT id, command_type, priority, payload, correlation_id, attempts FROM command_outbox
-        WHERE next_attempt_at <= now() ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED`);
+        WHERE delivered_at IS NULL AND next_attempt_at <= now() ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED`);
       for (const row of rows) {
         try {
           await deps.sendCommand(row);
-          await tx.query(sql.unsafe`DELETE FROM command_outbox WHERE id = ${row.id}`);
+          await tx.query(sql.unsafe`UPDATE command_outbox SET delivered_at = now() WHERE id = ${row.id}`);
         } catch (error) {
           const delaySeconds = Math.min(300, 2 ** Math.min(row.attempts, 8));
-          logger.warn({ err: error, correlationId: row.correlation_id }, 'command not delivered to the registry; will retry');
+          logger.warn(
+            { err: error, correlationId: row.correlation_id },
+            'command not delivered to the registry; will retry',
+          );
           await tx.query(sql.unsafe`
             UPDATE command_outbox SET attempts = attempts + 1, last_error = ${String((error as Error).message)},
               next_attempt_at = now() + make_interval(secs => ${delaySeconds}) WHERE id = ${row.id}`);
@@ -98,6 +103,14 @@ export function createOutboxRelay(deps: {
     if (!pool.isReady()) return;
     await publishEvents().catch((err: unknown) => logger.warn({ err }, 'domain events not published; will retry'));
     await sendCommands().catch((err: unknown) => logger.warn({ err }, 'command outbox failed; will retry'));
+  }
+
+  async function purgeDelivered(): Promise<void> {
+    if (!pool.isReady()) return;
+    await pool
+      .get()
+      .query(sql.unsafe`DELETE FROM command_outbox WHERE delivered_at < now() - interval '1 day'`)
+      .catch((err: unknown) => logger.warn({ err }, 'purge of delivered commands failed'));
   }
 
   function flush(): Promise<void> {
@@ -119,7 +132,11 @@ export function createOutboxRelay(deps: {
   return {
     flush,
     start() {
-      timer ??= setInterval(() => void flush(), deps.intervalMs ?? 5000);
+      let ticks = 0;
+      timer ??= setInterval(() => {
+        void flush();
+        if (++ticks % 720 === 0) void purgeDelivered();
+      }, deps.intervalMs ?? 5000);
       timer.unref();
     },
     async stop() {
