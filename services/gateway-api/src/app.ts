@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
+import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
   type AccessResolver,
@@ -14,6 +15,8 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { installationRoutes } from './routes/installationRoutes.ts';
+import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -29,6 +32,8 @@ export type GatewayDeps = {
    * public routes can be resolved, which tests of the public database routes use.
    */
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
+  /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
+  sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
 };
 
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
@@ -58,6 +63,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return payload;
   });
 
+  // Streams outlive requests: end them when the gateway closes, or close() would wait for them.
+  const live = deps.sse?.live ?? createLiveStreams();
+  app.addHook('preClose', async () => live.closeAll());
+
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
@@ -75,6 +84,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
+    ...(installationRoutes(deps.bus) as RouteDefinition[]),
+    ...(installationStreamRoutes(deps.bus, deps.logger, {
+      live,
+      keepAliveMs: deps.sse?.keepAliveMs ?? 30000,
+      retryMs: deps.sse?.retryMs ?? 3000,
+    }) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
+import { createApp as createInstallationsApp } from '@orbital/installations/app';
+import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
 import { createLogger, type Logger } from '@orbital/logger';
 import { startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
@@ -11,7 +13,7 @@ import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildGateway } from '../src/app.ts';
+import { buildGateway, type GatewayDeps } from '../src/app.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
@@ -65,6 +67,8 @@ export type IdentityStackOptions = {
   loginRateLimits?: LoginRateLimits;
   now?: () => number;
   sessionTtlMs?: number;
+  /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
+  sse?: GatewayDeps['sse'];
 };
 
 export const adminCredentials: FirstAdmin = {
@@ -105,6 +109,12 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       DB_SETUP_SERVICE_TIMEOUT_MS: '500',
     }),
   });
+  // The installations service answers the installation routes (commands to the registry wait in its outbox).
+  const installations = await createInstallationsApp({
+    bus: await newBus('installations'),
+    logger,
+    config: loadConfig(installationsConfigSchema, env.env),
+  });
   const gateways: GatewayReplica[] = [];
 
   async function addGateway(): Promise<GatewayReplica> {
@@ -133,7 +143,13 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     });
     if (db.pool.isReady()) await identity.afterMigrations();
     await bus.flush();
-    const app = await buildGateway({ bus, logger, readiness: { isReady: () => true }, identity });
+    const app = await buildGateway({
+      bus,
+      logger,
+      readiness: { isReady: () => true },
+      identity,
+      ...(options.sse ? { sse: options.sse } : {}),
+    });
     const replica = { app, identity, bus, migrate: db.migrate };
     gateways.push(replica);
     const stop = async () => {
@@ -154,6 +170,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   // Setup's migrate request reaches one replica of the queue group; the others open their pool when
   // they next start. Here they catch up at once (applying nothing: the history is shared).
   for (const replica of gateways) await replica.migrate();
+  await installations.database.migrate();
 
   return {
     env,
@@ -163,8 +180,10 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     addGateway,
     async stop() {
       for (const stop of stoppers) await stop();
+      await installations.stop();
       for (const bus of buses) await bus.drain();
       for (const redis of redises) redis.disconnect();
+      await installations.database.pool.end();
       await env.cleanup();
     },
   };
