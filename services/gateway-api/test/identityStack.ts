@@ -113,7 +113,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const installations = await createInstallationsApp({
     bus: await newBus('installations'),
     logger,
-    config: loadConfig(installationsConfigSchema, env.env),
+    config: loadConfig(installationsConfigSchema, { ...env.env, OUTBOX_RETRY_MS: '200' }),
   });
   const gateways: GatewayReplica[] = [];
 
