@@ -10,6 +10,7 @@ export const platformProcesses: PlatformProcess[] = [
   { name: 'installations', entry: 'services/installations/src/main.ts' },
   { name: 'jobs', entry: 'services/jobs/src/main.ts' },
   { name: 'gateway-api', entry: 'services/gateway-api/src/main.ts' },
+  { name: 'satellite', entry: 'satellite/src/main.ts' },
 ];
 
 /**

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
+import type { ServiceMetrics } from '@orbital/service';
 import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
@@ -17,6 +18,7 @@ import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
 import { installationRoutes } from './routes/installationRoutes.ts';
 import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
+import { registerMetrics } from './routes/metricsRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -34,6 +36,8 @@ export type GatewayDeps = {
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
   /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
   sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
+  /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
+  metrics?: ServiceMetrics;
 };
 
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
@@ -80,6 +84,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/documentation' });
 
   registerHealthRoutes(app, deps.readiness);
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),

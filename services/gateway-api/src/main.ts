@@ -12,7 +12,7 @@ const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 await runService({
   name: 'gateway-api',
   configSchema: gatewayConfigSchema,
-  async start({ config, logger, bus }) {
+  async start({ config, logger, bus, metrics, isReady }) {
     // Checked before anything starts: a weak or half-given first admin is a configuration error.
     const firstAdmin = firstAdminFromConfig(config);
     const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
@@ -45,8 +45,9 @@ await runService({
       logger,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       trustProxy: config.TRUST_PROXY,
-      readiness: { isReady: () => !draining && !bus.connection.isClosed() },
+      readiness: { isReady: () => isReady() && !draining },
       identity,
+      metrics,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {
