@@ -47,6 +47,7 @@ await runService({
       trustProxy: config.TRUST_PROXY,
       readiness: { isReady: () => isReady() && !draining },
       identity,
+      sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
