@@ -14,6 +14,7 @@ import {
   type TeamSlugLookup,
 } from './domain/createInstallationsOperations.ts';
 import { createOutboxRelay, type OutboxRelay, type SendCommand } from './domain/outboxRelay.ts';
+import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
 import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
 import { serveJobSubjects } from './handlers/serveJobSubjects.ts';
 
@@ -23,6 +24,8 @@ export type InstallationsApp = {
   database: DatabaseOwnerHandle;
   operations: InstallationsOperations;
   relay: OutboxRelay;
+  /** Configuration levels for distribution to satellites (secrets decrypted); null teamIds: every team. */
+  configurationRecords(teamIds: readonly string[] | null): Promise<ConfigurationRecord[]>;
   /** Stops the consumer and the relay (before the bus is drained). */
   stop(): Promise<void>;
 };
@@ -87,6 +90,7 @@ export async function createApp(deps: {
     database,
     operations,
     relay,
+    configurationRecords: (teamIds) => readConfigurationRecords(database.pool.get(), box, logger, teamIds),
     async stop() {
       await consumer?.stop();
       await relay.stop();

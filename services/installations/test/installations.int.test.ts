@@ -446,6 +446,43 @@ describe('status, logs and requests from satellite events', () => {
   });
 });
 
+describe('configuration distribution', () => {
+  it('gives the three levels with secrets decrypted, for one team or for all', async () => {
+    const created = await install('fs-config', { args: ['--team'], env: { TEAM_TOKEN: 'team-secret' } });
+    const ref = { team_id: teamA, installation_id: created.id };
+    // The installer's own user level is the user level of the merge.
+    await h.client.request(
+      s.putUserConfig,
+      { ...ref, config: { args: ['--user'], env: { U: 'user-secret' } } },
+      as(teamAdmin),
+    );
+    const records = await h.app.configurationRecords([teamA]);
+    const record = records.find((r) => r.installation_id === created.id);
+    expect(record).toMatchObject({ team_slug: 'team-a', server_slug: 'filesystem', installation_name: 'fs-config' });
+    expect(JSON.parse(record?.template_config ?? '')).toMatchObject({ command: 'npx', args: ['-y', 'fs-server'] });
+    expect(JSON.parse(record?.team_config ?? '')).toEqual({
+      args: ['--team'],
+      env: { TEAM_TOKEN: 'team-secret' },
+      headers: {},
+    });
+    expect(JSON.parse(record?.user_config ?? '')).toEqual({ args: ['--user'], env: { U: 'user-secret' } });
+    expect(await h.app.configurationRecords([randomUUID()])).toEqual([]);
+    expect((await h.app.configurationRecords(null)).length).toBe(records.length);
+  });
+
+  it('skips an installation whose secrets cannot be read, and keeps the others', async () => {
+    const created = await install('fs-tampered');
+    await h.sql(
+      "UPDATE installations.mcp_installations SET secret_config = 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:AAAA' WHERE id = $1",
+      [created.id],
+    );
+    const records = await h.app.configurationRecords([teamA]);
+    expect(records.some((r) => r.installation_id === created.id)).toBe(false);
+    expect(records.length).toBeGreaterThan(0);
+    await h.client.request(s.deleteInstallation, { team_id: teamA, installation_id: created.id }, as(teamAdmin));
+  });
+});
+
 describe('job work', () => {
   it('keeps the newest 100 log lines of each installation', async () => {
     const created = await install('fs-cleanup');
