@@ -97,6 +97,8 @@ export async function serveEventStream<S>(o: EventStreamOptions<S>): Promise<voi
   const { signal } = controller;
   const leave = () => controller.abort();
   response.on('close', leave);
+  // The client may have gone between the checks above and the listener: its 'close' is then already past.
+  if (response.destroyed || request.socket.destroyed) controller.abort();
   const maxBuffered = o.maxBufferedBytes ?? 1024 * 1024;
   const write = (text: string) => {
     if (signal.aborted) return;

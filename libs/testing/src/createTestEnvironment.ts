@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { startContainer } from './containers.ts';
 import { defaults, type Endpoint, hasDocker, InfrastructureMissingError, isReachable } from './infrastructure.ts';
@@ -73,6 +75,7 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       SERVICE_ENCRYPTION_SECRET: randomBytes(32).toString('base64url'),
     },
     async cleanup() {
+      await deleteStreams(natsUrl, subjectPrefix);
       if (options.withDatabase !== false) {
         const client = new pg.Client(admin);
         await client.connect();
@@ -82,4 +85,24 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       for (const stop of stops.reverse()) await stop();
     },
   };
+}
+
+/**
+ * Deletes the JetStream streams this run created (named `<prefix>_...`): each reserves its max_bytes on
+ * the shared server, and leftovers of finished runs would eventually exhaust its storage.
+ */
+async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl, noAsyncTraces: true });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const names: string[] = [];
+    for await (const stream of jsm.streams.list()) {
+      if (stream.config.name.startsWith(`${prefix}_`)) names.push(stream.config.name);
+    }
+    for (const name of names) await jsm.streams.delete(name).catch(() => false);
+  } catch {
+    // JetStream not enabled or unreachable: nothing of ours to delete.
+  } finally {
+    await nc.close();
+  }
 }
