@@ -32,6 +32,9 @@ export const gatewayConfigSchema = z.object({
   // How long a replica trusts a validated session without asking PostgreSQL. Revocation does not wait
   // for it (evictions are broadcast to every replica); it bounds staleness if a broadcast is missed.
   SESSION_CACHE_TTL_MS: positiveInt.default(30000),
+  // SSE: a keep-alive comment this often on every stream (spec: 30 s), and the reconnect delay sent as `retry`.
+  SSE_KEEPALIVE_MS: positiveInt.default(30000),
+  SSE_RETRY_MS: positiveInt.default(3000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

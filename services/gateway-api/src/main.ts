@@ -60,6 +60,7 @@ await runService({
       trustProxy: config.TRUST_PROXY,
       readiness: { isReady: () => isReady() && !draining },
       identity,
+      sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
       eventRateLimiter,
     });
