@@ -10,7 +10,14 @@ export const platformProcesses: PlatformProcess[] = [
   { name: 'installations', entry: 'services/installations/src/main.ts' },
   { name: 'jobs', entry: 'services/jobs/src/main.ts' },
   { name: 'gateway-api', entry: 'services/gateway-api/src/main.ts' },
+  { name: 'satellite', entry: 'satellite/src/main.ts' },
 ];
 
-/** Secrets the services refuse to start without; `npm start` generates them once for this machine. */
-export const developmentSecretNames: string[] = ['SERVICE_ENCRYPTION_SECRET'];
+/**
+ * Secrets the services refuse to start without, and the development admin's password: `npm start` generates them once for this machine (random, kept in .orbital/dev.env). ADMIN_PASSWORD
+ * is the development admin's password: random per machine, so there are no default credentials.
+ */
+export const developmentSecretNames: string[] = ['SERVICE_ENCRYPTION_SECRET', 'ADMIN_PASSWORD'];
+
+/** The development admin's address; gateway-api creates the account on first start after setup. */
+export const developmentAdminEmail = 'admin@orbital.localhost';

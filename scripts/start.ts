@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { developmentSecretNames, platformProcesses } from './platformProcesses.ts';
+import { developmentAdminEmail, developmentSecretNames, platformProcesses } from './platformProcesses.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, '.orbital');
@@ -54,6 +54,7 @@ const baseEnv: Record<string, string> = {
   POSTGRES_USER: 'postgres',
   NATS_URL: 'nats://127.0.0.1:4222',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  ADMIN_EMAIL: developmentAdminEmail,
   ...devEnv,
   // Whatever the person exported wins over the development defaults.
   ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
@@ -100,8 +101,12 @@ for (const proc of platformProcesses) {
   children.push({ name: proc.name, child });
 }
 
+const apiUrl = `http://127.0.0.1:${baseEnv.PORT ?? 3000}`;
 console.log(
-  `\nOrbital is starting. API: http://127.0.0.1:${baseEnv.PORT ?? 3000}  (docs at /documentation). Ctrl-C stops everything.\n`,
+  `\nOrbital is starting. API: ${apiUrl}  (docs at /documentation). Ctrl-C stops everything.\n` +
+    `Log in as ${baseEnv.ADMIN_EMAIL} once the database is set up; the password is ADMIN_PASSWORD in ${devEnvFile}:\n` +
+    `  curl -X POST ${apiUrl}/api/auth/login -H 'content-type: application/json' \\\n` +
+    `    -d "{\\"email\\":\\"${baseEnv.ADMIN_EMAIL}\\",\\"password\\":\\"$(grep ^ADMIN_PASSWORD= ${devEnvFile} | cut -d= -f2-)\\"}"\n`,
 );
 
 async function stopAll(exitCode: number) {

@@ -30,6 +30,13 @@ export type BusOptions = {
   prefix?: string;
   logger: Logger;
   requestTimeoutMs?: number;
+  /** Told the duration and outcome of every request sent and every request handled (for metrics). */
+  observer?: BusObserver;
+};
+
+export type BusObserver = {
+  requestSent(subject: string, seconds: number, outcome: string): void;
+  requestHandled(subject: string, seconds: number, outcome: string): void;
 };
 
 export type RequestContext = {
@@ -81,8 +88,9 @@ export async function createBus(options: BusOptions): Promise<Bus> {
 
 export function createBusFromConnection(
   connection: NatsConnection,
-  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs'>,
+  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs' | 'observer'>,
 ): Bus {
+  const observer = options.observer;
   const prefix = options.prefix ?? '';
   const defaultTimeout = options.requestTimeoutMs ?? 5000;
   const logger = options.logger;
@@ -98,15 +106,19 @@ export function createBusFromConnection(
     hdrs.set(headerNames.requestId, context.requestId ?? randomUUID());
     hdrs.set(headerNames.identity, JSON.stringify(context.identity));
     let msg: Msg;
+    const started = performance.now();
     try {
       msg = await connection.request(wireSubject, JSON.stringify(payload), {
         timeout: context.timeoutMs ?? defaultTimeout,
         headers: hdrs,
       });
     } catch (error) {
-      throw translateRequestError(error, def.subject);
+      const translated = translateRequestError(error, def.subject);
+      observer?.requestSent(def.subject, (performance.now() - started) / 1000, translated.code);
+      throw translated;
     }
     const envelope = parseEnvelope(msg, def.subject);
+    observer?.requestSent(def.subject, (performance.now() - started) / 1000, envelope.ok ? 'ok' : envelope.error.code);
     if (!envelope.ok) throw AppError.fromBody(envelope.error);
     const reply = def.reply.safeParse(envelope.data);
     if (!reply.success) {
@@ -135,6 +147,7 @@ export function createBusFromConnection(
 
   async function handleMessage<S extends SubjectDef>(def: S, handler: Handler<S>, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(headerNames.requestId) || randomUUID();
+    const started = performance.now();
     const log = logger.child({ requestId, subject: def.subject });
     let envelope: ReplyEnvelope;
     try {
@@ -159,6 +172,11 @@ export function createBusFromConnection(
       envelope = { ok: false, error: appError.toBody() };
     }
     if (msg.reply) msg.respond(JSON.stringify(envelope));
+    observer?.requestHandled(
+      def.subject,
+      (performance.now() - started) / 1000,
+      envelope.ok ? 'ok' : envelope.error.code,
+    );
   }
 
   return {

@@ -1,5 +1,6 @@
 export {
   type Bus,
+  type BusObserver,
   type BusOptions,
   createBus,
   createBusFromConnection,

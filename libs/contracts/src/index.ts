@@ -1,4 +1,5 @@
 export * from './db/index.ts';
+export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './jobs/index.ts';
 export * from './reply.ts';

@@ -1,3 +1,4 @@
+export { createMetrics, type ServiceMetrics } from './createMetrics.ts';
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
 export { type RunServiceOptions, runService, type ServiceContext } from './runService.ts';
 export {
@@ -6,3 +7,4 @@ export {
   type DatabaseOwnerOptions,
   startDatabaseOwner,
 } from './startDatabaseOwner.ts';
+export { type OpsServer, startOpsServer } from './startOpsServer.ts';

@@ -1,10 +1,24 @@
 import { type Bus, createBus } from '@orbital/bus';
-import { loadConfigOrExit, type NatsEnv } from '@orbital/config';
+import { loadConfigOrExit, type NatsEnv, port } from '@orbital/config';
 import { createLogger, type Logger } from '@orbital/logger';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { createMetrics, type ServiceMetrics } from './createMetrics.ts';
 import { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
+import { startOpsServer } from './startOpsServer.ts';
 
-export type ServiceContext<C> = { config: C; logger: Logger; bus: Bus };
+export type ServiceContext<C> = {
+  config: C;
+  logger: Logger;
+  bus: Bus;
+  metrics: ServiceMetrics;
+  /** False once shutdown began; a public listener's own readiness route should follow it. */
+  isReady(): boolean;
+};
+
+const opsEnv = z.object({
+  // The /healthz, /readyz and /metrics listener; off unless set (the manifests set it).
+  METRICS_PORT: port.optional(),
+});
 
 export type RunServiceOptions<S extends z.ZodType<NatsEnv & { LOG_LEVEL: string }>> = {
   name: string;
@@ -24,7 +38,11 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
   options: RunServiceOptions<S>,
 ): Promise<void> {
   const config = loadConfigOrExit(options.configSchema, process.env);
+  const ops = loadConfigOrExit(opsEnv, process.env);
   const logger = createLogger({ name: options.name, level: config.LOG_LEVEL });
+  const metrics = createMetrics(options.name);
+  let started = false;
+  let stopping = false;
   try {
     const bus = await createBus({
       servers: config.NATS_URL,
@@ -32,14 +50,28 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
       prefix: config.NATS_SUBJECT_PREFIX,
       logger,
       requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
+      observer: metrics.busObserver,
     });
-    const steps = await options.start({ config, logger, bus });
+    const isReady = () => started && !stopping && !bus.connection.isClosed();
+    const opsServer =
+      ops.METRICS_PORT === undefined
+        ? null
+        : await startOpsServer({ port: ops.METRICS_PORT, registry: metrics.registry, isReady });
+    const steps = await options.start({ config, logger, bus, metrics, isReady });
     await bus.flush();
     handleShutdown(logger, [
+      {
+        name: 'stop reporting ready',
+        run: async () => {
+          stopping = true;
+        },
+      },
       ...(steps.beforeDrain ?? []),
       { name: 'drain nats', run: () => bus.drain() },
       ...(steps.afterDrain ?? []),
+      ...(opsServer ? [{ name: 'close ops listener', run: () => opsServer.close() }] : []),
     ]);
+    started = true;
     logger.info('ready');
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');

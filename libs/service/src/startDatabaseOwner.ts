@@ -1,5 +1,5 @@
 import type { Bus } from '@orbital/bus';
-import { type DatabaseOwner, migrateSubjects } from '@orbital/contracts';
+import { type DatabaseOwner, databaseSetupCompletedSubject, migrateSubjects } from '@orbital/contracts';
 import {
   createLivePool,
   type LivePool,
@@ -19,10 +19,10 @@ export type DatabaseOwnerOptions = {
   logger: Logger;
   maximumPoolSize?: number;
   /**
-   * Runs after migrations were applied, at start or when database setup happens while the service
-   * runs: the place for work that needs the schema (seeding defaults, loading caches).
+   * Runs after each successful migration (at start once setup is done, and when setup asks), with the
+   * pool open: for work that needs the schema to exist, such as gateway-api creating the first admin.
    */
-  onSchemaReady?: () => Promise<void>;
+  onMigrated?: () => Promise<void>;
 };
 
 export type DatabaseOwnerHandle = {
@@ -60,7 +60,7 @@ export function createDatabaseOwner(options: DatabaseOwnerOptions): DatabaseOwne
     }
     const result = await migrateSchema({ connection, schema: owner, migrationsDir: options.migrationsDir, logger });
     await pool.open();
-    await options.onSchemaReady?.();
+    await options.onMigrated?.();
     return result;
   };
 
@@ -68,6 +68,14 @@ export function createDatabaseOwner(options: DatabaseOwnerOptions): DatabaseOwne
     if (context.identity.kind !== 'service')
       throw new AppError('forbidden', 'Only platform services may run migrations');
     return migrate();
+  });
+
+  // Setup's migrate request reached one replica of this service; the broadcast reaches the rest.
+  bus.connection.subscribe(bus.subject(databaseSetupCompletedSubject), {
+    callback: (error) => {
+      if (error || !pool || pool.isReady()) return;
+      start().catch((err: unknown) => logger.error({ err }, 'could not open the database after setup'));
+    },
   });
 
   const start = async () => {

@@ -1,7 +1,9 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
+import type { ServiceMetrics } from '@orbital/service';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
   type AccessResolver,
@@ -13,6 +15,8 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { registerMetrics } from './routes/metricsRoutes.ts';
+import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
   bus: Bus;
@@ -22,8 +26,21 @@ export type GatewayDeps = {
   trustProxy?: boolean;
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
-  resolveAccess?: AccessResolver;
+  /**
+   * Identity's routes and the resolver of every route's access (createIdentityModule). Without it only
+   * public routes can be resolved, which tests of the public database routes use.
+   */
+  identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
+  /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
+  metrics?: ServiceMetrics;
 };
+
+const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
+
+/** The routes a gateway registered, with their access; the access-matrix test checks each has a row. */
+export function routesOf(app: FastifyInstance): readonly RouteDefinition[] {
+  return registeredRoutes.get(app) ?? [];
+}
 
 /** Builds the gateway without listening: main.ts listens, tests use inject() or listen on port 0. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -45,6 +62,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return payload;
   });
 
+  await app.register(cookie);
   await app.register(swagger, {
     openapi: {
       info: {
@@ -57,9 +75,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/documentation' });
 
   registerHealthRoutes(app, deps.readiness);
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...(deps.identity?.routes ?? []),
+    ...(settingsRoutes(deps.bus) as RouteDefinition[]),
   ];
-  for (const route of routes) registerRoute(app, route, deps.resolveAccess ?? publicOnlyAccess);
+  for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
+  registeredRoutes.set(app, routes);
   return app;
 }

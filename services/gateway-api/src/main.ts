@@ -1,30 +1,53 @@
 import { fileURLToPath } from 'node:url';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import { runService, startDatabaseOwner } from '@orbital/service';
+import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
+import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
+import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 await runService({
   name: 'gateway-api',
   configSchema: gatewayConfigSchema,
-  async start({ config, logger, bus }) {
-    // gateway-api owns the identity schema: authentication happens at the edge.
+  async start({ config, logger, bus, metrics, isReady }) {
+    // Checked before anything starts: a weak or half-given first admin is a configuration error.
+    const firstAdmin = firstAdminFromConfig(config);
+    const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    await redis.connect();
+    let identity: IdentityModule | null = null;
+    // gateway-api owns the identity schema: authentication happens at the edge. The first admin is
+    // created right after identity's migrations are applied, at start or when setup runs later.
     const identityDb = await startDatabaseOwner({
       bus,
       owner: 'identity',
       connection: postgresConnectionFromEnv(config),
       migrationsDir,
       logger,
+      onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
     });
+    identity = await createIdentityModule({
+      bus,
+      pool: identityDb.pool,
+      redis,
+      redisKeyPrefix: config.QUEUE_PREFIX,
+      logger,
+      firstAdmin,
+      sessionTtlMs: config.SESSION_TTL_HOURS * 3600 * 1000,
+      sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
+    });
+    if (identityDb.pool.isReady()) await identity.afterMigrations();
     let draining = false;
     const app = await buildGateway({
       bus,
       logger,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       trustProxy: config.TRUST_PROXY,
-      readiness: { isReady: () => !draining && !bus.connection.isClosed() },
+      readiness: { isReady: () => isReady() && !draining },
+      identity,
+      metrics,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {
@@ -36,8 +59,12 @@ await runService({
             await app.close();
           },
         },
+        { name: 'stop identity', run: () => identity.stop() },
       ],
-      afterDrain: [{ name: 'close identity pool', run: () => identityDb.pool.end() }],
+      afterDrain: [
+        { name: 'close identity pool', run: () => identityDb.pool.end() },
+        { name: 'close redis', run: async () => void (await redis.quit()) },
+      ],
     };
   },
 });

@@ -15,7 +15,7 @@ import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildGateway } from '../src/app.ts';
 
 const logger = createLogger({ name: 'db-setup-test', level: 'silent' });
@@ -157,6 +157,28 @@ describe('database setup through gateway-api', () => {
     const again = await stack.gateway.inject({ method: 'POST', url: '/api/db/setup', payload: { type: 'postgresql' } });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ success: false, error: { code: 'conflict' } });
+  });
+
+  it('opens the database on every replica, not only the one that ran the migrations', async () => {
+    const replicas = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const b = await newBus(stack.env, `registry-extra-${n}`);
+        stack.buses.push(b);
+        const app = await createRegistryApp({ bus: b, logger, config: loadConfig(registryConfig, stack.env.env) });
+        stack.closers.push(() => app.database.pool.end());
+        await b.flush();
+        return app;
+      }),
+    );
+    expect(replicas.every((r) => !r.database.pool.isReady())).toBe(true);
+    const response = await stack.gateway.inject({
+      method: 'POST',
+      url: '/api/db/setup',
+      payload: { type: 'postgresql' },
+    });
+    expect(response.statusCode).toBe(200);
+    // The migrate request reached one registry replica; the setup-completed broadcast reaches the rest.
+    await vi.waitFor(() => expect(replicas.every((r) => r.database.pool.isReady())).toBe(true), { timeout: 5000 });
   });
 
   it('lets two simultaneous setups produce one setup', async () => {

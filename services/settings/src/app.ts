@@ -50,7 +50,7 @@ export async function createSettingsApp(deps: {
     migrationsDir,
     logger,
     // At start when already set up, or when setup runs while this replica is up.
-    onSchemaReady: async () => {
+    onMigrated: async () => {
       await initializeSettings({ pool: database.pool.get(), box, definitions, logger });
       await operations.reload();
     },

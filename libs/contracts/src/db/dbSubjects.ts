@@ -75,3 +75,10 @@ export const migrateSubjects = {
   registry: migrateSubject('registry'),
   installations: migrateSubject('installations'),
 } as const satisfies Record<DatabaseOwner, unknown>;
+
+/**
+ * Broadcast (every replica of every service, no queue group) once setup has completed. The migrate
+ * requests above reach one replica per service; this tells the others to apply (nothing new), open
+ * their pools and run their post-migration work, so no replica keeps answering `unavailable`.
+ */
+export const databaseSetupCompletedSubject = 'evt.database.setup_completed';

@@ -1,5 +1,11 @@
 import type { Bus } from '@orbital/bus';
-import { type DbSetupReply, databaseOwners, migrateSubjects, serviceIdentity } from '@orbital/contracts';
+import {
+  type DbSetupReply,
+  databaseOwners,
+  databaseSetupCompletedSubject,
+  migrateSubjects,
+  serviceIdentity,
+} from '@orbital/contracts';
 import {
   type PostgresConnection,
   readDatabaseSetupRecord,
@@ -77,6 +83,11 @@ export async function runDatabaseSetup(deps: DatabaseSetupDeps): Promise<DbSetup
       selectedAt: selectedAt.toISOString(),
       version: '1.0',
     });
+    bus.connection.publish(
+      bus.subject(databaseSetupCompletedSubject),
+      JSON.stringify({ completed_at: selectedAt.toISOString() }),
+    );
+    await bus.connection.flush();
     logger.info({ selectionFile: file, unconfirmed }, 'database setup completed');
     return unconfirmed.length === 0
       ? { message: setupMessages.ready, restart_required: false, database_type: 'postgresql' }

@@ -1,0 +1,2 @@
+export * from './identitySubjects.ts';
+export * from './permissions.ts';

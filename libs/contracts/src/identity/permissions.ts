@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { CallerIdentity, GlobalRole, TeamRole } from '../identity.ts';
+
+/**
+ * Permissions that do not depend on a team. `global_admin` holds all of them; `global_user` none.
+ * settings.* are the names the specification gives; the others cover the platform's own catalogue.
+ */
+export const globalPermissions = [
+  'settings.view',
+  'settings.edit',
+  'settings.delete',
+  'users.view',
+  'users.manage',
+  'teams.manage',
+  'satellites.manage_global',
+  'mcp_servers.manage',
+] as const;
+export const globalPermission = z.enum(globalPermissions);
+export type GlobalPermission = z.infer<typeof globalPermission>;
+
+/** Permissions held inside one team. A `global_admin` holds every one of them in every team. */
+export const teamPermissions = [
+  'team.view',
+  'team.manage_members',
+  'installations.view',
+  'installations.manage',
+  'satellites.view',
+  'satellites.register',
+  'satellites.manage',
+  'tokens.manage',
+] as const;
+export const teamPermission = z.enum(teamPermissions);
+export type TeamPermission = z.infer<typeof teamPermission>;
+
+const teamRolePermissions: Record<TeamRole, readonly TeamPermission[]> = {
+  team_admin: teamPermissions,
+  team_user: ['team.view', 'installations.view', 'satellites.view'],
+};
+
+/** What the global role adds inside the teams a user belongs to (the spec: global_user registers team satellites). */
+const globalRoleTeamPermissions: Record<GlobalRole, readonly TeamPermission[]> = {
+  global_admin: teamPermissions,
+  global_user: ['satellites.register'],
+};
+
+export function hasGlobalPermission(identity: CallerIdentity, permission: GlobalPermission): boolean {
+  return identity.kind === 'user' && identity.globalRole === 'global_admin' && globalPermissions.includes(permission);
+}
+
+/**
+ * The permissions a caller holds in one team. Services call this with the identity from the request
+ * header to enforce team scope themselves; gateway-api uses the same function for its route checks.
+ */
+export function teamPermissionsOf(identity: CallerIdentity, teamId: string): ReadonlySet<TeamPermission> {
+  if (identity.kind !== 'user') return new Set();
+  if (identity.globalRole === 'global_admin') return new Set(teamPermissions);
+  const membership = identity.memberships.find((m) => m.teamId === teamId);
+  if (!membership) return new Set();
+  return new Set([...teamRolePermissions[membership.role], ...globalRoleTeamPermissions[identity.globalRole]]);
+}
+
+export function hasTeamPermission(identity: CallerIdentity, teamId: string, permission: TeamPermission): boolean {
+  return teamPermissionsOf(identity, teamId).has(permission);
+}
+
+/** The global permissions of a caller, for `GET /api/users/me`. */
+export function globalPermissionsOf(identity: CallerIdentity): GlobalPermission[] {
+  return identity.kind === 'user' && identity.globalRole === 'global_admin' ? [...globalPermissions] : [];
+}

@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/createMetrics.ts';
+import { type OpsServer, startOpsServer } from '../src/startOpsServer.ts';
+
+let server: OpsServer | undefined;
+afterEach(async () => {
+  await server?.close();
+});
+
+describe('ops listener', () => {
+  it('answers liveness always, readiness as told, and Prometheus metrics with NATS latency', async () => {
+    const metrics = createMetrics('test-service');
+    let ready = false;
+    server = await startOpsServer({ port: 0, host: '127.0.0.1', registry: metrics.registry, isReady: () => ready });
+    const base = `http://127.0.0.1:${server.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    ready = true;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    metrics.busObserver.requestSent('settings.setting.get', 0.002, 'ok');
+    metrics.busObserver.requestHandled('settings.setting.get', 0.001, 'not_found');
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain(
+      'orbital_nats_request_duration_seconds_count{service="test-service",subject="settings.setting.get",outcome="ok"} 1',
+    );
+    expect(text).toContain(
+      'orbital_nats_handler_duration_seconds_count{service="test-service",subject="settings.setting.get",outcome="not_found"} 1',
+    );
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect((await fetch(`${base}/other`)).status).toBe(404);
+  });
+});

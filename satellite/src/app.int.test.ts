@@ -1,0 +1,316 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '@orbital/config';
+import { serverConfiguration } from '@orbital/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  everythingServer,
+  freePort,
+  httpServer,
+  memoryServer,
+  silentLogger,
+  startHttpFixture,
+  stdioServer,
+  stopChild,
+  textOf,
+} from '../test/helpers.ts';
+import { createSatelliteApp, type SatelliteApp } from './app.ts';
+import { satelliteEnv } from './config.ts';
+import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
+
+const events = createRecordingEventSink();
+let clock = Date.now();
+let satellite: SatelliteApp;
+let url: URL;
+const fixtures: ChildProcess[] = [];
+let doomedFixture: ChildProcess;
+const clients: Client[] = [];
+
+function reference(name: string, script: string, env: Record<string, string> = {}) {
+  return serverConfiguration.parse({
+    process_id: `${name}-alpha-inst-${name}`,
+    installation_id: `inst-${name}`,
+    installation_name: name,
+    team_id: 'team-alpha',
+    team_slug: 'alpha',
+    server_slug: name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: script === everythingServer ? [script, 'stdio'] : [script],
+    env,
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  const doomedPort = await freePort();
+  fixtures.push(await startHttpFixture(port));
+  doomedFixture = await startHttpFixture(doomedPort);
+  fixtures.push(doomedFixture);
+  const memoryFile = join(mkdtempSync(join(tmpdir(), 'satellite-memory-')), 'memory.jsonl');
+  satellite = createSatelliteApp({
+    config: loadConfig(satelliteEnv, {
+      LOG_LEVEL: 'silent',
+      REMOTE_HEALTH_INTERVAL_MS: '0',
+      PROCESS_IDLE_TIMEOUT_MS: '0',
+    }),
+    servers: [
+      reference('everything', everythingServer),
+      reference('memory', memoryServer, { MEMORY_FILE_PATH: memoryFile }),
+      httpServer('remote', port),
+      httpServer('doomed', doomedPort, { server_slug: 'doomed-http' }),
+      stdioServer('fixture'),
+    ],
+    events,
+    logger: silentLogger,
+    now: () => clock,
+  });
+  await satellite.start();
+  const address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
+  url = new URL('/mcp', address);
+}, 60000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => {});
+  await satellite?.close();
+  for (const child of fixtures) await stopChild(child);
+  expect(events.invalid).toEqual([]);
+});
+
+async function connect(userAgent = 'Claude-Desktop/1.0 test') {
+  const client = new Client({ name: 'satellite-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'user-agent': userAgent } } });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+async function discover(client: Client, query: string, limit?: number) {
+  const result = await client.callTool({
+    name: 'discover_mcp_tools',
+    arguments: limit === undefined ? { query } : { query, limit },
+  });
+  return JSON.parse(textOf(result)) as {
+    tools: {
+      tool_path: string;
+      description: string;
+      server_name: string;
+      transport: string;
+      relevance_score: number;
+    }[];
+    total_found: number;
+    search_time_ms: number;
+    query: string;
+  };
+}
+
+async function execute(client: Client, toolPath: string, args: Record<string, unknown>) {
+  return (await client.callTool({ name: 'execute_mcp_tool', arguments: { tool_path: toolPath, arguments: args } })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+  };
+}
+
+describe('the MCP gateway', () => {
+  it('answers initialize and the list methods exactly as the spec says', async () => {
+    const { client } = await connect();
+    expect(client.getServerVersion()?.name).toBe('service-satellite');
+    expect(client.getServerCapabilities()).toEqual({ tools: {} });
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['discover_mcp_tools', 'execute_mcp_tool']);
+    expect(tools.tools[0]?.inputSchema.required).toEqual(['query']);
+    expect(tools.tools[1]?.inputSchema.required).toEqual(['tool_path', 'arguments']);
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    const connected = await events.waitFor('mcp.client.connected');
+    expect(connected).toMatchObject({ client_type: 'claude', transport: 'sse', team_id: null });
+    expect(connected.session_id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('discovers the tools of stdio and HTTP servers', async () => {
+    const { client } = await connect();
+    const echo = await discover(client, 'echo');
+    expect(echo.query).toBe('echo');
+    expect(echo.tools[0]).toMatchObject({
+      tool_path: 'everything:echo',
+      server_name: 'everything',
+      transport: 'stdio',
+    });
+    expect(echo.total_found).toBe(echo.tools.length);
+    const scores = echo.tools.map((t) => t.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    expect((await discover(client, 'entities')).tools.map((t) => t.tool_path)).toContain('memory:create_entities');
+    expect((await discover(client, 'greets')).tools[0]).toMatchObject({ tool_path: 'remote:greet', transport: 'http' });
+    expect((await discover(client, 'a', 3)).tools.length).toBeLessThanOrEqual(3);
+    expect((await discover(client, 'zzqxjv')).tools).toEqual([]);
+  });
+
+  it('executes tools on stdio and HTTP servers and returns their results', async () => {
+    const { client } = await connect();
+    const echoed = await execute(client, 'everything:echo', { message: 'over the satellite' });
+    expect(echoed.isError).toBeUndefined();
+    expect(echoed.content).toHaveLength(1);
+    expect(JSON.parse(echoed.content[0]?.text ?? '')).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: over the satellite' }],
+    });
+    const sum = await execute(client, 'everything:get-sum', { a: 2, b: 40 });
+    expect(sum.content[0]?.text).toContain('42');
+    await execute(client, 'memory:create_entities', {
+      entities: [{ name: 'Orbital', entityType: 'project', observations: ['runs MCP servers'] }],
+    });
+    const graph = await execute(client, 'memory:read_graph', {});
+    expect(graph.content[0]?.text).toContain('runs MCP servers');
+    expect((await execute(client, 'remote:greet', { name: 'ada' })).content[0]?.text).toContain('hello ada');
+  });
+
+  it('validates arguments against the tool schema before calling the server', async () => {
+    const { client } = await connect();
+    const before = satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count;
+    const bad = await execute(client, 'everything:get-sum', { a: 'two' });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/Invalid arguments for "everything:get-sum".*\/a must be number/);
+    expect(satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count).toBe(
+      before,
+    );
+    const unknown = await execute(client, 'everything:no-such-tool', {});
+    expect(unknown).toMatchObject({ isError: true });
+    expect(unknown.content[0]?.text).toContain('Unknown tool');
+    await expect(client.callTool({ name: 'execute_mcp_tool', arguments: { arguments: {} } })).rejects.toThrow(
+      /tool_path/,
+    );
+    await expect(client.callTool({ name: 'discover_mcp_tools', arguments: {} })).rejects.toThrow(/query/);
+  });
+
+  it('hides and refuses the tools of a server that is not online', async () => {
+    const { client } = await connect();
+    expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).toContain('doomed:greet');
+    await stopChild(doomedFixture);
+    await satellite.runtime.checkHealth();
+    await events.waitFor('mcp.server.status_changed', (d) => d.server_id === 'inst-doomed' && d.status === 'offline');
+    expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).not.toContain('doomed:greet');
+    const refused = await execute(client, 'doomed:greet', { name: 'x' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toBe(
+      'MCP server "doomed" is not online (status: offline); its tools cannot be executed until it is.',
+    );
+    expect((await execute(client, 'remote:greet', { name: 'still' })).content[0]?.text).toContain('hello still');
+  });
+
+  it('shows tools a server adds in the next discovery, without notifying clients', async () => {
+    const { client } = await connect();
+    let notified = 0;
+    client.fallbackNotificationHandler = async () => {
+      notified++;
+    };
+    await execute(client, 'fixture:add_tool', { name: 'brand_new_widget' });
+    await events.waitFor('mcp.tools.updated', (d) => d.added_tools.includes('brand_new_widget'));
+    expect((await discover(client, 'brand_new_widget')).tools[0]?.tool_path).toBe('fixture:brand_new_widget');
+    expect(notified).toBe(0);
+  });
+
+  it('ends a session on DELETE and refuses it afterwards', async () => {
+    const { client, transport } = await connect('vscode-test');
+    const sessionId = transport.sessionId as string;
+    await transport.terminateSession();
+    const disconnected = await events.waitFor('mcp.client.disconnected', (d) => d.session_id === sessionId);
+    expect(disconnected.disconnect_reason).toBe('client_close');
+    expect(client.transport?.sessionId).toBeUndefined();
+    const raw = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': sessionId });
+    expect(raw.status).toBe(404);
+  });
+
+  it('expires sessions idle for 30 minutes', async () => {
+    const { client, transport } = await connect();
+    const sessionId = transport.sessionId as string;
+    await client.callTool({
+      name: 'execute_mcp_tool',
+      arguments: { tool_path: 'everything:echo', arguments: { message: 'x' } },
+    });
+    clock += 29 * 60 * 1000;
+    expect(await satellite.sessions.sweep()).toBe(0);
+    await client.listTools(); // refreshes the session
+    clock += 29 * 60 * 1000;
+    await client.listTools();
+    clock += 30 * 60 * 1000;
+    await satellite.sessions.sweep();
+    const disconnected = await events.waitFor('mcp.client.disconnected', (d) => d.session_id === sessionId);
+    expect(disconnected).toMatchObject({ disconnect_reason: 'timeout', tool_execution_count: 1 });
+    const raw = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': sessionId });
+    expect(raw.status).toBe(404);
+  });
+
+  it('refuses requests without a session, with a session it never issued, and from foreign origins', async () => {
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(400);
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': 'made-up' })).status).toBe(
+      404,
+    );
+    expect((await post(initialize('2025-03-26'), { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post(initialize('2025-03-26'), { host: 'evil.example' })).status).toBe(403);
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(400);
+  });
+
+  it('speaks protocol revision 2025-03-26', async () => {
+    const response = await post(initialize('2025-03-26'), { origin: 'http://localhost:5173' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const body = await response.text();
+    expect(body).toContain('"protocolVersion":"2025-03-26"');
+    expect(body).toContain('"name":"service-satellite"');
+  });
+
+  it('serves health and documentation', async () => {
+    const health = await fetch(new URL('/', url));
+    expect(await health.json()).toMatchObject({ status: 'ok', servers: { total: 5 } });
+    const docs = await fetch(new URL('/documentation', url));
+    expect(((await docs.json()) as { paths: object }).paths).toHaveProperty('/mcp');
+  });
+});
+
+function initialize(protocolVersion: string) {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+}
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const { host, ...rest } = headers;
+  const { request } = await import('node:http');
+  // fetch forbids setting Host; node:http lets the rebinding case be sent as a browser would.
+  return new Promise<{ status: number; headers: Headers; text: () => Promise<string> }>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(host ? { host } : {}),
+          ...rest,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders.set(k, v);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: responseHeaders,
+            text: async () => Buffer.concat(chunks).toString(),
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -1,0 +1,116 @@
+import type { ServerConfiguration } from '@orbital/contracts';
+import type { Logger } from '@orbital/logger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { SatelliteEnv } from './config.ts';
+import type { EventSink } from './events/eventSink.ts';
+import { createArgumentValidator } from './gateway/createArgumentValidator.ts';
+import { createToolHandlers } from './gateway/createMetaToolServer.ts';
+import { createSessionStore, type SessionStore } from './gateway/createSessionStore.ts';
+import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
+import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
+import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
+import { createToolSearchIndex } from './search/createToolSearchIndex.ts';
+import type { ToolSearchIndex } from './search/searchableTool.ts';
+
+export type SatelliteApp = {
+  app: FastifyInstance;
+  runtime: ServerRuntime;
+  sessions: SessionStore;
+  /** Starts the MCP servers (the HTTP listener is the caller's, so tests can use any port). */
+  start(): Promise<void>;
+  /** Sessions first, then servers and their process groups, then the HTTP server. */
+  close(): Promise<void>;
+};
+
+/** Wires the satellite without touching the environment: main.ts and the tests build the same app. */
+export function createSatelliteApp(options: {
+  config: SatelliteEnv;
+  servers: readonly ServerConfiguration[];
+  events: EventSink;
+  logger: Logger;
+  search?: ToolSearchIndex;
+  now?: () => number;
+}): SatelliteApp {
+  const { config, events, logger } = options;
+  const runtime = createServerRuntime({
+    servers: options.servers,
+    events,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+    settings: {
+      handshakeTimeoutMs: config.MCP_HANDSHAKE_TIMEOUT_MS,
+      requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: config.PROCESS_IDLE_TIMEOUT_MS,
+      idleCheckIntervalMs: config.PROCESS_IDLE_CHECK_INTERVAL_MS,
+      restartBackoffMs: config.RESTART_BACKOFF_MS,
+      stableAfterMs: config.RESTART_STABLE_AFTER_MS,
+      killGraceMs: config.PROCESS_KILL_GRACE_MS,
+      stderrIntervalMs: config.STDERR_BATCH_INTERVAL_MS,
+      remoteHealthIntervalMs: config.REMOTE_HEALTH_INTERVAL_MS,
+      reconnectBaseMs: config.REMOTE_RECONNECT_BASE_MS,
+      reconnectMaxMs: config.REMOTE_RECONNECT_MAX_MS,
+      resourceLimits: {
+        memoryMb: config.PROCESS_MEMORY_LIMIT_MB,
+        cpuSeconds: config.PROCESS_CPU_LIMIT_SECONDS,
+        maxProcesses: config.PROCESS_MAX_PROCESSES,
+      },
+    },
+  });
+  const sessions = createSessionStore({
+    idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+    events,
+    logger,
+    teamId: config.SATELLITE_TEAM_ID ?? null,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const handlers = createToolHandlers({
+    runtime,
+    search: options.search ?? createToolSearchIndex(),
+    validator: createArgumentValidator(),
+  });
+
+  // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // One log line per MCP message would drown the events; failures are logged where they happen.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  registerMcpRoutes(app, {
+    sessions,
+    handlers,
+    originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
+  });
+  const startedAt = Date.now();
+  app.get('/', async () => {
+    const servers = runtime.snapshot();
+    return {
+      status: 'ok',
+      service: 'service-satellite',
+      mode: 'standalone',
+      uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
+      servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },
+      sessions: sessions.size(),
+    };
+  });
+  if (config.SATELLITE_ENABLE_DOCS) {
+    app.get('/documentation', async () => satelliteOpenApi);
+    app.get('/documentation/json', async () => satelliteOpenApi);
+  }
+
+  let sweeper: NodeJS.Timeout | undefined;
+  return {
+    app,
+    runtime,
+    sessions,
+    async start() {
+      sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
+      await runtime.start();
+    },
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await sessions.closeAll();
+      await runtime.stop();
+      await app.close();
+    },
+  };
+}

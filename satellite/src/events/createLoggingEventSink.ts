@@ -1,0 +1,21 @@
+import type { Logger } from '@orbital/logger';
+import { buildSatelliteEvent } from './buildSatelliteEvent.ts';
+import type { EventSink } from './eventSink.ts';
+
+/**
+ * The sink used until the batching queue exists: validates every event against its schema and logs
+ * it. An invalid event is a bug in the emitter; it is logged with the failing field paths, not thrown.
+ */
+export function createLoggingEventSink(logger: Logger): EventSink {
+  return {
+    emit(type, data) {
+      try {
+        const built = buildSatelliteEvent(type, data);
+        if (built.ok) logger.info({ event: built.event }, 'satellite event');
+        else logger.error({ eventType: type, issues: built.issues }, 'invalid satellite event dropped');
+      } catch (error) {
+        logger.error({ err: error, eventType: type }, 'satellite event could not be emitted');
+      }
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
+import type { createArgumentValidator } from './createArgumentValidator.ts';
+
+/** The two tools of `tools/list`, exactly; they never change, so no list-changed notice is ever sent. */
+export const metaTools: Tool[] = [
+  {
+    name: 'discover_mcp_tools',
+    description:
+      'Search the tools of every MCP server this satellite serves. Returns tool paths (serverName:toolName) to pass to execute_mcp_tool.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What the tool should do, or words from its name or server' },
+        limit: { type: 'number', description: 'Maximum number of results', default: 10 },
+      },
+      required: ['query'],
+    },
+  },
+  {
+    name: 'execute_mcp_tool',
+    description:
+      'Run a tool found with discover_mcp_tools, by its tool path (serverName:toolName), with its arguments.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool_path: { type: 'string', description: 'serverName:toolName, as discover_mcp_tools returned it' },
+        arguments: { type: 'object', description: "The tool's arguments, as its input schema describes them" },
+      },
+      required: ['tool_path', 'arguments'],
+    },
+  },
+];
+
+const discoverArguments = z.object({ query: z.string(), limit: z.number().int().min(1).max(1000).default(10) });
+const executeArguments = z.object({ tool_path: z.string().min(1), arguments: z.record(z.string(), z.unknown()) });
+
+/**
+ * The spec's capabilities are `{tools: {}}` only, yet resources, templates and prompts must answer
+ * with empty lists; the SDK refuses handlers for capabilities not declared, so those three are let
+ * through here.
+ */
+const answeredWithoutCapability = new Set(['resources/list', 'resources/templates/list', 'prompts/list']);
+class MetaToolServer extends Server {
+  protected override assertRequestHandlerCapability(method: string): void {
+    if (answeredWithoutCapability.has(method)) return;
+    super.assertRequestHandlerCapability(method);
+  }
+}
+
+function textResult(value: unknown, isError = false): CallToolResult {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+function invalidParams(error: z.ZodError): McpError {
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid arguments: ${error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
+  );
+}
+
+export type MetaToolDependencies = {
+  runtime: ServerRuntime;
+  search: ToolSearchIndex;
+  validator: ReturnType<typeof createArgumentValidator>;
+  /** Called after each execute_mcp_tool that reached a server, for the session's statistics. */
+  onExecuted?: (tool: CachedTool, ok: boolean) => void;
+};
+
+/** Searchable views of the cache's online tools, rebuilt only when the cache hands out a new array. */
+function createSearchableView(runtime: ServerRuntime) {
+  let source: readonly CachedTool[] | undefined;
+  let view: SearchableTool[] = [];
+  return () => {
+    const online = runtime.onlineTools();
+    if (online !== source) {
+      source = online;
+      view = online.map((t) => ({
+        tool_path: t.tool_path,
+        name: t.tool_name,
+        description: t.description,
+        server_slug: t.server_slug,
+        server_name: t.server_name,
+        transport: t.transport,
+      }));
+    }
+    return view;
+  };
+}
+
+export function createToolHandlers(deps: MetaToolDependencies) {
+  const searchable = createSearchableView(deps.runtime);
+
+  const discover = (raw: unknown): CallToolResult => {
+    const parsed = discoverArguments.safeParse(raw ?? {});
+    if (!parsed.success) throw invalidParams(parsed.error);
+    const { query, limit } = parsed.data;
+    const began = performance.now();
+    deps.search.setTools(searchable());
+    const results = deps.search.search(query, limit);
+    const searchTimeMs = performance.now() - began;
+    return textResult({
+      tools: results.map((r) => ({
+        tool_path: r.tool.tool_path,
+        description: r.tool.description,
+        server_name: r.tool.server_name,
+        transport: r.tool.transport,
+        relevance_score: r.score,
+      })),
+      total_found: results.length,
+      search_time_ms: Math.round(searchTimeMs * 1000) / 1000,
+      query,
+    });
+  };
+
+  const execute = async (raw: unknown): Promise<CallToolResult> => {
+    const parsed = executeArguments.safeParse(raw ?? {});
+    if (!parsed.success) throw invalidParams(parsed.error);
+    const { tool_path: toolPath, arguments: args } = parsed.data;
+    const lookup = deps.runtime.lookup(toolPath);
+    switch (lookup.kind) {
+      case 'unknown':
+        return textResult(
+          `Unknown tool "${toolPath}". Tool paths have the form serverName:toolName; use discover_mcp_tools to find them.`,
+          true,
+        );
+      case 'ambiguous':
+        return textResult(
+          `Tool path "${toolPath}" is ambiguous: ${lookup.tool_paths.join(', ')} share one internal name, so the satellite refuses to guess. Ask an administrator to rename one of the installations.`,
+          true,
+        );
+      case 'unavailable':
+        return textResult(
+          `MCP server "${lookup.tool.server_name}" is not online (status: ${lookup.status}); its tools cannot be executed until it is.`,
+          true,
+        );
+      case 'found':
+        break;
+    }
+    const tool = lookup.tool;
+    const check = deps.validator.check(tool.input_schema, args);
+    if (!check.ok) {
+      return textResult(`Invalid arguments for "${toolPath}": ${check.problems.join('; ')}`, true);
+    }
+    try {
+      const result = await deps.runtime.callTool(tool, args);
+      deps.onExecuted?.(tool, !result.isError);
+      return textResult(result, result.isError === true);
+    } catch (error) {
+      deps.onExecuted?.(tool, false);
+      // Only the message: errors from our runtime are written for clients, and a server's own
+      // error message reaches its caller as the server wrote it.
+      return textResult(`Tool "${toolPath}" failed: ${(error as Error).message}`, true);
+    }
+  };
+
+  return { discover, execute };
+}
+
+/** One MCP server per client session, answering the spec's methods with the two meta-tools. */
+export function createMetaToolServer(
+  handlers: ReturnType<typeof createToolHandlers>,
+  options: { onExecute?: () => void } = {},
+): Server {
+  const server = new MetaToolServer({ name: 'service-satellite', version: '0.1.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: metaTools }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    switch (request.params.name) {
+      case 'discover_mcp_tools':
+        return handlers.discover(request.params.arguments);
+      case 'execute_mcp_tool':
+        options.onExecute?.();
+        return handlers.execute(request.params.arguments);
+      default:
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool "${request.params.name}": this server has discover_mcp_tools and execute_mcp_tool`,
+        );
+    }
+  });
+  return server;
+}

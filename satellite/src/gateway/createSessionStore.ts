@@ -1,0 +1,93 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { detectClientType } from '@orbital/contracts';
+import type { Logger } from '@orbital/logger';
+import type { EventSink } from '../events/eventSink.ts';
+
+export type Session = {
+  id: string;
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  connectedAt: number;
+  lastSeenAt: number;
+  toolExecutions: number;
+};
+
+export type DisconnectReason = 'client_close' | 'timeout' | 'error';
+
+/**
+ * Client sessions (spec "MCP client session"): created on initialize, refreshed by every message,
+ * removed after `idleTimeoutMs` without one or on DELETE. Removing a session closes its transport and
+ * its MCP server, so nothing of it outlives it, and emits `mcp.client.disconnected` once.
+ */
+export function createSessionStore(options: {
+  idleTimeoutMs: number;
+  events: EventSink;
+  logger: Logger;
+  teamId: string | null;
+  now?: () => number;
+}) {
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+
+  const remove = async (id: string, reason: DisconnectReason) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    options.events.emit('mcp.client.disconnected', {
+      session_id: id,
+      team_id: options.teamId,
+      connection_duration_seconds: Math.max(0, (now() - session.connectedAt) / 1000),
+      tool_execution_count: session.toolExecutions,
+      disconnect_reason: reason,
+    });
+    // Closing the transport calls its onclose, which calls remove again: the entry is gone by then.
+    await session.transport.close().catch(() => {});
+    await session.server.close().catch(() => {});
+  };
+
+  return {
+    size: () => sessions.size,
+    add(
+      session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions'>,
+      client: { userAgent: string; ip: string },
+    ): Session {
+      const entry: Session = { ...session, connectedAt: now(), lastSeenAt: now(), toolExecutions: 0 };
+      sessions.set(session.id, entry);
+      options.events.emit('mcp.client.connected', {
+        session_id: session.id,
+        client_type: detectClientType(client.userAgent),
+        user_agent: client.userAgent.slice(0, 1000),
+        team_id: options.teamId,
+        transport: 'sse',
+        ip_address: client.ip.slice(0, 100),
+      });
+      return entry;
+    },
+    /** The session, refreshed; undefined when unknown or expired (even if not swept yet). */
+    touch(id: string): Session | undefined {
+      const session = sessions.get(id);
+      if (!session) return undefined;
+      if (now() - session.lastSeenAt >= options.idleTimeoutMs) {
+        void remove(id, 'timeout');
+        return undefined;
+      }
+      session.lastSeenAt = now();
+      return session;
+    },
+    remove,
+    /** Removes every session idle for the timeout; the gateway calls it on a timer. */
+    async sweep(): Promise<number> {
+      const expired = [...sessions.values()].filter((s) => now() - s.lastSeenAt >= options.idleTimeoutMs);
+      await Promise.all(expired.map((s) => remove(s.id, 'timeout')));
+      if (expired.length) options.logger.debug({ expired: expired.length }, 'idle sessions removed');
+      return expired.length;
+    },
+    /** Shutdown: the satellite ends the sessions, which from the client's side is a server-side error. */
+    async closeAll(): Promise<void> {
+      await Promise.all([...sessions.keys()].map((id) => remove(id, 'error')));
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

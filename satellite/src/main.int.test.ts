@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, groupMembers, stdioServer, waitUntil } from '../test/helpers.ts';
+
+const mainFile = fileURLToPath(new URL('./main.ts', import.meta.url));
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** Children of a process, from /proc (the stdio servers the satellite spawned). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && fields[0] !== 'Z') found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function startSatellite(env: Record<string, string>) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [mainFile], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  const lines: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const parts = buffer.split('\n');
+      buffer = parts.pop() ?? '';
+      lines.push(...parts);
+      if (parts.some((line) => line.includes('"msg":"ready"'))) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`satellite exited with ${code}: ${lines.join('\n')}`)));
+  });
+  return { child, port, lines };
+}
+
+describe('the satellite process', () => {
+  it('starts without a configuration file, with no servers, and says so', async () => {
+    const { child, port, lines } = await startSatellite({});
+    expect(lines.some((line) => line.includes('SATELLITE_CONFIG_FILE is not set'))).toBe(true);
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).json()).toMatchObject({ servers: { total: 0 } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses a configuration file that is not valid, naming the field', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ servers: [{ ...stdioServer('x'), transport: 'stdio', command: undefined }] }));
+    const child = spawn(process.execPath, [mainFile], {
+      env: { PATH: process.env.PATH ?? '', SATELLITE_CONFIG_FILE: file, PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output).toContain('servers.0.command: a stdio server needs a command');
+  });
+
+  it('leaves no process behind when it is killed outright', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'config.json');
+    const stubborn = { env: { FIXTURE_STUBBORN: '1' } };
+    writeFileSync(file, JSON.stringify({ servers: [stdioServer('one', stubborn), stdioServer('two', stubborn)] }));
+    const { child } = await startSatellite({ SATELLITE_CONFIG_FILE: file });
+    // The two servers, and the watchdog shell, each lead a process group of their own.
+    const groups = childrenOf(child.pid as number);
+    expect(groups.length).toBe(3);
+    for (const pgid of groups) expect(groupMembers(pgid)).toContain(pgid);
+    child.kill('SIGKILL');
+    await waitUntil(() => groups.every((pgid) => groupMembers(pgid).length === 0), 15000, 'process groups gone');
+  });
+
+  it('stops its servers on SIGTERM, with SIGKILL for those that ignore it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ servers: [stdioServer('three', { env: { FIXTURE_STUBBORN: '1' } })] }));
+    const { child } = await startSatellite({ SATELLITE_CONFIG_FILE: file, PROCESS_KILL_GRACE_MS: '200' });
+    const groups = childrenOf(child.pid as number);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await waitUntil(() => groups.every((pgid) => groupMembers(pgid).length === 0), 10000, 'process groups gone');
+  });
+});

@@ -1,0 +1,135 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type ServerConfiguration, serverConfiguration } from '@orbital/contracts';
+import { createLogger } from '@orbital/logger';
+import type { RuntimeSettings } from '../src/runtime/createServerRuntime.ts';
+
+export const fixtureStdioServer = fileURLToPath(new URL('./fixtures/fixtureStdioServer.ts', import.meta.url));
+export const fixtureHttpServer = fileURLToPath(new URL('./fixtures/fixtureHttpServer.ts', import.meta.url));
+export const everythingServer = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+export const memoryServer = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
+);
+
+export const silentLogger = createLogger({ name: 'satellite-test', level: 'silent' });
+
+/** Short intervals so tests never wait for real time to pass; idle is driven by a fake clock. */
+export const testSettings: RuntimeSettings = {
+  handshakeTimeoutMs: 15000,
+  requestTimeoutMs: 15000,
+  idleTimeoutMs: 0,
+  idleCheckIntervalMs: 0,
+  restartBackoffMs: 5,
+  stableAfterMs: 600000,
+  killGraceMs: 2000,
+  stderrIntervalMs: 20,
+  remoteHealthIntervalMs: 0,
+  reconnectBaseMs: 20,
+  reconnectMaxMs: 200,
+};
+
+export function stdioServer(name: string, overrides: Partial<ServerConfiguration> = {}): ServerConfiguration {
+  return serverConfiguration.parse({
+    process_id: `fixture-alpha-${name}`,
+    installation_id: `inst-${name}`,
+    installation_name: name,
+    team_id: 'team-alpha',
+    team_slug: 'alpha',
+    server_slug: 'fixture',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [fixtureStdioServer],
+    env: { FIXTURE_GIVEN: 'from-config' },
+    ...overrides,
+  });
+}
+
+export function httpServer(name: string, port: number, overrides: Partial<ServerConfiguration> = {}) {
+  return serverConfiguration.parse({
+    process_id: `fixture-http-alpha-${name}`,
+    installation_id: `inst-${name}`,
+    installation_name: name,
+    team_id: 'team-alpha',
+    team_slug: 'alpha',
+    server_slug: 'fixture-http',
+    transport: 'http',
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers: { 'x-fixture-key': 'fixture' },
+    ...overrides,
+  });
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return address.port;
+}
+
+/** Starts the HTTP fixture and resolves once it listens. */
+export async function startHttpFixture(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fixtureHttpServer], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`HTTP fixture exited with ${code}`)));
+  });
+  return child;
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Waits for a condition the system reaches on its own (a process gone); fails after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs = 10000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Live (not zombie) processes of a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] is the state, fields[2] the process group.
+      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) members.push(Number(entry));
+    } catch {
+      // gone between readdir and read
+    }
+  }
+  return members;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export function textOf(result: object): string {
+  const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
+  return first?.text ?? '';
+}

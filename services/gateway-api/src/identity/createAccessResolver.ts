@@ -1,0 +1,81 @@
+import { anonymousIdentity, type CallerIdentity, hasGlobalPermission, hasTeamPermission } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import type { FastifyRequest } from 'fastify';
+import type { AccessResolver, SatelliteAccess } from '../http/defineRoute.ts';
+import type { SessionAuthenticator } from './createSessionAuthenticator.ts';
+import type { AuthenticatedSession } from './createSessionCache.ts';
+
+/** Authenticates a satellite's API key for a `satellite` route; registered by the satellite registry work. */
+export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
+
+export const sessionCookieName = 'session';
+
+const sessions = new WeakMap<FastifyRequest, AuthenticatedSession>();
+
+/** The session a `session`, `permission` or `team` route was authorised with. */
+export function sessionOf(request: FastifyRequest): AuthenticatedSession {
+  const session = sessions.get(request);
+  if (!session) throw new AppError('internal', 'The route has no session; its access kind is wrong');
+  return session;
+}
+
+/** The session token of a request: the bearer token when an Authorization header is sent, else the cookie. */
+export function sessionTokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer ([^\s]+)$/i.exec(header);
+    if (!match?.[1]) {
+      throw new AppError('unauthenticated', 'The Authorization header must be "Bearer <session token>"');
+    }
+    return match[1];
+  }
+  return request.cookies?.[sessionCookieName] ?? null;
+}
+
+/**
+ * Resolves a route's Access into the caller's identity: 401 without a valid session, 403 when the
+ * session lacks the permission. The identity it returns is what the gateway sends in the header of
+ * every NATS request it makes for this call.
+ */
+export function createAccessResolver(deps: {
+  authenticate: SessionAuthenticator;
+  satellite?: SatelliteAuthenticator;
+}): AccessResolver {
+  async function requireSession(request: FastifyRequest): Promise<AuthenticatedSession> {
+    const token = sessionTokenOf(request);
+    if (!token) {
+      throw new AppError('unauthenticated', 'Log in first: send the session cookie or an Authorization: Bearer token');
+    }
+    const session = await deps.authenticate(token);
+    if (!session) throw new AppError('unauthenticated', 'The session is not valid or has expired; log in again');
+    sessions.set(request, session);
+    return session;
+  }
+
+  return async (request, access) => {
+    switch (access.kind) {
+      case 'public':
+        return anonymousIdentity;
+      case 'satellite':
+        if (!deps.satellite) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
+        return deps.satellite(request, access);
+      case 'session':
+        return (await requireSession(request)).identity;
+      case 'permission': {
+        const { identity } = await requireSession(request);
+        if (!hasGlobalPermission(identity, access.permission)) {
+          throw new AppError('forbidden', `This needs the ${access.permission} permission`);
+        }
+        return identity;
+      }
+      case 'team': {
+        const { identity } = await requireSession(request);
+        const teamId = (request.params as Record<string, string | undefined>)[access.teamParam];
+        if (!teamId || !hasTeamPermission(identity, teamId, access.permission)) {
+          throw new AppError('forbidden', `This needs the ${access.permission} permission in this team`);
+        }
+        return identity;
+      }
+    }
+  };
+}

@@ -1,0 +1,93 @@
+import type { Bus } from '@orbital/bus';
+import type { LivePool } from '@orbital/db';
+import type { Logger } from '@orbital/logger';
+import type { Redis } from 'ioredis';
+import type { AccessResolver, RouteDefinition } from '../http/defineRoute.ts';
+import { authRoutes } from '../routes/authRoutes.ts';
+import { teamRoutes } from '../routes/teamRoutes.ts';
+import { userRoutes } from '../routes/userRoutes.ts';
+import { createAccessResolver, type SatelliteAuthenticator } from './createAccessResolver.ts';
+import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateLimiter.ts';
+import { createReplicaBroadcast } from './createReplicaBroadcast.ts';
+import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
+import { createSessionCache } from './createSessionCache.ts';
+import { ensureFirstAdmin, type FirstAdmin } from './ensureFirstAdmin.ts';
+import { createIdentityStore } from './identityStore.ts';
+import { serveIdentitySubjects } from './serveIdentitySubjects.ts';
+
+export type IdentityModuleOptions = {
+  bus: Bus;
+  /** The identity schema's pool, behind its getter (it is not ready before database setup). */
+  pool: LivePool;
+  redis: Redis;
+  /** Namespace of this stack's Redis keys. */
+  redisKeyPrefix: string;
+  logger: Logger;
+  firstAdmin: FirstAdmin | null;
+  sessionTtlMs?: number;
+  sessionCacheTtlMs?: number;
+  loginRateLimits?: LoginRateLimits;
+  /** How long a revocation waits for other replicas to confirm their eviction. */
+  replicaAckTimeoutMs?: number;
+  satellite?: SatelliteAuthenticator;
+  now?: () => number;
+};
+
+export type IdentityModule = {
+  routes: RouteDefinition[];
+  resolveAccess: AccessResolver;
+  replicaId: string;
+  /** Called after identity's migrations are applied: creates the first admin if needed. */
+  afterMigrations(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/**
+ * Users, teams, memberships and sessions, wired together: the routes, the access resolver every route
+ * goes through, the identity.* subjects, and the cross-replica session cache.
+ */
+export async function createIdentityModule(options: IdentityModuleOptions): Promise<IdentityModule> {
+  const { bus, logger } = options;
+  const now = options.now ?? Date.now;
+  const store = createIdentityStore(options.pool);
+  const cache = createSessionCache({ ttlMs: options.sessionCacheTtlMs ?? 30000, maxEntries: 50000, now });
+  const broadcast = createReplicaBroadcast({
+    bus,
+    cache,
+    logger,
+    ...(options.replicaAckTimeoutMs ? { ackTimeoutMs: options.replicaAckTimeoutMs } : {}),
+  });
+  const authenticate = createSessionAuthenticator({ store, cache, now });
+  const limiter = createLoginRateLimiter({
+    redis: options.redis,
+    keyPrefix: options.redisKeyPrefix,
+    ...(options.loginRateLimits ? { limits: options.loginRateLimits } : {}),
+  });
+  serveIdentitySubjects(bus, store);
+  await broadcast.start();
+
+  const deps = { store, broadcast, logger, now };
+  const routes = [
+    ...authRoutes({ ...deps, limiter, sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000 }),
+    ...userRoutes(deps),
+    ...teamRoutes(deps),
+  ] as RouteDefinition[];
+
+  return {
+    routes,
+    resolveAccess: createAccessResolver({
+      authenticate,
+      ...(options.satellite ? { satellite: options.satellite } : {}),
+    }),
+    replicaId: broadcast.replicaId,
+    afterMigrations: () => ensureFirstAdmin({ store, admin: options.firstAdmin, logger }),
+    stop: () => broadcast.stop(),
+  };
+}
+
+export type IdentityRouteDeps = {
+  store: ReturnType<typeof createIdentityStore>;
+  broadcast: ReturnType<typeof createReplicaBroadcast>;
+  logger: Logger;
+  now: () => number;
+};

@@ -1,0 +1,294 @@
+import type { GlobalRole, TeamRole } from '@orbital/contracts';
+import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
+import { AppError } from '@orbital/errors';
+import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { z } from 'zod';
+
+const userRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  global_role: z.enum(['global_admin', 'global_user']),
+  created_at: z.number(),
+});
+export type UserRow = z.infer<typeof userRow>;
+
+const userWithHashRow = userRow.extend({ password_hash: z.string() });
+
+const teamRow = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+});
+export type TeamRow = z.infer<typeof teamRow>;
+
+const membershipRow = z.object({
+  team_id: z.string(),
+  team_slug: z.string(),
+  team_name: z.string(),
+  role: z.enum(['team_admin', 'team_user']),
+});
+export type MembershipRow = z.infer<typeof membershipRow>;
+
+const memberRow = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(['team_admin', 'team_user']),
+  created_at: z.number(),
+});
+export type MemberRow = z.infer<typeof memberRow>;
+
+const sessionRow = z.object({
+  session_id: z.string(),
+  user_id: z.string(),
+  expires_at: z.number(),
+  revoked_at: z.number().nullable(),
+  email: z.string(),
+  name: z.string(),
+  global_role: z.enum(['global_admin', 'global_user']),
+});
+
+export type StoredSession = {
+  sessionId: string;
+  userId: string;
+  expiresAt: number;
+  revokedAt: number | null;
+  user: { id: string; email: string; name: string; globalRole: GlobalRole };
+  memberships: MembershipRow[];
+};
+
+const userColumns = sql.fragment`id, email, name, global_role, created_at`;
+const teamColumns = sql.fragment`id, slug, name, created_at, updated_at`;
+
+/** Database errors the caller can act on, as the platform's codes; everything else stays internal. */
+function translate(error: unknown, messages: { unique?: string; foreignKey?: string }): never {
+  if (error instanceof UniqueIntegrityConstraintViolationError && messages.unique) {
+    throw new AppError('conflict', messages.unique, { cause: error });
+  }
+  if (error instanceof ForeignKeyIntegrityConstraintViolationError && messages.foreignKey) {
+    throw new AppError('not_found', messages.foreignKey, { cause: error });
+  }
+  throw error;
+}
+
+async function membershipsOf(db: CommonQueryMethods, userId: string): Promise<MembershipRow[]> {
+  const rows = await db.any(sql.type(membershipRow)`
+    SELECT m.team_id, t.slug AS team_slug, t.name AS team_name, m.role
+    FROM identity.memberships m JOIN identity.teams t ON t.id = m.team_id
+    WHERE m.user_id = ${userId}
+    ORDER BY t.slug`);
+  return [...rows];
+}
+
+/** The typed queries of the identity schema. Every method reaches the pool through the live getter. */
+export function createIdentityStore(pool: LivePool) {
+  const db = () => pool.get();
+
+  return {
+    async findUserByEmail(email: string) {
+      return db().maybeOne(sql.type(userWithHashRow)`
+        SELECT ${userColumns}, password_hash FROM identity.users WHERE lower(email) = lower(${email})`);
+    },
+
+    async getUser(userId: string): Promise<UserRow | null> {
+      return db().maybeOne(sql.type(userRow)`SELECT ${userColumns} FROM identity.users WHERE id = ${userId}`);
+    },
+
+    async listUsers(): Promise<readonly UserRow[]> {
+      return db().any(sql.type(userRow)`SELECT ${userColumns} FROM identity.users ORDER BY lower(email)`);
+    },
+
+    async createUser(input: {
+      email: string;
+      name: string;
+      passwordHash: string;
+      globalRole: GlobalRole;
+    }): Promise<UserRow> {
+      try {
+        return await db().one(sql.type(userRow)`
+          INSERT INTO identity.users (email, name, password_hash, global_role)
+          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, ${input.globalRole})
+          RETURNING ${userColumns}`);
+      } catch (error) {
+        translate(error, { unique: 'A user with this e-mail address already exists' });
+      }
+    },
+
+    /**
+     * Creates the first global admin unless a global admin already exists. The transaction-scoped
+     * advisory lock makes replicas starting together (or a start racing a setup) create it once.
+     */
+    async createFirstAdmin(input: {
+      email: string;
+      name: string;
+      passwordHash: string;
+    }): Promise<'created' | 'exists'> {
+      return db().transaction(async (tx) => {
+        await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext('orbital.identity.first-admin'))`);
+        const existing = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+          SELECT id FROM identity.users
+          WHERE global_role = 'global_admin' OR lower(email) = lower(${input.email}) LIMIT 1`);
+        if (existing) return 'exists';
+        await tx.query(sql.unsafe`
+          INSERT INTO identity.users (email, name, password_hash, global_role)
+          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, 'global_admin')`);
+        return 'created';
+      });
+    },
+
+    async hasGlobalAdmin(): Promise<boolean> {
+      return db().exists(sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin'`);
+    },
+
+    async createSession(input: { userId: string; tokenHash: Buffer; expiresAt: Date; createdFrom: string }) {
+      return db().one(sql.type(z.object({ id: z.string(), expires_at: z.number() }))`
+        INSERT INTO identity.sessions (token_hash, user_id, expires_at, created_from)
+        VALUES (${sql.binary(input.tokenHash)}, ${input.userId}, ${input.expiresAt.toISOString()}::timestamptz, ${input.createdFrom})
+        RETURNING id, expires_at`);
+    },
+
+    async findSession(tokenHash: Buffer): Promise<StoredSession | null> {
+      const row = await db().maybeOne(sql.type(sessionRow)`
+        SELECT s.id AS session_id, s.user_id, s.expires_at, s.revoked_at, u.email, u.name, u.global_role
+        FROM identity.sessions s JOIN identity.users u ON u.id = s.user_id
+        WHERE s.token_hash = ${sql.binary(tokenHash)}`);
+      if (!row) return null;
+      return {
+        sessionId: row.session_id,
+        userId: row.user_id,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        user: { id: row.user_id, email: row.email, name: row.name, globalRole: row.global_role },
+        memberships: await membershipsOf(db(), row.user_id),
+      };
+    },
+
+    async revokeSession(sessionId: string): Promise<void> {
+      await db().query(sql.unsafe`
+        UPDATE identity.sessions SET revoked_at = now() WHERE id = ${sessionId} AND revoked_at IS NULL`);
+    },
+
+    async revokeUserSessions(userId: string): Promise<number> {
+      const result = await db().query(sql.unsafe`
+        UPDATE identity.sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
+      return result.rowCount;
+    },
+
+    membershipsOf: (userId: string) => membershipsOf(db(), userId),
+
+    async listTeams(): Promise<readonly TeamRow[]> {
+      return db().any(sql.type(teamRow)`SELECT ${teamColumns} FROM identity.teams ORDER BY slug`);
+    },
+
+    async listTeamsOf(userId: string): Promise<readonly TeamRow[]> {
+      return db().any(sql.type(teamRow)`
+        SELECT ${teamColumns} FROM identity.teams
+        WHERE id IN (SELECT team_id FROM identity.memberships WHERE user_id = ${userId}) ORDER BY slug`);
+    },
+
+    async getTeam(teamId: string): Promise<TeamRow | null> {
+      return db().maybeOne(sql.type(teamRow)`SELECT ${teamColumns} FROM identity.teams WHERE id = ${teamId}`);
+    },
+
+    async createTeam(input: { slug: string; name: string }): Promise<TeamRow> {
+      try {
+        return await db().one(sql.type(teamRow)`
+          INSERT INTO identity.teams (slug, name) VALUES (${input.slug}, ${input.name}) RETURNING ${teamColumns}`);
+      } catch (error) {
+        translate(error, { unique: 'A team with this slug already exists' });
+      }
+    },
+
+    async updateTeam(teamId: string, input: { slug?: string | undefined; name?: string | undefined }) {
+      try {
+        return await db().maybeOne(sql.type(teamRow)`
+          UPDATE identity.teams
+          SET slug = coalesce(${input.slug ?? null}, slug), name = coalesce(${input.name ?? null}, name),
+              updated_at = now()
+          WHERE id = ${teamId} RETURNING ${teamColumns}`);
+      } catch (error) {
+        translate(error, { unique: 'A team with this slug already exists' });
+      }
+    },
+
+    /** Deletes the team (memberships cascade) and returns the ids of the users who were its members. */
+    async deleteTeam(teamId: string): Promise<string[] | null> {
+      return db().transaction(async (tx) => {
+        const members = await tx.anyFirst(sql.type(z.object({ user_id: z.string() }))`
+          SELECT user_id FROM identity.memberships WHERE team_id = ${teamId}`);
+        const deleted = await tx.query(sql.unsafe`DELETE FROM identity.teams WHERE id = ${teamId}`);
+        return deleted.rowCount === 0 ? null : [...members];
+      });
+    },
+
+    async listMembers(teamId: string): Promise<readonly MemberRow[]> {
+      return db().any(sql.type(memberRow)`
+        SELECT m.user_id, u.email, u.name, m.role, m.created_at
+        FROM identity.memberships m JOIN identity.users u ON u.id = m.user_id
+        WHERE m.team_id = ${teamId} ORDER BY lower(u.email)`);
+    },
+
+    async getMember(teamId: string, userId: string): Promise<MemberRow | null> {
+      return db().maybeOne(sql.type(memberRow)`
+        SELECT m.user_id, u.email, u.name, m.role, m.created_at
+        FROM identity.memberships m JOIN identity.users u ON u.id = m.user_id
+        WHERE m.team_id = ${teamId} AND m.user_id = ${userId}`);
+    },
+
+    async addMember(teamId: string, userId: string, role: TeamRole): Promise<void> {
+      try {
+        await db().query(sql.unsafe`
+          INSERT INTO identity.memberships (team_id, user_id, role) VALUES (${teamId}, ${userId}, ${role})`);
+      } catch (error) {
+        translate(error, {
+          unique: 'This user is already a member of the team',
+          foreignKey: 'No such team or user',
+        });
+      }
+    },
+
+    /**
+     * Changes a member's role or removes the member. With `keepAnAdmin` (a team admin acting, not a
+     * global admin) it refuses to leave the team without a team admin, since nobody but a global admin
+     * could then manage it. Runs under a row lock of the team so two concurrent demotions cannot both
+     * pass the check. Returns false when the user is not a member.
+     */
+    async changeMember(
+      teamId: string,
+      userId: string,
+      change: { role: TeamRole } | { remove: true },
+      options: { keepAnAdmin: boolean },
+    ): Promise<boolean> {
+      return db().transaction(async (tx) => {
+        await tx.query(sql.unsafe`SELECT 1 FROM identity.teams WHERE id = ${teamId} FOR UPDATE`);
+        const current = await tx.maybeOneFirst(sql.type(z.object({ role: z.string() }))`
+          SELECT role FROM identity.memberships WHERE team_id = ${teamId} AND user_id = ${userId}`);
+        if (current === null) return false;
+        const losesAdmin = current === 'team_admin' && ('remove' in change || change.role !== 'team_admin');
+        if (losesAdmin && options.keepAnAdmin) {
+          const admins = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
+            SELECT count(*)::int AS n FROM identity.memberships WHERE team_id = ${teamId} AND role = 'team_admin'`);
+          if (admins <= 1) {
+            throw new AppError('conflict', 'A team must keep at least one team admin', {
+              instructions: 'Make another member team_admin first.',
+            });
+          }
+        }
+        if ('remove' in change) {
+          await tx.query(sql.unsafe`
+            DELETE FROM identity.memberships WHERE team_id = ${teamId} AND user_id = ${userId}`);
+        } else {
+          await tx.query(sql.unsafe`
+            UPDATE identity.memberships SET role = ${change.role}, updated_at = now()
+            WHERE team_id = ${teamId} AND user_id = ${userId}`);
+        }
+        return true;
+      });
+    },
+  };
+}
+
+export type IdentityStore = ReturnType<typeof createIdentityStore>;

@@ -1,0 +1,183 @@
+import { hasGlobalPermission, teamRole } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import { z } from 'zod';
+import { defineRoute } from '../http/defineRoute.ts';
+import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
+import {
+  emailField,
+  memberParams,
+  memberView,
+  teamName,
+  teamParams,
+  teamSlug,
+  teamView,
+  toMemberView,
+  toTeamView,
+} from './identitySchemas.ts';
+
+const createTeamBody = z.object({ slug: teamSlug, name: teamName }).strict();
+const updateTeamBody = z
+  .object({ slug: teamSlug.optional(), name: teamName.optional() })
+  .strict()
+  .refine((b) => b.slug !== undefined || b.name !== undefined, { error: 'give slug, name or both' });
+const addMemberBody = z
+  .object({ user_id: z.uuid().optional(), email: emailField.optional(), role: teamRole })
+  .strict()
+  .refine((b) => (b.user_id === undefined) !== (b.email === undefined), { error: 'give either user_id or email' });
+const updateMemberBody = z.object({ role: teamRole }).strict();
+
+/**
+ * Teams and memberships. Global admins manage every team; a team admin manages the members of their
+ * team; a team member reads their team. Every membership change evicts the member's cached sessions on
+ * every replica, so the new role applies from the next request.
+ */
+export function teamRoutes(deps: IdentityRouteDeps) {
+  const { store, broadcast, logger } = deps;
+  const notFound = () => new AppError('not_found', 'No such team');
+  const evictUser = (userId: string) => broadcast.invalidate({ kind: 'user', userId });
+
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/teams',
+      summary: 'Teams: every team for a global admin, your teams otherwise',
+      tags: ['teams'],
+      access: { kind: 'session' },
+      response: z.array(teamView),
+      async handler({ identity }) {
+        if (identity.kind !== 'user') throw new AppError('forbidden');
+        const teams = hasGlobalPermission(identity, 'teams.manage')
+          ? await store.listTeams()
+          : await store.listTeamsOf(identity.userId);
+        return teams.map(toTeamView);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/teams',
+      summary: 'Create a team',
+      tags: ['teams'],
+      access: { kind: 'permission', permission: 'teams.manage' },
+      body: createTeamBody,
+      response: teamView,
+      successStatus: 201,
+      handler: async ({ body }) => toTeamView(await store.createTeam(body)),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/teams/:teamId',
+      summary: 'One team',
+      tags: ['teams'],
+      access: { kind: 'team', permission: 'team.view', teamParam: 'teamId' },
+      params: teamParams,
+      response: teamView,
+      async handler({ params }) {
+        const team = await store.getTeam(params.teamId);
+        if (!team) throw notFound();
+        return toTeamView(team);
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      url: '/api/teams/:teamId',
+      summary: 'Rename a team or change its slug',
+      tags: ['teams'],
+      access: { kind: 'permission', permission: 'teams.manage' },
+      params: teamParams,
+      body: updateTeamBody,
+      response: teamView,
+      async handler({ params, body }) {
+        const team = await store.updateTeam(params.teamId, body);
+        if (!team) throw notFound();
+        return toTeamView(team);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/teams/:teamId',
+      summary: 'Delete a team and its memberships',
+      tags: ['teams'],
+      access: { kind: 'permission', permission: 'teams.manage' },
+      params: teamParams,
+      response: z.object({ deleted: z.literal(true) }),
+      async handler({ params }) {
+        const members = await store.deleteTeam(params.teamId);
+        if (!members) throw notFound();
+        for (const userId of members) await evictUser(userId);
+        logger.info({ event: 'identity.team_deleted', teamId: params.teamId }, 'team deleted');
+        return { deleted: true as const };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/teams/:teamId/members',
+      summary: 'The members of a team',
+      tags: ['teams'],
+      access: { kind: 'team', permission: 'team.view', teamParam: 'teamId' },
+      params: teamParams,
+      response: z.array(memberView),
+      async handler({ params }) {
+        if (!(await store.getTeam(params.teamId))) throw notFound();
+        return (await store.listMembers(params.teamId)).map(toMemberView);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/teams/:teamId/members',
+      summary: 'Add a user to a team, by user id or e-mail address',
+      tags: ['teams'],
+      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      params: teamParams,
+      body: addMemberBody,
+      response: memberView,
+      successStatus: 201,
+      async handler({ params, body }) {
+        if (!(await store.getTeam(params.teamId))) throw notFound();
+        const user = body.user_id ? await store.getUser(body.user_id) : await store.findUserByEmail(body.email ?? '');
+        if (!user) throw new AppError('not_found', 'No such user');
+        await store.addMember(params.teamId, user.id, body.role);
+        await evictUser(user.id);
+        const member = await store.getMember(params.teamId, user.id);
+        if (!member) throw new AppError('conflict', 'The membership was removed while it was being added');
+        return toMemberView(member);
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      url: '/api/teams/:teamId/members/:userId',
+      summary: "Change a member's role",
+      tags: ['teams'],
+      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      params: memberParams,
+      body: updateMemberBody,
+      response: memberView,
+      async handler({ params, body, identity }) {
+        const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
+        if (!(await store.changeMember(params.teamId, params.userId, { role: body.role }, { keepAnAdmin }))) {
+          throw new AppError('not_found', 'This user is not a member of the team');
+        }
+        await evictUser(params.userId);
+        const member = await store.getMember(params.teamId, params.userId);
+        if (!member) throw new AppError('not_found', 'This user is not a member of the team');
+        return toMemberView(member);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/teams/:teamId/members/:userId',
+      summary: 'Remove a member from a team',
+      tags: ['teams'],
+      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      params: memberParams,
+      response: z.object({ removed: z.literal(true) }),
+      async handler({ params, identity }) {
+        const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
+        if (!(await store.changeMember(params.teamId, params.userId, { remove: true }, { keepAnAdmin }))) {
+          throw new AppError('not_found', 'This user is not a member of the team');
+        }
+        await evictUser(params.userId);
+        return { removed: true as const };
+      },
+    }),
+  ];
+}

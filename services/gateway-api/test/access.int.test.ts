@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routesOf } from '../src/app.ts';
+import { type AccessContext, type AccessRole, accessMatrix, accessRoles } from './accessMatrix.ts';
+import {
+  adminCredentials,
+  bearer,
+  type IdentityStack,
+  login,
+  type Session,
+  startIdentityStack,
+} from './identityStack.ts';
+
+let stack: IdentityStack;
+let ctx: AccessContext;
+const sessions = new Map<AccessRole, Session>();
+const passwords = new Map<AccessRole, { email: string; password: string }>();
+
+async function asAdmin(method: 'POST' | 'GET', url: string, payload?: unknown) {
+  const app = stack.gateways[0]?.app;
+  if (!app) throw new Error('no gateway');
+  const admin = sessions.get('global_admin');
+  if (!admin) throw new Error('no admin session');
+  const response = await app.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.json().data;
+}
+
+beforeAll(async () => {
+  stack = await startIdentityStack({
+    // The whole table logs in from one address; the per-address limit has its own test.
+    loginRateLimits: {
+      account: { maxAttempts: 5, windowSeconds: 900 },
+      address: { maxAttempts: 1000, windowSeconds: 900 },
+    },
+  });
+  const app = stack.gateways[0]?.app;
+  if (!app) throw new Error('no gateway');
+  passwords.set('global_admin', adminCredentials);
+  sessions.set('global_admin', await login(app, adminCredentials.email, adminCredentials.password));
+  const teamA = await asAdmin('POST', '/api/teams', { slug: 'team-a', name: 'Team A' });
+  const teamB = await asAdmin('POST', '/api/teams', { slug: 'team-b', name: 'Team B' });
+  const members: Array<[AccessRole, string | null, 'team_admin' | 'team_user' | null]> = [
+    ['team_admin', teamA.id, 'team_admin'],
+    ['team_user', teamA.id, 'team_user'],
+    ['other_team', teamB.id, 'team_admin'],
+    ['no_team', null, null],
+  ];
+  let teamUserId = '';
+  for (const [role, teamId, teamRole] of members) {
+    const credentials = { email: `${role.replace('_', '-')}@orbital.test`, password: `pass phrase of ${role} 42` };
+    const user = await asAdmin('POST', '/api/users', { ...credentials, name: role });
+    if (teamId && teamRole) await asAdmin('POST', `/api/teams/${teamId}/members`, { user_id: user.id, role: teamRole });
+    if (role === 'team_user') teamUserId = user.id;
+    passwords.set(role, credentials);
+    sessions.set(role, await login(app, credentials.email, credentials.password));
+  }
+  ctx = { teamA: teamA.id, teamB: teamB.id, teamUserId };
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('the access matrix', () => {
+  it('has a row for every route the gateway registers', () => {
+    const app = stack.gateways[0]?.app;
+    if (!app) throw new Error('no gateway');
+    const rows = new Set(accessMatrix.map((row) => `${row.method} ${row.route}`));
+    const routes = routesOf(app).map((route) => `${route.method} ${route.url}`);
+    expect(routes.length).toBeGreaterThan(10);
+    expect(routes.filter((route) => !rows.has(route))).toEqual([]);
+  });
+
+  const cases = accessMatrix.flatMap((row) => accessRoles.map((role) => ({ row, role, status: row.expect[role] })));
+  it.each(cases)('$row.method $row.route as $role answers $status', async ({ row, role, status }) => {
+    const app = stack.gateways[0]?.app;
+    if (!app) throw new Error('no gateway');
+    let headers: Record<string, string> = {};
+    if (role !== 'anonymous') {
+      let session = sessions.get(role);
+      const credentials = passwords.get(role);
+      if (!session || !credentials) throw new Error(`no session for ${role}`);
+      if (row.freshSession) session = await login(app, credentials.email, credentials.password);
+      headers = bearer(session);
+    }
+    const body = row.body?.(ctx);
+    const response = await app.inject({
+      method: row.method,
+      url: row.url(ctx),
+      headers,
+      ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+    });
+    expect({ status: response.statusCode, body: response.json() }).toMatchObject({ status });
+    if (response.statusCode >= 400) {
+      expect(response.json()).toMatchObject({ success: false, error: { code: expect.any(String) } });
+    }
+  });
+});
+
+describe('credentials', () => {
+  it('accepts the session cookie instead of the bearer token', async () => {
+    const app = stack.gateways[0]?.app;
+    const session = sessions.get('team_user');
+    if (!app || !session) throw new Error('missing fixture');
+    const response = await app.inject({ method: 'GET', url: '/api/users/me', cookies: { session: session.cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      global_role: 'global_user',
+      memberships: [{ team_id: ctx.teamA, team_slug: 'team-a', role: 'team_user' }],
+      permissions: [],
+    });
+    expect(response.json().data.memberships[0].permissions.sort()).toEqual(
+      ['installations.view', 'satellites.register', 'satellites.view', 'team.view'].sort(),
+    );
+  });
+
+  it.each([
+    ['a token that was never issued', { authorization: `Bearer ${'A'.repeat(43)}` }],
+    ['a malformed token', { authorization: 'Bearer not-a-token' }],
+    ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['an empty bearer', { authorization: 'Bearer ' }],
+  ])('refuses %s with 401', async (_name, headers) => {
+    const app = stack.gateways[0]?.app;
+    if (!app) throw new Error('no gateway');
+    const response = await app.inject({ method: 'GET', url: '/api/users/me', headers });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
+  });
+
+  it('lists only their own teams to members, every team to the admin', async () => {
+    const app = stack.gateways[0]?.app;
+    const user = sessions.get('team_user');
+    const admin = sessions.get('global_admin');
+    if (!app || !user || !admin) throw new Error('missing fixture');
+    const mine = (await app.inject({ method: 'GET', url: '/api/teams', headers: bearer(user) })).json().data;
+    expect(mine.map((t: { slug: string }) => t.slug)).toEqual(['team-a']);
+    const all = (await app.inject({ method: 'GET', url: '/api/teams', headers: bearer(admin) })).json().data;
+    expect(all.map((t: { slug: string }) => t.slug)).toEqual(expect.arrayContaining(['team-a', 'team-b']));
+  });
+});

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Who gets what, for every route of the gateway: the one table the access test runs. A route added
+ * later joins by adding a row (the test fails while a registered route has none).
+ *
+ * Roles, set up by the test (access.int.test.ts):
+ * - anonymous: no credential;
+ * - global_admin: the first admin;
+ * - team_admin / team_user: members of team A with that role;
+ * - other_team: team_admin of team B only;
+ * - no_team: a global_user without any membership.
+ *
+ * Rows that change state aim where an allowed caller gets a harmless answer (a 404 for an unknown id,
+ * a new team with a fresh slug), so the rows can run in any order; a 404 still proves access was
+ * granted, since access is checked before anything is looked up.
+ */
+export const accessRoles = ['anonymous', 'global_admin', 'team_admin', 'team_user', 'other_team', 'no_team'] as const;
+export type AccessRole = (typeof accessRoles)[number];
+
+export type AccessContext = { teamA: string; teamB: string; teamUserId: string };
+
+export type AccessRow = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The route's pattern as registered, to match rows with routes. */
+  route: string;
+  url: (ctx: AccessContext) => string;
+  body?: (ctx: AccessContext) => unknown;
+  /** Log in anew for this row (it ends the session it is called with). */
+  freshSession?: boolean;
+  expect: Record<AccessRole, number>;
+};
+
+const everyone = (status: number): Record<AccessRole, number> => ({
+  anonymous: status,
+  global_admin: status,
+  team_admin: status,
+  team_user: status,
+  other_team: status,
+  no_team: status,
+});
+const loggedIn = (status: number): Record<AccessRole, number> => ({ ...everyone(status), anonymous: 401 });
+const adminOnly = (status: number): Record<AccessRole, number> => ({
+  ...everyone(403),
+  anonymous: 401,
+  global_admin: status,
+});
+const teamAReaders = (status: number): Record<AccessRole, number> => ({
+  anonymous: 401,
+  global_admin: status,
+  team_admin: status,
+  team_user: status,
+  other_team: 403,
+  no_team: 403,
+});
+const teamAManagers = (status: number): Record<AccessRole, number> => ({
+  ...teamAReaders(status),
+  team_user: 403,
+});
+
+const unique = () => randomUUID().slice(0, 8);
+
+export const accessMatrix: AccessRow[] = [
+  // Database setup runs before any user exists; the stack has already set up, so setup is a 409.
+  { method: 'GET', route: '/api/db/status', url: () => '/api/db/status', expect: everyone(200) },
+  {
+    method: 'POST',
+    route: '/api/db/setup',
+    url: () => '/api/db/setup',
+    body: () => ({ type: 'postgresql' }),
+    expect: everyone(409),
+  },
+  // Wrong credentials for everyone: login is public, and its own tests cover success and limits.
+  {
+    method: 'POST',
+    route: '/api/auth/login',
+    url: () => '/api/auth/login',
+    body: () => ({ email: `nobody-${unique()}@orbital.test`, password: 'not the password' }),
+    expect: everyone(401),
+  },
+  {
+    method: 'POST',
+    route: '/api/auth/logout',
+    url: () => '/api/auth/logout',
+    freshSession: true,
+    expect: loggedIn(200),
+  },
+  { method: 'GET', route: '/api/users/me', url: () => '/api/users/me', expect: loggedIn(200) },
+  { method: 'GET', route: '/api/users', url: () => '/api/users', expect: adminOnly(200) },
+  {
+    method: 'POST',
+    route: '/api/users',
+    url: () => '/api/users',
+    body: () => ({ email: `made-${unique()}@orbital.test`, name: 'Made', password: 'a long enough pass phrase' }),
+    expect: adminOnly(201),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/users/:userId/sessions',
+    url: () => `/api/users/${randomUUID()}/sessions`,
+    expect: adminOnly(404),
+  },
+  { method: 'GET', route: '/api/teams', url: () => '/api/teams', expect: loggedIn(200) },
+  {
+    method: 'POST',
+    route: '/api/teams',
+    url: () => '/api/teams',
+    body: () => ({ slug: `team-${unique()}`, name: 'Made' }),
+    expect: adminOnly(201),
+  },
+  { method: 'GET', route: '/api/teams/:teamId', url: (c) => `/api/teams/${c.teamA}`, expect: teamAReaders(200) },
+  {
+    method: 'PUT',
+    route: '/api/teams/:teamId',
+    url: (c) => `/api/teams/${c.teamA}`,
+    body: () => ({ name: 'Team A' }),
+    expect: adminOnly(200),
+  },
+  { method: 'DELETE', route: '/api/teams/:teamId', url: () => `/api/teams/${randomUUID()}`, expect: adminOnly(404) },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/members',
+    url: (c) => `/api/teams/${c.teamA}/members`,
+    expect: teamAReaders(200),
+  },
+  {
+    method: 'POST',
+    route: '/api/teams/:teamId/members',
+    url: (c) => `/api/teams/${c.teamA}/members`,
+    body: () => ({ email: `nobody-${unique()}@orbital.test`, role: 'team_user' }),
+    expect: teamAManagers(404),
+  },
+  {
+    method: 'PUT',
+    route: '/api/teams/:teamId/members/:userId',
+    url: (c) => `/api/teams/${c.teamA}/members/${c.teamUserId}`,
+    body: () => ({ role: 'team_user' }),
+    expect: teamAManagers(200),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/teams/:teamId/members/:userId',
+    url: (c) => `/api/teams/${c.teamA}/members/${randomUUID()}`,
+    expect: teamAManagers(404),
+  },
+  // Settings: global admins only (settings.view, settings.edit, settings.delete).
+  { method: 'GET', route: '/api/settings/groups', url: () => '/api/settings/groups', expect: adminOnly(200) },
+  {
+    method: 'GET',
+    route: '/api/settings/groups/:groupId',
+    url: () => '/api/settings/groups/smtp',
+    expect: adminOnly(200),
+  },
+  {
+    method: 'POST',
+    route: '/api/settings/groups',
+    url: () => '/api/settings/groups',
+    body: () => ({ id: `g-${unique()}`, name: 'Made' }),
+    expect: adminOnly(201),
+  },
+  {
+    method: 'PUT',
+    route: '/api/settings/groups/:groupId',
+    url: () => '/api/settings/groups/no-such-group',
+    body: () => ({ name: 'x' }),
+    expect: adminOnly(404),
+  },
+  { method: 'GET', route: '/api/settings', url: () => '/api/settings', expect: adminOnly(200) },
+  {
+    method: 'GET',
+    route: '/api/settings/group/:groupId',
+    url: () => '/api/settings/group/global',
+    expect: adminOnly(200),
+  },
+  { method: 'GET', route: '/api/settings/health', url: () => '/api/settings/health', expect: adminOnly(200) },
+  { method: 'GET', route: '/api/settings/:key', url: () => '/api/settings/smtp.host', expect: adminOnly(200) },
+  {
+    method: 'POST',
+    route: '/api/settings',
+    url: () => '/api/settings',
+    body: () => ({ key: `made.k${unique()}`, value: 'v' }),
+    expect: adminOnly(201),
+  },
+  {
+    method: 'PUT',
+    route: '/api/settings/:key',
+    url: () => '/api/settings/no.such.key',
+    body: () => ({ value: 'v' }),
+    expect: adminOnly(404),
+  },
+  { method: 'DELETE', route: '/api/settings/:key', url: () => '/api/settings/no.such.key', expect: adminOnly(404) },
+  {
+    method: 'POST',
+    route: '/api/settings/search',
+    url: () => '/api/settings/search',
+    body: () => ({ pattern: 'smtp.*' }),
+    expect: adminOnly(200),
+  },
+  {
+    method: 'POST',
+    route: '/api/settings/bulk',
+    url: () => '/api/settings/bulk',
+    body: () => ({ settings: [{ key: `made.b${unique()}`, value: 'v' }] }),
+    expect: adminOnly(200),
+  },
+];

@@ -1,0 +1,184 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { type Bus, createBus } from '@orbital/bus';
+import { loadConfig } from '@orbital/config';
+import { createLogger, type Logger } from '@orbital/logger';
+import { startDatabaseOwner } from '@orbital/service';
+import { createSettingsApp } from '@orbital/settings/app';
+import { settingsConfigSchema } from '@orbital/settings/config';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { buildGateway } from '../src/app.ts';
+import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
+import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
+import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
+
+const identityMigrations = join(import.meta.dirname, '../migrations');
+
+/** Every line any part of the stack logged, to search for secrets. */
+export type LogCapture = { text(): string; lines(): Array<Record<string, unknown>> };
+
+function createLogCapture(): { capture: LogCapture; stream: Writable } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return {
+    stream,
+    capture: {
+      text: () => text,
+      lines: () =>
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>),
+    },
+  };
+}
+
+export type GatewayReplica = {
+  app: FastifyInstance;
+  identity: IdentityModule;
+  bus: Bus;
+  migrate(): Promise<unknown>;
+};
+
+export type IdentityStack = {
+  env: TestEnvironment;
+  logs: LogCapture;
+  logger: Logger;
+  gateways: GatewayReplica[];
+  /** Starts one more gateway replica on the same NATS, PostgreSQL and Redis. */
+  addGateway(): Promise<GatewayReplica>;
+  stop(): Promise<void>;
+};
+
+export type IdentityStackOptions = {
+  gateways?: number;
+  firstAdmin?: FirstAdmin | null;
+  loginRateLimits?: LoginRateLimits;
+  now?: () => number;
+  sessionTtlMs?: number;
+};
+
+export const adminCredentials: FirstAdmin = {
+  email: 'root@orbital.test',
+  password: 'first admin pass phrase 4 tests',
+  name: 'Root',
+};
+
+/**
+ * The real stack for identity tests: the settings service (database setup), then gateway replicas
+ * built with buildGateway and the identity module, each on its own NATS connection, sharing one
+ * PostgreSQL database and one Redis. Database setup runs through POST /api/db/setup while the gateways
+ * are up, so the first admin is created the way it is in production.
+ */
+export async function startIdentityStack(options: IdentityStackOptions = {}): Promise<IdentityStack> {
+  const env = await createTestEnvironment();
+  const { capture, stream } = createLogCapture();
+  const logger = createLogger({ name: 'identity-test', level: 'debug', destination: stream });
+  const buses: Bus[] = [];
+  const redises: Redis[] = [];
+  const newBus = async (name: string) => {
+    const bus = await createBus({
+      servers: env.natsUrl,
+      name,
+      prefix: env.subjectPrefix,
+      logger,
+      requestTimeoutMs: 3000,
+    });
+    buses.push(bus);
+    return bus;
+  };
+  await createSettingsApp({
+    bus: await newBus('settings'),
+    logger,
+    config: loadConfig(settingsConfigSchema, {
+      ...env.env,
+      PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-identity-')),
+      DB_SETUP_SERVICE_TIMEOUT_MS: '500',
+    }),
+  });
+  const gateways: GatewayReplica[] = [];
+
+  async function addGateway(): Promise<GatewayReplica> {
+    const bus = await newBus(`gateway-${gateways.length}`);
+    const redis = new Redis(env.redisUrl);
+    redises.push(redis);
+    let identity: IdentityModule | null = null;
+    const db = await startDatabaseOwner({
+      bus,
+      owner: 'identity',
+      connection: { ...env.postgres, ssl: false },
+      migrationsDir: identityMigrations,
+      logger,
+      onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
+    });
+    identity = await createIdentityModule({
+      bus,
+      pool: db.pool,
+      redis,
+      redisKeyPrefix: env.queuePrefix,
+      logger,
+      firstAdmin: options.firstAdmin === undefined ? adminCredentials : options.firstAdmin,
+      ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sessionTtlMs ? { sessionTtlMs: options.sessionTtlMs } : {}),
+    });
+    if (db.pool.isReady()) await identity.afterMigrations();
+    await bus.flush();
+    const app = await buildGateway({ bus, logger, readiness: { isReady: () => true }, identity });
+    const replica = { app, identity, bus, migrate: db.migrate };
+    gateways.push(replica);
+    const stop = async () => {
+      await app.close();
+      await identity.stop();
+      await db.pool.end();
+    };
+    stoppers.push(stop);
+    return replica;
+  }
+  const stoppers: Array<() => Promise<void>> = [];
+
+  for (let i = 0; i < (options.gateways ?? 1); i++) await addGateway();
+  const first = gateways[0];
+  if (!first) throw new Error('a stack needs a gateway');
+  const setup = await first.app.inject({ method: 'POST', url: '/api/db/setup', payload: { type: 'postgresql' } });
+  if (setup.statusCode !== 200) throw new Error(`database setup failed: ${setup.body}`);
+  // Setup's migrate request reaches one replica of the queue group; the others open their pool when
+  // they next start. Here they catch up at once (applying nothing: the history is shared).
+  for (const replica of gateways) await replica.migrate();
+
+  return {
+    env,
+    logs: capture,
+    logger,
+    gateways,
+    addGateway,
+    async stop() {
+      for (const stop of stoppers) await stop();
+      for (const bus of buses) await bus.drain();
+      for (const redis of redises) redis.disconnect();
+      await env.cleanup();
+    },
+  };
+}
+
+export type Session = { token: string; cookie: string; userId: string };
+
+export async function login(app: FastifyInstance, email: string, password: string): Promise<Session> {
+  const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  if (response.statusCode !== 200) throw new Error(`login of ${email} failed: ${response.statusCode} ${response.body}`);
+  const body = response.json();
+  const cookie = response.cookies.find((c) => c.name === 'session');
+  if (!cookie) throw new Error('login set no session cookie');
+  return { token: body.data.token, cookie: cookie.value, userId: body.data.user.id };
+}
+
+export const bearer = (session: Session) => ({ authorization: `Bearer ${session.token}` });

@@ -1,0 +1,418 @@
+import { identityTeamGetSubject, identityUserMembershipsSubject, serviceIdentity } from '@orbital/contracts';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminCredentials,
+  bearer,
+  type IdentityStack,
+  login,
+  type Session,
+  startIdentityStack,
+} from './identityStack.ts';
+
+/**
+ * Sessions on two gateway replicas sharing NATS, PostgreSQL and Redis: login, logout, revocation and
+ * membership changes take effect on the very next request, whichever replica serves it.
+ */
+let stack: IdentityStack;
+let a: FastifyInstance;
+let b: FastifyInstance;
+let admin: Session;
+const secrets: string[] = [adminCredentials.password];
+
+async function createUser(email: string, password: string) {
+  secrets.push(password);
+  const response = await a.inject({
+    method: 'POST',
+    url: '/api/users',
+    headers: bearer(admin),
+    payload: { email, name: email.split('@')[0], password },
+  });
+  expect(response.statusCode).toBe(201);
+  return response.json().data as { id: string };
+}
+
+async function loginOn(app: FastifyInstance, email: string, password: string) {
+  const session = await login(app, email, password);
+  secrets.push(session.token);
+  return session;
+}
+
+const me = (app: FastifyInstance, session: Session) =>
+  app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(session) });
+
+beforeAll(async () => {
+  stack = await startIdentityStack({
+    gateways: 2,
+    loginRateLimits: {
+      account: { maxAttempts: 5, windowSeconds: 900 },
+      address: { maxAttempts: 1000, windowSeconds: 900 },
+    },
+  });
+  [a, b] = stack.gateways.map((g) => g.app) as [FastifyInstance, FastifyInstance];
+  admin = await loginOn(a, adminCredentials.email, adminCredentials.password);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('login', () => {
+  it('sets an HttpOnly, Secure, SameSite=Strict session cookie and returns the same token for bearer use', async () => {
+    await createUser('cookie@orbital.test', 'tall green pass phrase 123');
+    const response = await a.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'COOKIE@orbital.test', password: 'tall green pass phrase 123' },
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json().data;
+    secrets.push(body.token);
+    expect(body).toMatchObject({
+      token_type: 'Bearer',
+      user: { email: 'cookie@orbital.test', global_role: 'global_user' },
+    });
+    const cookie = response.cookies.find((c) => c.name === 'session');
+    expect(cookie).toMatchObject({ value: body.token, httpOnly: true, secure: true, sameSite: 'Strict', path: '/' });
+    // Cookie dates have whole seconds.
+    expect(Math.abs(new Date(cookie?.expires ?? 0).getTime() - Date.parse(body.expires_at))).toBeLessThan(1000);
+  });
+
+  it('answers the same 401 for a wrong password and for an unknown account', async () => {
+    const wrong = await a.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: adminCredentials.email, password: 'not the admin password' },
+    });
+    const unknown = await a.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'nobody@orbital.test', password: 'not the admin password' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json()).toEqual(unknown.json());
+    expect(wrong.cookies).toEqual([]);
+  });
+
+  it.each([
+    ['no body', undefined],
+    ['no password', { email: 'a@orbital.test' }],
+    ['an empty password', { email: 'a@orbital.test', password: '' }],
+    ['an address that is not one', { email: 'not-an-address', password: 'whatever it is' }],
+    ['an extra field', { email: 'a@orbital.test', password: 'whatever it is', remember: true }],
+    ['a password of the wrong type', { email: 'a@orbital.test', password: 12345678901234 }],
+  ])('answers 400 with the envelope for %s', async (_name, payload) => {
+    const response = await a.inject({ method: 'POST', url: '/api/auth/login', ...(payload ? { payload } : {}) });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, error: { code: 'validation_failed' } });
+  });
+});
+
+describe('logout and revocation across replicas', () => {
+  it('ends the session on both replicas from the next request, for the bearer token and the cookie', async () => {
+    await createUser('leaver@orbital.test', 'tall green pass phrase 123');
+    const session = await loginOn(a, 'leaver@orbital.test', 'tall green pass phrase 123');
+    // Both replicas validate (and cache) the session first.
+    expect((await me(a, session)).statusCode).toBe(200);
+    expect((await me(b, session)).statusCode).toBe(200);
+
+    const logout = await a.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(session) });
+    expect(logout.statusCode).toBe(200);
+    const cleared = logout.cookies.find((c) => c.name === 'session');
+    expect(cleared?.value).toBe('');
+
+    expect((await me(b, session)).statusCode).toBe(401);
+    expect((await me(a, session)).statusCode).toBe(401);
+    const byCookie = await b.inject({ method: 'GET', url: '/api/users/me', cookies: { session: session.cookie } });
+    expect(byCookie.statusCode).toBe(401);
+    expect(byCookie.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
+  });
+
+  it('revokes every session of a user on one replica and the other refuses them at once', async () => {
+    const user = await createUser('revoked@orbital.test', 'tall green pass phrase 123');
+    const first = await loginOn(a, 'revoked@orbital.test', 'tall green pass phrase 123');
+    const second = await loginOn(b, 'revoked@orbital.test', 'tall green pass phrase 123');
+    expect((await me(a, first)).statusCode).toBe(200);
+    expect((await me(a, second)).statusCode).toBe(200);
+
+    const revoke = await b.inject({ method: 'DELETE', url: `/api/users/${user.id}/sessions`, headers: bearer(admin) });
+    expect(revoke.json()).toEqual({ success: true, data: { revoked: 2 } });
+    expect((await me(a, first)).statusCode).toBe(401);
+    expect((await me(a, second)).statusCode).toBe(401);
+    expect((await me(b, first)).statusCode).toBe(401);
+  });
+
+  it('applies a role change and a removal from a team on the other replica from the next request', async () => {
+    const team = (
+      await a.inject({
+        method: 'POST',
+        url: '/api/teams',
+        headers: bearer(admin),
+        payload: { slug: 'moving', name: 'M' },
+      })
+    ).json().data;
+    const user = await createUser('mover@orbital.test', 'tall green pass phrase 123');
+    await a.inject({
+      method: 'POST',
+      url: `/api/teams/${team.id}/members`,
+      headers: bearer(admin),
+      payload: { email: 'MOVER@orbital.test', role: 'team_user' },
+    });
+    const session = await loginOn(b, 'mover@orbital.test', 'tall green pass phrase 123');
+    expect((await me(b, session)).json().data.memberships).toMatchObject([{ team_id: team.id, role: 'team_user' }]);
+    const members = `/api/teams/${team.id}/members`;
+    expect(
+      (
+        await b.inject({
+          method: 'POST',
+          url: members,
+          headers: bearer(session),
+          payload: { email: 'cookie@orbital.test', role: 'team_user' },
+        })
+      ).statusCode,
+    ).toBe(403);
+
+    await a.inject({
+      method: 'PUT',
+      url: `${members}/${user.id}`,
+      headers: bearer(admin),
+      payload: { role: 'team_admin' },
+    });
+    expect((await me(b, session)).json().data.memberships).toMatchObject([{ team_id: team.id, role: 'team_admin' }]);
+    expect(
+      (
+        await b.inject({
+          method: 'POST',
+          url: members,
+          headers: bearer(session),
+          payload: { email: 'cookie@orbital.test', role: 'team_user' },
+        })
+      ).statusCode,
+    ).toBe(201);
+
+    await a.inject({ method: 'DELETE', url: `${members}/${user.id}`, headers: bearer(admin) });
+    expect((await b.inject({ method: 'GET', url: `/api/teams/${team.id}`, headers: bearer(session) })).statusCode).toBe(
+      403,
+    );
+    expect((await me(b, session)).json().data.memberships).toEqual([]);
+  });
+});
+
+describe('teams and members', () => {
+  let team: { id: string };
+  let lead: Session;
+  let leadId: string;
+
+  beforeAll(async () => {
+    team = (
+      await a.inject({
+        method: 'POST',
+        url: '/api/teams',
+        headers: bearer(admin),
+        payload: { slug: 'rules', name: 'Rules' },
+      })
+    ).json().data;
+    leadId = (await createUser('lead@orbital.test', 'tall green pass phrase 123')).id;
+    await a.inject({
+      method: 'POST',
+      url: `/api/teams/${team.id}/members`,
+      headers: bearer(admin),
+      payload: { user_id: leadId, role: 'team_admin' },
+    });
+    lead = await loginOn(a, 'lead@orbital.test', 'tall green pass phrase 123');
+  });
+
+  it('refuses a second team with the same slug and a second user with the same address in another case', async () => {
+    const team2 = await a.inject({
+      method: 'POST',
+      url: '/api/teams',
+      headers: bearer(admin),
+      payload: { slug: 'rules', name: 'Again' },
+    });
+    expect(team2.statusCode).toBe(409);
+    const user = await a.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: bearer(admin),
+      payload: { email: 'LEAD@orbital.test', name: 'Twin', password: 'tall green pass phrase 123' },
+    });
+    expect(user.statusCode).toBe(409);
+    expect(user.json()).toMatchObject({ success: false, error: { code: 'conflict' } });
+  });
+
+  it('refuses to add a member twice', async () => {
+    const again = await a.inject({
+      method: 'POST',
+      url: `/api/teams/${team.id}/members`,
+      headers: bearer(admin),
+      payload: { user_id: leadId, role: 'team_user' },
+    });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('keeps a team admin: a team admin cannot demote or remove the last one, a global admin can', async () => {
+    const url = `/api/teams/${team.id}/members/${leadId}`;
+    const demote = await a.inject({ method: 'PUT', url, headers: bearer(lead), payload: { role: 'team_user' } });
+    expect(demote.statusCode).toBe(409);
+    expect(demote.json().error.instructions).toContain('team_admin');
+    expect((await a.inject({ method: 'DELETE', url, headers: bearer(lead) })).statusCode).toBe(409);
+    const byAdmin = await a.inject({ method: 'PUT', url, headers: bearer(admin), payload: { role: 'team_user' } });
+    expect(byAdmin.statusCode).toBe(200);
+    expect(byAdmin.json().data).toMatchObject({ user_id: leadId, role: 'team_user' });
+  });
+
+  it('refuses a weak password for a new user without repeating it', async () => {
+    const response = await a.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: bearer(admin),
+      payload: { email: 'weak@orbital.test', name: 'Weak', password: 'password123!' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.body).not.toContain('password123!');
+    expect(response.json()).toMatchObject({
+      error: { code: 'validation_failed', message: expect.stringContaining('common password') },
+    });
+  });
+
+  it.each([
+    ['POST', '/api/teams', { slug: 'Not A Slug', name: 'x' }],
+    ['POST', '/api/teams', { slug: 'ok-slug' }],
+    ['PUT', '/api/teams/:team', {}],
+    ['PUT', '/api/teams/not-a-uuid', { name: 'x' }],
+    [
+      'POST',
+      '/api/teams/:team/members',
+      { user_id: '00000000-0000-4000-8000-000000000000', email: 'a@orbital.test', role: 'team_user' },
+    ],
+    ['POST', '/api/teams/:team/members', { email: 'a@orbital.test', role: 'owner' }],
+    ['PUT', '/api/teams/:team/members/:lead', { role: 'global_admin' }],
+    [
+      'POST',
+      '/api/users',
+      { email: 'x@orbital.test', name: 'x', password: 'long enough phrase here', global_role: 'root' },
+    ],
+  ])('answers 400 with the envelope for %s %s %j', async (method, url, payload) => {
+    const response = await a.inject({
+      method: method as 'POST' | 'PUT',
+      url: url.replace(':team', team.id).replace(':lead', leadId),
+      headers: bearer(admin),
+      payload,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      success: false,
+      error: { code: 'validation_failed', details: expect.any(Array) },
+    });
+  });
+
+  it('deletes a team, and its members lose access at once', async () => {
+    const gone = (
+      await a.inject({
+        method: 'POST',
+        url: '/api/teams',
+        headers: bearer(admin),
+        payload: { slug: 'gone', name: 'Gone' },
+      })
+    ).json().data;
+    await a.inject({
+      method: 'POST',
+      url: `/api/teams/${gone.id}/members`,
+      headers: bearer(admin),
+      payload: { user_id: leadId, role: 'team_admin' },
+    });
+    expect((await b.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(lead) })).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await a.inject({ method: 'DELETE', url: `/api/teams/${gone.id}`, headers: bearer(admin) })).statusCode,
+    ).toBe(200);
+    expect((await b.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(lead) })).statusCode).toBe(
+      403,
+    );
+    expect((await a.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(admin) })).statusCode).toBe(
+      404,
+    );
+  });
+});
+
+describe('identity subjects for other services', () => {
+  it("answers a team by id and a user's memberships to platform services", async () => {
+    const bus = stack.gateways[0]?.bus;
+    if (!bus) throw new Error('no bus');
+    const team = (
+      await a.inject({
+        method: 'POST',
+        url: '/api/teams',
+        headers: bearer(admin),
+        payload: { slug: 'facts', name: 'Facts' },
+      })
+    ).json().data;
+    const user = await createUser('facts@orbital.test', 'tall green pass phrase 123');
+    await a.inject({
+      method: 'POST',
+      url: `/api/teams/${team.id}/members`,
+      headers: bearer(admin),
+      payload: { user_id: user.id, role: 'team_user' },
+    });
+    const registry = serviceIdentity('registry');
+    expect(await bus.request(identityTeamGetSubject, { teamId: team.id }, { identity: registry })).toEqual({
+      id: team.id,
+      slug: 'facts',
+      name: 'Facts',
+    });
+    expect(await bus.request(identityUserMembershipsSubject, { userId: user.id }, { identity: registry })).toEqual({
+      userId: user.id,
+      globalRole: 'global_user',
+      memberships: [{ teamId: team.id, teamSlug: 'facts', role: 'team_user' }],
+    });
+    await expect(
+      bus.request(identityTeamGetSubject, { teamId: '00000000-0000-4000-8000-000000000000' }, { identity: registry }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      bus.request(
+        identityUserMembershipsSubject,
+        { userId: '00000000-0000-4000-8000-000000000000' },
+        { identity: registry },
+      ),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      bus.request(identityTeamGetSubject, { teamId: 'x.y' } as never, { identity: registry }),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(
+      bus.request(identityTeamGetSubject, { teamId: team.id }, { identity: { kind: 'anonymous' } }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      bus.request(
+        identityUserMembershipsSubject,
+        { userId: user.id },
+        { identity: { kind: 'user', userId: user.id, globalRole: 'global_user', memberships: [] } },
+      ),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+  });
+});
+
+describe('the first admin', () => {
+  it('exists once, created when setup ran while the gateways were up, and a new replica does not add another', async () => {
+    await stack.addGateway();
+    const client = new pg.Client({ ...stack.env.postgres });
+    await client.connect();
+    const admins = await client.query(`SELECT email FROM identity.users WHERE global_role = 'global_admin'`);
+    const hash = await client.query(`SELECT password_hash FROM identity.users WHERE email = $1`, [
+      adminCredentials.email,
+    ]);
+    await client.end();
+    expect(admins.rows).toEqual([{ email: adminCredentials.email }]);
+    expect(hash.rows[0].password_hash).toMatch(/^\$argon2id\$/);
+  });
+});
+
+describe('logs', () => {
+  it('never contain a password or a session token', () => {
+    const text = stack.logs.text();
+    expect(text).toContain('auth.login_failed');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+});

@@ -1,0 +1,150 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminCredentials,
+  bearer,
+  type IdentityStack,
+  login,
+  type Session,
+  startIdentityStack,
+} from './identityStack.ts';
+
+/** The settings endpoints over HTTP, as the frontend uses them; who may call each is in accessMatrix.ts. */
+let stack: IdentityStack;
+let gateway: FastifyInstance;
+let admin: Session;
+
+beforeAll(async () => {
+  stack = await startIdentityStack();
+  gateway = (stack.gateways[0] as { app: FastifyInstance }).app;
+  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
+});
+afterAll(() => stack.stop());
+
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
+  gateway.inject({
+    method,
+    url,
+    headers: bearer(admin),
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+
+describe('settings over HTTP', () => {
+  it('lists groups in exactly the documented shape', async () => {
+    const response = await call('GET', '/api/settings/groups');
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(Object.keys(body).sort()).toEqual(['data', 'success']);
+    expect(body.success).toBe(true);
+    const smtp = body.data.find((g: { id: string }) => g.id === 'smtp');
+    expect(Object.keys(smtp).sort()).toEqual([
+      'created_at',
+      'description',
+      'icon',
+      'id',
+      'name',
+      'settings',
+      'sort_order',
+      'updated_at',
+    ]);
+    expect(Object.keys(smtp.settings[0]).sort()).toEqual([
+      'created_at',
+      'description',
+      'is_encrypted',
+      'key',
+      'updated_at',
+      'value',
+    ]);
+    expect(Number.isNaN(Date.parse(smtp.created_at))).toBe(false);
+  });
+
+  it('creates, reads, updates and deletes a setting, answering the envelope', async () => {
+    const created = await call('POST', '/api/settings', {
+      key: 'ops.banner',
+      value: 'hello',
+      description: 'Banner',
+      group_id: 'global',
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({
+      success: true,
+      data: { key: 'ops.banner', value: 'hello', group_id: 'global' },
+    });
+    expect((await call('PUT', '/api/settings/ops.banner', { value: 'bye' })).json().data.value).toBe('bye');
+    expect((await call('GET', '/api/settings/ops.banner')).json().data.value).toBe('bye');
+    expect((await call('GET', '/api/settings/group/global')).json().data.map((x: { key: string }) => x.key)).toContain(
+      'ops.banner',
+    );
+    expect((await call('DELETE', '/api/settings/ops.banner')).json()).toEqual({
+      success: true,
+      data: { key: 'ops.banner', deleted: true },
+    });
+    expect((await call('GET', '/api/settings/ops.banner')).statusCode).toBe(404);
+  });
+
+  it('never sends an encrypted value back, in any response or log line', async () => {
+    const secret = 'smtp-Pa55word-never-shown';
+    const responses = [
+      await call('PUT', '/api/settings/smtp.password', { value: secret }),
+      await call('GET', '/api/settings/smtp.password'),
+      await call('GET', '/api/settings'),
+      await call('GET', '/api/settings/groups'),
+      await call('POST', '/api/settings/search', { pattern: 'smtp.*' }),
+      await call('POST', '/api/settings/bulk', { settings: [{ key: 'smtp.password', value: secret }] }),
+    ];
+    for (const response of responses) {
+      expect(response.statusCode).toBe(200);
+      expect(response.body).not.toContain(secret);
+    }
+    expect(responses[1]?.json().data).toMatchObject({ value: null, has_value: true, is_encrypted: true });
+    expect(stack.logs.text()).not.toContain(secret);
+  });
+
+  it('reports encryption health', async () => {
+    const response = await call('GET', '/api/settings/health');
+    expect(response.json()).toMatchObject({ success: true, data: { encryption: { status: 'healthy' } } });
+  });
+
+  it.each([
+    ['a missing value', 'POST', '/api/settings', { key: 'x.y' }, 400, 'validation_failed'],
+    ['a missing key', 'POST', '/api/settings', { value: 'v' }, 400, 'validation_failed'],
+    ['a value of the wrong type', 'POST', '/api/settings', { key: 'x.y', value: 1 }, 400, 'validation_failed'],
+    [
+      'an unknown field',
+      'POST',
+      '/api/settings',
+      { key: 'x.y', value: 'v', category: 'old' },
+      400,
+      'validation_failed',
+    ],
+    ['an unknown group', 'POST', '/api/settings', { key: 'x.y', value: 'v', group_id: 'nope' }, 404, 'not_found'],
+    ['a duplicate key', 'POST', '/api/settings', { key: 'smtp.host', value: 'v' }, 409, 'conflict'],
+    ['an unknown key', 'GET', '/api/settings/no.such.key', undefined, 404, 'not_found'],
+    ['a malformed key in the path', 'GET', '/api/settings/Not%20A%20Key', undefined, 400, 'validation_failed'],
+    ['an empty update', 'PUT', '/api/settings/smtp.host', {}, 400, 'validation_failed'],
+    ['an unknown group id', 'GET', '/api/settings/groups/nope', undefined, 404, 'not_found'],
+    ['a group without a name', 'POST', '/api/settings/groups', { id: 'g1' }, 400, 'validation_failed'],
+    ['a duplicate group', 'POST', '/api/settings/groups', { id: 'smtp', name: 'x' }, 409, 'conflict'],
+    ['a search without pattern', 'POST', '/api/settings/search', {}, 400, 'validation_failed'],
+    ['a search with SQL in it', 'POST', '/api/settings/search', { pattern: "%' OR 1=1 --" }, 400, 'validation_failed'],
+    ['an empty bulk', 'POST', '/api/settings/bulk', { settings: [] }, 400, 'validation_failed'],
+  ] as const)('answers %s with the error envelope', async (_name, method, url, payload, status, code) => {
+    const response = await call(method, url, payload);
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ success: false, error: { code, message: expect.any(String) } });
+  });
+
+  it('rejects a bulk request whole and names each bad item', async () => {
+    const response = await call('POST', '/api/settings/bulk', {
+      settings: [
+        { key: 'bulk.http.a', value: '1' },
+        { key: 'bulk.http.b', value: '2', group_id: 'missing-group' },
+      ],
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.details).toEqual([
+      { index: 1, key: 'bulk.http.b', message: expect.stringContaining('missing-group') },
+    ]);
+    expect((await call('GET', '/api/settings/bulk.http.a')).statusCode).toBe(404);
+  });
+});
