@@ -15,6 +15,7 @@ import {
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
@@ -80,6 +81,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
+    ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

@@ -203,4 +203,7 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ settings: [{ key: `made.b${unique()}`, value: 'v' }] }),
     expect: adminOnly(200),
   },
+  // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
+  // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
+  { method: 'GET', route: '/api/jobs/status', url: () => '/api/jobs/status', expect: adminOnly(503) },
 ];
