@@ -4,8 +4,8 @@
  * table and answers `installations.jobs.log_cleanup`) and the real jobs service on Redis.
  *
  * Reports: the first cleanup as a tick of the jobs service (BullMQ job, duration from its record), the
- * same request made directly over NATS after the table is refilled, a no-op run (the steady state
- * every 10 minutes when nothing is above the limit) and a typical run (100 new lines per installation).
+ * same request made directly over NATS after the table is refilled, a no-op run (nothing above the
+ * limit) before and after vacuum, and a typical run (100 new lines per installation since the last).
  *
  * Needs issue 10 (installations: server logs and the log_cleanup subject). Until that is merged the
  * installations app has no server_logs table and the benchmark stops with a message saying so.
@@ -102,7 +102,11 @@ try {
     await verify(db);
 
     // 3. Nothing above the limit: what most 10-minute ticks cost.
-    report.push({ run: 'no-op (all at the limit)', rows_before: await count(db), ...(await cleanup(client)) });
+    // Straight after the big delete the index still holds 900,000 dead entries to step over; autovacuum
+    // clears them between ticks in production, so the no-op is measured both ways.
+    report.push({ run: 'no-op, right after the delete', rows_before: await count(db), ...(await cleanup(client)) });
+    await db.query('VACUUM ANALYZE server_logs');
+    report.push({ run: 'no-op, after vacuum', rows_before: await count(db), ...(await cleanup(client)) });
 
     // 4. A typical tick: 100 new lines per installation since the last one.
     await db.query(`
