@@ -20,6 +20,7 @@ import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
 import { installationRoutes } from './routes/installationRoutes.ts';
 import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
+import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
@@ -106,6 +107,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       keepAliveMs: deps.sse?.keepAliveMs ?? 30000,
       retryMs: deps.sse?.retryMs ?? 3000,
     }) as RouteDefinition[]),
+    ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

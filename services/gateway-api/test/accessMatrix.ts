@@ -347,6 +347,9 @@ export const accessMatrix: AccessRow[] = [
     expect: teamAManagers(404),
   },
   ...installationRows(),
+  // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
+  // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
+  { method: 'GET', route: '/api/jobs/status', url: () => '/api/jobs/status', expect: adminOnly(503) },
 ];
 
 function installationRows(): AccessRow[] {

@@ -519,6 +519,27 @@ describe('job work', () => {
     expect(checks[0]?.payload).toMatchObject({ check_type: 'credential_validation', team_id: teamA });
   });
 
+  it.each([30_000, 300_000])(
+    'selects each installation once per rotation when ticks are %i ms apart',
+    async (everyMs) => {
+      // Another rotation window than the test above, so its commands do not collide with these.
+      const start = Date.parse('2026-02-01T00:00:00Z');
+      const rotationMs = 15 * 60_000;
+      const seen = new Map<string, number>();
+      for (let at = start; at < start + rotationMs; at += everyMs) {
+        const result = await h.client.request(
+          jobWorkSubjects.credentialValidation,
+          { tick_at: new Date(at).toISOString(), rotation_minutes: 15, every_ms: everyMs },
+          as(jobs),
+        );
+        for (const id of result.installation_ids) seen.set(id, (seen.get(id) ?? 0) + 1);
+      }
+      const installations = await h.sql<{ id: string }>('SELECT id FROM installations.mcp_installations');
+      expect([...seen.keys()].sort()).toEqual(installations.map((i) => i.id).sort());
+      expect([...seen.values()].every((count) => count === 1)).toBe(true);
+    },
+  );
+
   it("aggregates installation statuses into each template's health", async () => {
     const result = await h.client.request(
       jobWorkSubjects.templateHealth,

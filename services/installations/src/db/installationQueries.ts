@@ -137,19 +137,30 @@ export async function stampCheck(
 }
 
 /**
- * Installations due for credential validation at this tick: each installation falls in one minute slot
- * of the rotation (from an md5 of its id, so slots are even and stable across ticks and replicas), so
- * every installation is validated once per rotation and a retried tick selects the same ones.
+ * Installations due for credential validation at the tick at `tickAt`, ticks being `everyMs` apart:
+ * each installation has a fixed phase in the rotation window (from an md5 of its id, so phases are
+ * spread evenly and stable across ticks and replicas), and is due at the tick whose interval
+ * (tickAt - everyMs, tickAt] holds its phase. The intervals tile the time line, so each installation
+ * is validated once per rotation whatever the tick interval, and a retried tick selects the same ones
+ * (services/jobs/README.md has the derivation).
  */
 export async function dueForCredentialValidation(
   db: CommonQueryMethods,
   tickAt: string,
   rotationMinutes: number,
+  everyMs: number,
 ): Promise<readonly { id: string; team_id: string }[]> {
+  const rotationMs = rotationMinutes * 60_000;
   return db.any(sql.unsafe`
     SELECT id, team_id FROM mcp_installations
-    WHERE mod(('x' || substr(md5(id::text), 1, 8))::bit(32)::bigint, ${rotationMinutes})
-        = mod(floor(extract(epoch FROM ${tickAt}::timestamptz) / 60)::bigint, ${rotationMinutes})
+    WHERE mod(
+        mod(
+          floor(extract(epoch FROM ${tickAt}::timestamptz) * 1000)::bigint
+            - mod(('x' || substr(md5(id::text), 1, 8))::bit(32)::bigint, ${rotationMs}::bigint),
+          ${rotationMs}::bigint
+        ) + ${rotationMs}::bigint,
+        ${rotationMs}::bigint
+      ) < ${everyMs}::bigint
     ORDER BY id`) as Promise<readonly { id: string; team_id: string }[]>;
 }
 

@@ -12,7 +12,7 @@ export function serveJobSubjects(bus: Bus, deps: { pool: LivePool; relay: Outbox
   bus.serve(jobWorkSubjects.credentialValidation, async (request, context) => {
     requireService(context.identity);
     const result = await deps.pool.get().transaction(async (tx) => {
-      const due = await dueForCredentialValidation(tx, request.tick_at, request.rotation_minutes);
+      const due = await dueForCredentialValidation(tx, request.tick_at, request.rotation_minutes, request.every_ms);
       let queued = 0;
       for (const installation of due) {
         const fresh = await queueCommand(tx, {
