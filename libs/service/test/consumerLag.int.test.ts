@@ -52,7 +52,7 @@ describe('collectConsumerLag', () => {
     ]);
     const text = await metrics.registry.metrics();
     expect(text).toContain(
-      'orbital_jetstream_consumer_lag_messages{service="lag-test",stream="LAG_TEST",durable="lagging",state="pending"} 3',
+      'orbital_jetstream_consumer_lag_messages{stream="LAG_TEST",durable="lagging",state="pending",service="lag-test"} 3',
     );
     expect(text).toContain('state="ack_pending"} 0');
     expect(text).not.toContain('never_created');
