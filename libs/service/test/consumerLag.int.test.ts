@@ -54,7 +54,7 @@ describe('collectConsumerLag', () => {
     expect(text).toContain(
       'orbital_jetstream_consumer_lag_messages{stream="LAG_TEST",durable="lagging",state="pending",service="lag-test"} 3',
     );
-    expect(text).toContain('state="ack_pending"} 0');
+    expect(text).toContain('state="ack_pending",service="lag-test"} 0');
     expect(text).not.toContain('never_created');
   });
 });
