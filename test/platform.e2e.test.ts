@@ -102,7 +102,7 @@ describe('a platform team, day one', () => {
       body: { slug: 'platform', name: 'Platform' },
     });
     state.team = team.id;
-    const teamAdmin = { email: 'lead@orbital.test', name: 'Lead', password: 'a long pass phrase for the lead' };
+    const teamAdmin = { email: 'lead@orbital.test', name: 'Lead', password: 'seven orbits around a quiet moon' };
     await api('POST', '/api/users', { token: state.admin, body: teamAdmin });
     await api('POST', `/api/teams/${team.id}/members`, {
       token: state.admin,
