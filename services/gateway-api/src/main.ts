@@ -6,6 +6,8 @@ import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
+import { createOAuthModule } from './oauth/createOAuthModule.ts';
+import { createSharedSecretAuthenticator } from './oauth/resourceServerAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -39,6 +41,22 @@ await runService({
       sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
+    if (!config.OAUTH_INTROSPECTION_SECRET) {
+      logger.warn('OAUTH_INTROSPECTION_SECRET is not set: token introspection refuses every satellite');
+    }
+    const oauth = createOAuthModule({
+      pool: identityDb.pool,
+      logger,
+      issuerUrl: new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`),
+      // The seam for satellite API keys (issue 7): replace with an authenticator of registry keys.
+      authenticateResourceServer: createSharedSecretAuthenticator(config.OAUTH_INTROSPECTION_SECRET),
+      lifetimes: {
+        accessTokenSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        refreshTokenSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 86400,
+        authorizationCodeSeconds: config.OAUTH_AUTHORIZATION_CODE_TTL_SECONDS,
+      },
+      personalTokenMaxDays: config.OAUTH_PERSONAL_TOKEN_MAX_DAYS,
+    });
     let draining = false;
     const app = await buildGateway({
       bus,
@@ -47,6 +65,7 @@ await runService({
       trustProxy: config.TRUST_PROXY,
       readiness: { isReady: () => isReady() && !draining },
       identity,
+      oauth,
       metrics,
     });
     await app.listen({ port: config.PORT, host: config.HOST });

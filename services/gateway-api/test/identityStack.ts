@@ -15,6 +15,9 @@ import { buildGateway } from '../src/app.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
+import { createOAuthModule } from '../src/oauth/createOAuthModule.ts';
+import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
+import { createSharedSecretAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
 
 const identityMigrations = join(import.meta.dirname, '../migrations');
 
@@ -65,7 +68,13 @@ export type IdentityStackOptions = {
   loginRateLimits?: LoginRateLimits;
   now?: () => number;
   sessionTtlMs?: number;
+  /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
+  issuerUrl?: URL;
+  oauthLifetimes?: Partial<OAuthLifetimes>;
 };
+
+/** The satellites' introspection credential in every stack. */
+export const introspectionSecret = 'introspection secret of the test stack, 32+ chars';
 
 export const adminCredentials: FirstAdmin = {
   email: 'root@orbital.test',
@@ -133,7 +142,15 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     });
     if (db.pool.isReady()) await identity.afterMigrations();
     await bus.flush();
-    const app = await buildGateway({ bus, logger, readiness: { isReady: () => true }, identity });
+    const oauth = createOAuthModule({
+      pool: db.pool,
+      logger,
+      issuerUrl: options.issuerUrl ?? new URL('http://localhost:3000'),
+      authenticateResourceServer: createSharedSecretAuthenticator(introspectionSecret),
+      ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const app = await buildGateway({ bus, logger, readiness: { isReady: () => true }, identity, oauth });
     const replica = { app, identity, bus, migrate: db.migrate };
     gateways.push(replica);
     const stop = async () => {
