@@ -74,7 +74,7 @@ export type IdentityStackOptions = {
 };
 
 /** The satellites' introspection credential in every stack. */
-export const introspectionSecret = 'introspection secret of the test stack, 32+ chars';
+export const introspectionSecret = 'introspection-secret-of-the-test-stack-0123456789';
 
 export const adminCredentials: FirstAdmin = {
   email: 'root@orbital.test',

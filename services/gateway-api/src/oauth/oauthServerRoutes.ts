@@ -291,12 +291,12 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       access: { kind: 'session' },
       responseShape: 'bare',
       response: z.string(),
-      handler: ({ request, reply, query }) =>
+      handler: ({ request, reply }) =>
         answerOAuth(
           request,
           reply,
           async () => {
-            const input = query as Record<string, unknown>;
+            const input = (request.query ?? {}) as Record<string, unknown>;
             const { client, redirectUri } = await resolveClient(input);
             try {
               parseAuthorization(input);
