@@ -67,7 +67,7 @@ const teamAMembers = (status: number): Record<AccessRole, number> => ({
   team_admin: status,
   team_user: status,
 });
-const pkceParams = 'response_type=code&code_challenge_method=S256&code_challenge=' + 'a'.repeat(43);
+const pkceParams = `response_type=code&code_challenge_method=S256&code_challenge=${'a'.repeat(43)}`;
 
 export const accessMatrix: AccessRow[] = [
   // Database setup runs before any user exists; the stack has already set up, so setup is a 409.

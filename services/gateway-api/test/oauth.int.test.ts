@@ -396,7 +396,7 @@ describe('the token endpoint', () => {
     expect(response.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('rotates refresh tokens, and a reused one revokes the grant', async () => {
+  it('rotates refresh tokens, and one reused after the grace period revokes the grant', async () => {
     const { client, tokens } = await authorizeAlice();
     const refresh = (token: string, clientId = client.client_id) =>
       postForm(app, '/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: token });
@@ -407,6 +407,12 @@ describe('the token endpoint', () => {
     const next = rotated.json();
     expect(next.refresh_token).not.toBe(tokens.refresh_token);
     expect((await introspect(app, next.access_token)).active).toBe(true);
+    // At once: the client racing itself (two requests refreshing together) fails without harm.
+    const raced = await refresh(tokens.refresh_token);
+    expect(raced.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await introspect(app, next.access_token)).active).toBe(true);
+    // Later: a leaked token is being replayed, and the grant ends.
+    clock += 31_000;
     const reused = await refresh(tokens.refresh_token);
     expect(reused.json()).toMatchObject({ error: 'invalid_grant' });
     expect(await introspect(app, next.access_token)).toEqual({ active: false });

@@ -62,6 +62,8 @@ export const oauthPaths = {
 } as const;
 
 const anyObject = z.record(z.string(), z.unknown());
+/** How long after its rotation a refresh token's reuse counts as the client racing itself, not theft. */
+const refreshReuseGraceMs = 30_000;
 const supportedAuthMethods = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 const supportedGrantTypes = ['authorization_code', 'refresh_token'];
 const optionalText = z.string().max(4000).optional();
@@ -488,6 +490,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
               now: new Date(now),
               tokens: issued.tokens,
               grantExpiresAt: issued.grantExpiresAt,
+              reuseGraceMs: refreshReuseGraceMs,
             });
             if (result.kind !== 'rotated') {
               if (result.kind === 'reused') {
@@ -500,6 +503,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
                 {
                   unknown: 'Unknown refresh token',
                   reused: 'The refresh token was already used or revoked',
+                  raced: 'The refresh token was just used by another request of this client',
                   expired: 'The refresh token has expired',
                   wrong_client: 'The refresh token was issued to another client',
                   not_member: 'The user is no longer a member of the team',

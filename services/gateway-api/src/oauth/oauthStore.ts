@@ -189,8 +189,8 @@ export function createOAuthStore(pool: LivePool) {
 
     /**
      * Refresh-token rotation (OAuth 2.1 section 4.3.1): the presented token is revoked and new tokens
-     * issued in one transaction. A refresh token presented again after its rotation means it leaked
-     * (or a client raced itself): the whole grant is revoked. Returns what happened.
+     * issued in one transaction. A refresh token presented again after its rotation means it leaked:
+     * the whole grant is revoked, unless it comes within `reuseGraceMs` (a client racing itself).
      */
     async rotateRefreshToken(input: {
       hash: Buffer;
@@ -198,9 +198,10 @@ export function createOAuthStore(pool: LivePool) {
       now: Date;
       tokens: NewToken[];
       grantExpiresAt: Date;
+      reuseGraceMs: number;
     }): Promise<
       | { kind: 'rotated'; grantId: string; userId: string; teamId: string; scope: string; resource: string | null }
-      | { kind: 'unknown' | 'reused' | 'expired' | 'wrong_client' | 'not_member' }
+      | { kind: 'unknown' | 'reused' | 'raced' | 'expired' | 'wrong_client' | 'not_member' }
     > {
       return db().transaction(async (tx) => {
         const row = await tx.maybeOne(sql.type(refreshRow)`
@@ -215,6 +216,10 @@ export function createOAuthStore(pool: LivePool) {
         if (row.client_id !== input.clientId) return { kind: 'wrong_client' as const };
         if (row.grant_revoked_at !== null) return { kind: 'reused' as const };
         if (row.token_revoked_at !== null) {
+          // A client's concurrent requests (its POST and its SSE stream, both answered 401) refresh at
+          // once with the same token: inside the grace period the loser just fails and uses what the
+          // winner saved. A use after it is a leaked token, and ends the grant.
+          if (input.now.getTime() - row.token_revoked_at < input.reuseGraceMs) return { kind: 'raced' as const };
           await tx.query(sql.unsafe`
             UPDATE identity.oauth_grants SET revoked_at = now() WHERE id = ${row.grant_id} AND revoked_at IS NULL`);
           return { kind: 'reused' as const };
@@ -222,7 +227,7 @@ export function createOAuthStore(pool: LivePool) {
         if (row.token_expires_at <= input.now.getTime()) return { kind: 'expired' as const };
         if (!row.is_member) return { kind: 'not_member' as const };
         await tx.query(sql.unsafe`
-          UPDATE identity.oauth_tokens SET revoked_at = now() WHERE token_hash = ${sql.binary(input.hash)}`);
+          UPDATE identity.oauth_tokens SET revoked_at = ${iso(input.now)} WHERE token_hash = ${sql.binary(input.hash)}`);
         await insertTokens(tx, row.grant_id, input.tokens);
         await tx.query(sql.unsafe`
           UPDATE identity.oauth_grants SET expires_at = ${iso(input.grantExpiresAt)} WHERE id = ${row.grant_id}`);
