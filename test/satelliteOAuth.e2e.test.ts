@@ -154,7 +154,7 @@ class MemoryOAuthProvider implements OAuthClientProvider {
   }
 }
 
-const unescape = (text: string) =>
+const decodeEntities = (text: string) =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
@@ -170,7 +170,7 @@ async function consentInBrowser(authorizationUrl: URL, session: Session, teamId:
   expect(html).toContain(`value="${teamId}"`);
   const fields = new URLSearchParams();
   for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields.set(unescape(match[1] as string), unescape(match[2] as string));
+    fields.set(decodeEntities(match[1] as string), decodeEntities(match[2] as string));
   }
   fields.set('team_id', teamId);
   fields.set('decision', 'approve');
