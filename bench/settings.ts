@@ -54,7 +54,13 @@ try {
   }
   if (!token) throw new Error('could not log in as the bench admin');
 
-  const client = await createBus({ servers: env.natsUrl, name: 'bench-client', prefix: env.subjectPrefix, logger });
+  const client = await createBus({
+    servers: env.natsUrl,
+    name: 'bench-client',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
   const adminIdentity: CallerIdentity = { kind: 'user', userId: 'bench', globalRole: 'global_admin', memberships: [] };
   const headers = { authorization: `Bearer ${token}` };
   const natsRead = () => client.request(settingsSubjects.getSetting, { key: 'smtp.port' }, { identity: adminIdentity });

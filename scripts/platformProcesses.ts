@@ -19,7 +19,11 @@ export const platformProcesses: PlatformProcess[] = [
  * Secrets the services refuse to start without, and the development admin's password: `npm start` generates them once for this machine (random, kept in .orbital/dev.env). ADMIN_PASSWORD
  * is the development admin's password: random per machine, so there are no default credentials.
  */
-export const developmentSecretNames: string[] = ['SERVICE_ENCRYPTION_SECRET', 'ADMIN_PASSWORD'];
+export const developmentSecretNames: string[] = [
+  'SERVICE_ENCRYPTION_SECRET',
+  'ADMIN_PASSWORD',
+  'REGISTRATION_TOKEN_SECRET',
+];
 
 /** The development admin's address; gateway-api creates the account on first start after setup. */
 export const developmentAdminEmail = 'admin@orbital.localhost';

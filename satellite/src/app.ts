@@ -13,7 +13,7 @@ import { createSessionStore, type SessionStore } from './gateway/createSessionSt
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
-import { createFuseToolSearch } from './search/createFuseToolSearch.ts';
+import { createToolSearchIndex } from './search/createToolSearchIndex.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
 
 export type SatelliteApp = {
@@ -83,8 +83,8 @@ export function createSatelliteApp(options: {
   });
   const handlers = createToolHandlers({
     runtime,
-    search: options.search ?? createFuseToolSearch(),
-    ...(options.search ? {} : { createSearch: createFuseToolSearch }),
+    search: options.search ?? createToolSearchIndex(),
+    ...(options.search ? {} : { createSearch: createToolSearchIndex }),
     validator: createArgumentValidator(),
   });
 

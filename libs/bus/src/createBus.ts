@@ -32,6 +32,14 @@ export type BusOptions = {
   requestTimeoutMs?: number;
   /** Told the duration and outcome of every request sent and every request handled (for metrics). */
   observer?: BusObserver;
+  /**
+   * Caps the size of every stream this bus creates (ensureStream). JetStream reserves a stream's whole
+   * max_bytes on the server when the stream is created, so machines where many stacks or test runs share
+   * one NATS server set a small cap; production leaves it unset and gets the sizes of libs/contracts.
+   */
+  streamMaxBytes?: number;
+  /** Copies of every stream this bus creates: 1 on a single server, 3 on a production NATS cluster. */
+  streamReplicas?: number;
 };
 
 export type BusObserver = {
@@ -65,6 +73,10 @@ export type ServeOptions = {
 export type Bus = {
   readonly connection: NatsConnection;
   readonly prefix: string;
+  /** See BusOptions.streamMaxBytes. */
+  readonly streamMaxBytes?: number;
+  /** See BusOptions.streamReplicas. */
+  readonly streamReplicas?: number;
   /** The subject as it is on the wire, with the deployment prefix. */
   subject(name: string): string;
   request<S extends SubjectDef>(def: S, payload: RequestOf<S>, context: RequestContext): Promise<ReplyOf<S>>;
@@ -88,7 +100,10 @@ export async function createBus(options: BusOptions): Promise<Bus> {
 
 export function createBusFromConnection(
   connection: NatsConnection,
-  options: Pick<BusOptions, 'prefix' | 'logger' | 'requestTimeoutMs' | 'observer'>,
+  options: Pick<
+    BusOptions,
+    'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes' | 'streamReplicas'
+  >,
 ): Bus {
   const observer = options.observer;
   const prefix = options.prefix ?? '';
@@ -182,6 +197,8 @@ export function createBusFromConnection(
   return {
     connection,
     prefix,
+    ...(options.streamMaxBytes ? { streamMaxBytes: options.streamMaxBytes } : {}),
+    ...(options.streamReplicas ? { streamReplicas: options.streamReplicas } : {}),
     subject,
     request,
     serve,

@@ -1,4 +1,12 @@
 export {
+  type BatchEventHandler,
+  type ConsumeOptions,
+  consumeDurable,
+  type DurableConsumer,
+  defaultBackoffMs,
+  type EventHandler,
+} from './consumeDurable.ts';
+export {
   type Bus,
   type BusObserver,
   type BusOptions,
@@ -9,14 +17,9 @@ export {
   type RequestContext,
   type ServeOptions,
 } from './createBus.ts';
-export {
-  type ConsumeOptions,
-  consumeDurable,
-  type DurableConsumer,
-  type EventHandler,
-  ensureStream,
-  type PublishOptions,
-  publishJson,
-  type StreamDefinition,
-} from './jetstream.ts';
+export { type EnsureStreamOptions, ensureStream, streamConfig } from './ensureStream.ts';
+export { translatePublishError } from './jetStreamErrors.ts';
+export { listParked, type ParkedMessage, replayParked } from './listParked.ts';
 export { translateRequestError } from './natsErrors.ts';
+export { type PublishOptions, type PublishResult, publishData, publishJson } from './publishJson.ts';
+export { durableName, streamName } from './streamName.ts';

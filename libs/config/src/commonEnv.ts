@@ -29,6 +29,11 @@ export const natsEnv = z.object({
     .regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, - and _ only')
     .default(''),
   NATS_REQUEST_TIMEOUT_MS: positiveInt.default(5000),
+  // Caps every JetStream stream's size. JetStream reserves a stream's whole size when it is created, so
+  // development machines and test runs sharing one NATS server set it; production leaves it unset.
+  NATS_STREAM_MAX_BYTES: positiveInt.optional(),
+  // Copies of every JetStream stream: 1 on a single server, 3 on a production NATS cluster.
+  NATS_STREAM_REPLICAS: positiveInt.max(5).default(1),
 });
 
 export const redisEnv = z.object({

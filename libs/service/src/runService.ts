@@ -51,6 +51,8 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
       logger,
       requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
       observer: metrics.busObserver,
+      ...(config.NATS_STREAM_MAX_BYTES ? { streamMaxBytes: config.NATS_STREAM_MAX_BYTES } : {}),
+      streamReplicas: config.NATS_STREAM_REPLICAS,
     });
     const isReady = () => started && !stopping && !bus.connection.isClosed();
     const opsServer =

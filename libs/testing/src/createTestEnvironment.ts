@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { startContainer } from './containers.ts';
 import { defaults, type Endpoint, hasDocker, InfrastructureMissingError, isReachable } from './infrastructure.ts';
@@ -10,6 +12,11 @@ export type TestEnvironment = {
   natsUrl: string;
   /** Subject prefix isolating this run's NATS traffic and streams. */
   subjectPrefix: string;
+  /**
+   * Cap of this run's stream sizes (give it to createBus as streamMaxBytes): JetStream reserves each
+   * stream's whole size, so runs sharing a server with production sizes would exhaust its storage.
+   */
+  streamMaxBytes: number;
   redisUrl: string;
   /** BullMQ prefix isolating this run's queues. */
   queuePrefix: string;
@@ -51,12 +58,14 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
   const natsUrl = `nats://${natsEndpoint.host}:${natsEndpoint.port}`;
   const redisUrl = `redis://${redisEndpoint.host}:${redisEndpoint.port}`;
   const subjectPrefix = `t${runId}`;
+  const streamMaxBytes = 64 * 1024 * 1024;
   const queuePrefix = `orbital-test-${runId}`;
   return {
     runId,
     postgres: { host: pgEndpoint.host, port: pgEndpoint.port, database, user },
     natsUrl,
     subjectPrefix,
+    streamMaxBytes,
     redisUrl,
     queuePrefix,
     env: {
@@ -67,10 +76,12 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       POSTGRES_SSL: 'false',
       NATS_URL: natsUrl,
       NATS_SUBJECT_PREFIX: subjectPrefix,
+      NATS_STREAM_MAX_BYTES: String(streamMaxBytes),
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: queuePrefix,
       // A fresh secret per run: nothing a test encrypts is readable by another run.
       SERVICE_ENCRYPTION_SECRET: randomBytes(32).toString('base64url'),
+      REGISTRATION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     },
     async cleanup() {
       if (options.withDatabase !== false) {
@@ -79,7 +90,22 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
         await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
         await client.end();
       }
+      await deleteStreams(natsUrl, subjectPrefix);
       for (const stop of stops.reverse()) await stop();
     },
   };
+}
+
+/** JetStream streams outlive connections: remove the ones this run created (named `<prefix>...`). */
+async function deleteStreams(natsUrl: string, subjectPrefix: string): Promise<void> {
+  const connection = await connect({ servers: natsUrl, noAsyncTraces: true });
+  try {
+    const jsm = await jetstreamManager(connection);
+    for await (const name of jsm.streams.names()) {
+      // Also the streams of buses given a derived prefix (`<prefix>x`, as some tests and benchmarks do).
+      if (name.startsWith(subjectPrefix)) await jsm.streams.delete(name);
+    }
+  } finally {
+    await connection.close();
+  }
 }

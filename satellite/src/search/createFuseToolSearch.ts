@@ -1,38 +1,23 @@
-import Fuse, { type IFuseOptions } from 'fuse.js';
+import Fuse from 'fuse.js';
 import type { SearchableTool, SearchResult, ToolSearchIndex } from './searchableTool.ts';
-
-/** The spec's search options ("Meta-tool discover_mcp_tools"); `ignoreLocation` makes it full text. */
-export const fuseToolSearchOptions: IFuseOptions<SearchableTool> = {
-  keys: [
-    { name: 'name', weight: 0.4 },
-    { name: 'description', weight: 0.35 },
-    { name: 'server_slug', weight: 0.25 },
-  ],
-  threshold: 0.3,
-  minMatchCharLength: 2,
-  useExtendedSearch: true,
-  ignoreLocation: true,
-  includeScore: true,
-};
+import { toolSearchFuseOptions } from './toolSearchFuseOptions.ts';
 
 /**
- * The reference implementation of discovery search: plain Fuse.js with the spec's options, its index
- * rebuilt only when the tool list given to `setTools` is a different array. Faster indexes must
- * return what this returns.
+ * The reference discovery search: plain Fuse.js, the index built from the current tool list on every
+ * search, as the spec describes it. It is the yardstick `createToolSearchIndex` must equal exactly.
+ *
+ * A blank query is where Fuse.js returns the first `limit` tools in list order and no score; they are
+ * reported with score 1 (no match evidence) so the result shape stays the same.
  */
 export function createFuseToolSearch(): ToolSearchIndex {
-  let tools: readonly SearchableTool[] | undefined;
-  let fuse = new Fuse<SearchableTool>([], fuseToolSearchOptions);
+  let tools: readonly SearchableTool[] = [];
   return {
     setTools(next) {
-      if (next === tools) return;
       tools = next;
-      fuse = new Fuse([...next], fuseToolSearchOptions);
     },
-    search(query, limit) {
-      return fuse
-        .search(query, { limit })
-        .map((result): SearchResult => ({ tool: result.item, score: result.score ?? 0 }));
+    search(query, limit): SearchResult[] {
+      const fuse = new Fuse(tools, toolSearchFuseOptions);
+      return fuse.search(query, { limit }).map((result) => ({ tool: result.item, score: result.score ?? 1 }));
     },
   };
 }

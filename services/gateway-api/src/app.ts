@@ -5,6 +5,7 @@ import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
 import type { ServiceMetrics } from '@orbital/service';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { EventRateLimiter } from './events/createEventRateLimiter.ts';
 import {
   type AccessResolver,
   publicOnlyAccess,
@@ -14,8 +15,11 @@ import {
 } from './http/defineRoute.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
+import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
+import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
+import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -35,6 +39,8 @@ export type GatewayDeps = {
   oauth?: { routes: RouteDefinition[] };
   /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
   metrics?: ServiceMetrics;
+  /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
+  eventRateLimiter?: EventRateLimiter;
 };
 
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
@@ -93,6 +99,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
     ...(deps.oauth?.routes ?? []),
+    ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
+    ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
+    ...(eventRoutes(deps.bus, {
+      ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
+    }) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

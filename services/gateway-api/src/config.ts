@@ -5,8 +5,12 @@ export const gatewayConfigSchema = z.object({
   ...postgresEnv.shape,
   ...natsEnv.shape,
   ...logEnv.shape,
-  // Login rate limits live in Redis so they hold across replicas; QUEUE_PREFIX namespaces the keys.
+  // Login and event-batch rate limits live in Redis so they hold across replicas; QUEUE_PREFIX
+  // namespaces the keys.
   ...redisEnv.shape,
+  // Event batches one satellite may send per window (spec: one every 3 s; room for a shutdown flush).
+  EVENTS_RATE_LIMIT_MAX_REQUESTS: positiveInt.default(120),
+  EVENTS_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   PORT: port.default(3000),
   // 0.0.0.0 inside containers; 127.0.0.1 keeps a development machine's gateway private.
   HOST: z.string().default('0.0.0.0'),

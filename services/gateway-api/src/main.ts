@@ -4,10 +4,12 @@ import { runService, startDatabaseOwner } from '@orbital/service';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
+import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 import { createOAuthModule } from './oauth/createOAuthModule.ts';
 import { createSharedSecretAuthenticator } from './oauth/resourceServerAuthenticator.ts';
+import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -30,6 +32,7 @@ await runService({
       logger,
       onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
     });
+    const satellites = await createSatelliteAuthenticator({ bus, logger });
     identity = await createIdentityModule({
       bus,
       pool: identityDb.pool,
@@ -39,6 +42,7 @@ await runService({
       firstAdmin,
       sessionTtlMs: config.SESSION_TTL_HOURS * 3600 * 1000,
       sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
+      satellite: satellites.authenticate,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
     if (!config.OAUTH_INTROSPECTION_SECRET) {
@@ -57,6 +61,15 @@ await runService({
       },
       personalTokenMaxDays: config.OAUTH_PERSONAL_TOKEN_MAX_DAYS,
     });
+    const eventRateLimiter = createEventRateLimiter({
+      redis,
+      keyPrefix: config.QUEUE_PREFIX,
+      logger,
+      limit: {
+        maxRequests: config.EVENTS_RATE_LIMIT_MAX_REQUESTS,
+        windowSeconds: config.EVENTS_RATE_LIMIT_WINDOW_SECONDS,
+      },
+    });
     let draining = false;
     const app = await buildGateway({
       bus,
@@ -67,6 +80,7 @@ await runService({
       identity,
       oauth,
       metrics,
+      eventRateLimiter,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {
@@ -76,6 +90,7 @@ await runService({
           run: async () => {
             draining = true;
             await app.close();
+            satellites.stop();
           },
         },
         { name: 'stop identity', run: () => identity.stop() },

@@ -5,6 +5,8 @@ import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import { createLogger, type Logger } from '@orbital/logger';
+import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
+import { configSchema as registryConfigSchema } from '@orbital/satellite-registry/config';
 import { startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
@@ -18,6 +20,7 @@ import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
 import { createOAuthModule } from '../src/oauth/createOAuthModule.ts';
 import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
 import { createSharedSecretAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
+import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
 
 const identityMigrations = join(import.meta.dirname, '../migrations');
 
@@ -99,6 +102,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       servers: env.natsUrl,
       name,
       prefix: env.subjectPrefix,
+      streamMaxBytes: env.streamMaxBytes,
       logger,
       requestTimeoutMs: 3000,
     });
@@ -114,6 +118,12 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       DB_SETUP_SERVICE_TIMEOUT_MS: '500',
     }),
   });
+  // The registry answers the satellite routes (the access matrix covers them too).
+  const registry = await createRegistryApp({
+    bus: await newBus('registry'),
+    logger,
+    config: loadConfig(registryConfigSchema, env.env),
+  });
   const gateways: GatewayReplica[] = [];
 
   async function addGateway(): Promise<GatewayReplica> {
@@ -121,6 +131,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     const redis = new Redis(env.redisUrl);
     redises.push(redis);
     let identity: IdentityModule | null = null;
+    const satellites = await createSatelliteAuthenticator({ bus, logger });
     const db = await startDatabaseOwner({
       bus,
       owner: 'identity',
@@ -139,6 +150,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.sessionTtlMs ? { sessionTtlMs: options.sessionTtlMs } : {}),
+      satellite: satellites.authenticate,
     });
     if (db.pool.isReady()) await identity.afterMigrations();
     await bus.flush();
@@ -155,6 +167,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     gateways.push(replica);
     const stop = async () => {
       await app.close();
+      satellites.stop();
       await identity.stop();
       await db.pool.end();
     };
@@ -181,6 +194,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     async stop() {
       for (const stop of stoppers) await stop();
       for (const bus of buses) await bus.drain();
+      await registry.database.pool.end();
       for (const redis of redises) redis.disconnect();
       await env.cleanup();
     },

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { Bus } from '@orbital/bus';
+import { type Bus, ensureStream } from '@orbital/bus';
+import { installationEventsStream } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
@@ -13,6 +14,8 @@ export async function createApp(deps: {
   logger: Logger;
   config: Config;
 }): Promise<{ database: DatabaseOwnerHandle }> {
+  // Installations owns its domain event stream (evt.installation.*).
+  await ensureStream(deps.bus, installationEventsStream);
   const database = await startDatabaseOwner({
     bus: deps.bus,
     owner: 'installations',

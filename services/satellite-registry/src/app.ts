@@ -1,24 +1,66 @@
 import { fileURLToPath } from 'node:url';
-import type { Bus } from '@orbital/bus';
+import { type Bus, ensureStream } from '@orbital/bus';
+import { commandEventsStream, satelliteEventsStream } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
 import type { Config } from './config.ts';
+import { createCommandQueue } from './domain/commandQueue.ts';
+import { createConfigurationDistribution } from './domain/distributeConfiguration.ts';
+import { createRegistration } from './domain/registerSatellite.ts';
+import { createRegistrationTokenSigner } from './domain/registrationTokenSigner.ts';
+import type { RegistryDeps } from './domain/registryDeps.ts';
+import { createSatelliteOperations } from './domain/satelliteOperations.ts';
+import { createTokenOperations } from './domain/tokenOperations.ts';
+import { type RegistryOperations, serveRegistryHandlers } from './handlers/serveRegistryHandlers.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
-/** Wires the service onto a bus. No environment access: tests build the same app. */
+export type RegistryApp = { database: DatabaseOwnerHandle; operations: RegistryOperations };
+
+/**
+ * Wires the service onto a bus. No environment access: tests build the same app, and may pass a clock
+ * (`now`) to move time for token expiry and command leases, and cheaper Argon2 options.
+ */
 export async function createApp(deps: {
   bus: Bus;
   logger: Logger;
   config: Config;
-}): Promise<{ database: DatabaseOwnerHandle }> {
+  now?: () => Date;
+  argon2Options?: RegistryDeps['argon2Options'];
+}): Promise<RegistryApp> {
+  const { bus, logger, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  // The registry owns the satellite event and command event streams: it creates them, and brings them
+  // to the definitions in libs/contracts at every start.
+  await ensureStream(deps.bus, satelliteEventsStream);
+  await ensureStream(deps.bus, commandEventsStream);
   const database = await startDatabaseOwner({
-    bus: deps.bus,
+    bus,
     owner: 'registry',
-    connection: postgresConnectionFromEnv(deps.config),
+    connection: postgresConnectionFromEnv(config),
     migrationsDir,
-    logger: deps.logger,
+    logger,
+    // Queries run often (every poll of every satellite); more connections than the default ten.
+    maximumPoolSize: 20,
   });
-  return { database };
+  const shared: RegistryDeps = {
+    pool: database.pool,
+    bus,
+    logger,
+    now,
+    signer: createRegistrationTokenSigner({ secret: config.REGISTRATION_TOKEN_SECRET, now }),
+    leaseMs: config.COMMAND_LEASE_MS,
+    heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS,
+    ...(deps.argon2Options ? { argon2Options: deps.argon2Options } : {}),
+  };
+  const operations: RegistryOperations = {
+    tokens: createTokenOperations(shared),
+    register: createRegistration(shared),
+    commands: createCommandQueue(shared),
+    satellites: createSatelliteOperations(shared),
+    configurationFor: createConfigurationDistribution(shared),
+  };
+  serveRegistryHandlers(bus, operations);
+  return { database, operations };
 }

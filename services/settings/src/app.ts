@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { Bus } from '@orbital/bus';
-import { settingsCacheSyncSubject } from '@orbital/contracts';
+import { type Bus, ensureStream } from '@orbital/bus';
+import { settingsCacheSyncSubject, settingsEventsStream } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
@@ -35,6 +35,8 @@ export async function createSettingsApp(deps: {
     await loadPluginExtensions(config.SETTINGS_PLUGIN_MODULES),
   );
   const cache = createSettingsCache();
+  // Settings owns EVENTS_SETTINGS, so evt.settings.changed is kept for durable consumers.
+  await ensureStream(bus, settingsEventsStream);
 
   // Broadcast changes from other replicas; subscribed before the first load so none is missed.
   bus.connection.subscribe(bus.subject(settingsCacheSyncSubject), {

@@ -44,6 +44,7 @@ export async function startReplica(env: TestEnvironment, extraEnv: Record<string
     servers: env.natsUrl,
     name: 'settings-test',
     prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
     logger,
     requestTimeoutMs: 3000,
   });
@@ -78,6 +79,7 @@ export async function clientBus(env: TestEnvironment): Promise<Bus> {
     servers: env.natsUrl,
     name: 'settings-client',
     prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
     logger: createLogger({ name: 'client', level: 'silent' }),
     requestTimeoutMs: 3000,
   });

@@ -1,4 +1,6 @@
 export * from './commands.ts';
+export * from './eventBatch.ts';
+export * from './eventDescriptions.ts';
 export * from './events.ts';
 export * from './installationStatus.ts';
 export * from './serverConfiguration.ts';

@@ -24,8 +24,9 @@ export type Access =
   | SatelliteAccess;
 
 /**
- * Extension point for the satellite registry: a route a satellite calls with its API key, limited to
- * the satellite whose id is the path parameter `satelliteParam`. `users` optionally also admits a
+ * A route a satellite calls with its API key (src/satellites/createSatelliteAuthenticator.ts), limited
+ * to the satellite whose id is the path parameter `satelliteParam` (any other id is 403). Reusable by
+ * every satellite-facing route (commands, heartbeat, results, config, events). `users` optionally also admits a
  * logged-in user holding that global permission (the spec: satellite endpoints accept user cookies too).
  * The identity module resolves this kind only when a `SatelliteAuthenticator` is given to it;
  * otherwise such a route answers 500 `internal`, so a missing wiring cannot fail open.

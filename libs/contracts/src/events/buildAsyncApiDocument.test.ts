@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { satelliteEventTypes } from '../satellite/events.ts';
+import { buildAsyncApiDocument } from './buildAsyncApiDocument.ts';
+import { domainEvents } from './domainEvents.ts';
+
+type Doc = {
+  channels: Record<string, { address: string; 'x-jetstream-stream': { name: string } }>;
+  components: { messages: Record<string, { payload: { required?: string[] }; 'x-origin'?: string }> };
+};
+const document = buildAsyncApiDocument() as unknown as Doc;
+
+describe('AsyncAPI document', () => {
+  it('is checked in as generated: run `npm run asyncapi` after changing a contract', () => {
+    // The one file read of this unit test: the generated reference must match the catalogue.
+    const checkedIn = JSON.parse(readFileSync(new URL('../../../../docs/asyncapi.json', import.meta.url), 'utf8'));
+    expect(checkedIn).toEqual(buildAsyncApiDocument());
+  });
+
+  it('has a channel per satellite event type and per domain event, with its stream', () => {
+    const addresses = Object.values(document.channels).map((c) => c.address);
+    for (const type of satelliteEventTypes) expect(addresses).toContain(`evt.satellite.{satellite_id}.${type}`);
+    for (const event of domainEvents) expect(addresses).toContain(event.subject);
+    expect(addresses).toContain('parked.{durable}');
+    expect(document.channels.satellite_mcp_server_crashed?.['x-jetstream-stream'].name).toBe('EVENTS_SATELLITE');
+  });
+
+  it('describes the envelope with its client id, and marks the types the spec does not define', () => {
+    const crashed = document.components.messages.satellite_mcp_server_crashed;
+    expect(crashed?.payload.required).toEqual(['id', 'type', 'timestamp', 'data']);
+    const ours = Object.entries(document.components.messages)
+      .filter(([, message]) => message['x-origin'] === 'ours')
+      .map(([id]) => id);
+    expect(ours).toEqual([
+      'satellite_mcp_server_status_changed',
+      'satellite_mcp_tool_executed',
+      'satellite_mcp_server_logs',
+    ]);
+  });
+});

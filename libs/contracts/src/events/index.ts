@@ -1,0 +1,3 @@
+export * from './buildAsyncApiDocument.ts';
+export * from './domainEvents.ts';
+export * from './eventStreams.ts';

@@ -1,0 +1,4 @@
+export * from './apiKeyFormat.ts';
+export * from './installationConfigSubject.ts';
+export * from './registrySchemas.ts';
+export * from './registrySubjects.ts';

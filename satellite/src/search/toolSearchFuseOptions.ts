@@ -1,0 +1,22 @@
+import type { IFuseOptions } from 'fuse.js';
+import type { SearchableTool } from './searchableTool.ts';
+
+/**
+ * The Fuse.js options of discovery, exactly as spec.md "Meta-tool discover_mcp_tools" states them.
+ * `ignoreLocation` makes the search full text: a word anywhere in a description matches with the same
+ * score as at its start. Both the reference search and the fast index read this one constant, so they
+ * cannot drift apart.
+ */
+export const toolSearchFuseOptions = {
+  keys: [
+    { name: 'name', weight: 0.4 },
+    { name: 'description', weight: 0.35 },
+    { name: 'server_slug', weight: 0.25 },
+  ],
+  threshold: 0.3,
+  minMatchCharLength: 2,
+  useExtendedSearch: true,
+  ignoreLocation: true,
+  includeScore: true,
+  shouldSort: true,
+} as const satisfies IFuseOptions<SearchableTool>;

@@ -1,0 +1,180 @@
+/**
+ * Offline validation of deploy/: every Kubernetes object is checked against the Kubernetes API schemas
+ * (kubernetes-models), each overlay is rendered with `kubectl kustomize` when kubectl is installed and
+ * its output checked the same way, and the rules we hold ourselves to are checked on what renders:
+ * probes, resources, a grace period longer than the drain, a PodDisruptionBudget per Deployment,
+ * autoscalers that point at Deployments, non-root read-only containers. Run: `npm run check:deploy`.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+type K8sObject = { apiVersion?: string; kind?: string; metadata?: { name?: string }; [key: string]: unknown };
+
+const root = resolve(import.meta.dirname, '..');
+const kubernetesDir = join(root, 'deploy/kubernetes');
+const problems: string[] = [];
+let checked = 0;
+
+/** Kinds from operators' CRDs: their schemas are not in the core API; only their shape is checked. */
+const customKinds = new Set(['postgresql.cnpg.io/v1/Cluster']);
+
+async function validateObject(object: K8sObject, where: string): Promise<void> {
+  const { apiVersion, kind } = object;
+  if (!apiVersion || !kind) {
+    problems.push(`${where}: missing apiVersion or kind`);
+    return;
+  }
+  if (customKinds.has(`${apiVersion}/${kind}`)) {
+    if (!object.metadata?.name) problems.push(`${where}: ${kind} without a name`);
+    checked += 1;
+    return;
+  }
+  const modulePath = `kubernetes-models/${apiVersion.includes('/') ? apiVersion : apiVersion}/${kind}`;
+  let Model: new (data: unknown) => { validate(): void };
+  try {
+    const loaded = (await import(modulePath)) as Record<string, new (data: unknown) => { validate(): void }>;
+    Model = loaded[kind] as typeof Model;
+  } catch {
+    problems.push(`${where}: unknown kind ${apiVersion} ${kind}`);
+    return;
+  }
+  try {
+    new Model(object).validate();
+    checked += 1;
+  } catch (error) {
+    problems.push(`${where}: ${kind} ${object.metadata?.name ?? ''}: ${(error as Error).message}`);
+  }
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return entry.endsWith('.yaml') && entry !== 'kustomization.yaml' && !entry.endsWith('.values.yaml') ? [path] : [];
+  });
+}
+
+function parse(text: string, where: string): K8sObject[] {
+  return parseAllDocuments(text).flatMap((doc) => {
+    if (doc.errors.length > 0) {
+      problems.push(`${where}: ${doc.errors[0]?.message}`);
+      return [];
+    }
+    const value = doc.toJS() as K8sObject | null;
+    return value ? [value] : [];
+  });
+}
+
+/** Our own rules, on a rendered overlay. */
+function checkPolicies(objects: K8sObject[], overlay: string): void {
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const pdbTargets = new Set(
+    objects
+      .filter((o) => o.kind === 'PodDisruptionBudget')
+      .map(
+        (o) =>
+          (o.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels[
+            'app.kubernetes.io/name'
+          ],
+      ),
+  );
+  for (const deployment of deployments) {
+    const name = deployment.metadata?.name ?? '?';
+    const pod = (deployment.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+    const where = `${overlay}: Deployment ${name}`;
+    if (typeof pod.terminationGracePeriodSeconds !== 'number' || pod.terminationGracePeriodSeconds <= 20) {
+      problems.push(`${where}: terminationGracePeriodSeconds must exceed the 20 s drain deadline`);
+    }
+    const securityContext = pod.securityContext as { runAsNonRoot?: boolean } | undefined;
+    if (!securityContext?.runAsNonRoot) problems.push(`${where}: must run as non-root`);
+    for (const container of pod.containers as Array<Record<string, unknown>>) {
+      for (const field of ['readinessProbe', 'livenessProbe', 'resources']) {
+        if (!container[field]) problems.push(`${where}: container ${container.name} has no ${field}`);
+      }
+      const limits = (container.resources as { limits?: Record<string, string> } | undefined)?.limits;
+      if (!limits?.memory || !limits.cpu)
+        problems.push(`${where}: container ${container.name} needs cpu and memory limits`);
+      const sc = container.securityContext as
+        | { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean }
+        | undefined;
+      if (!sc?.readOnlyRootFilesystem || sc.allowPrivilegeEscalation !== false) {
+        problems.push(`${where}: container ${container.name} must be read-only without privilege escalation`);
+      }
+    }
+    if (name !== 'satellite' && !pdbTargets.has(name)) problems.push(`${where}: no PodDisruptionBudget`);
+  }
+  for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')) {
+    const target = (hpa.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef;
+    if (!deployments.some((d) => d.metadata?.name === target.name)) {
+      problems.push(
+        `${overlay}: HorizontalPodAutoscaler ${hpa.metadata?.name} targets a missing ${target.kind} ${target.name}`,
+      );
+    }
+  }
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  if (!policies.some((p) => p.metadata?.name === 'orbital-default-deny-ingress')) {
+    problems.push(`${overlay}: the default-deny ingress NetworkPolicy is missing`);
+  }
+}
+
+function kubectlAvailable(): boolean {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// 1. Every manifest file on its own.
+for (const file of yamlFiles(kubernetesDir)) {
+  for (const object of parse(readFileSync(file, 'utf8'), relative(root, file)))
+    await validateObject(object, relative(root, file));
+}
+
+// 2. Each overlay as kustomize renders it, with the example secrets standing in for the real ones.
+const overlays = readdirSync(join(kubernetesDir, 'overlays')).filter((d) =>
+  statSync(join(kubernetesDir, 'overlays', d)).isDirectory(),
+);
+if (kubectlAvailable()) {
+  const scratch = mkdtempSync(join(tmpdir(), 'orbital-kustomize-'));
+  cpSync(kubernetesDir, scratch, { recursive: true });
+  for (const overlay of overlays) {
+    const dir = join(scratch, 'overlays', overlay);
+    if (!existsSync(join(dir, 'secrets.env')))
+      cpSync(join(scratch, 'overlays/production/secrets.env.example'), join(dir, 'secrets.env'));
+    let rendered: string;
+    try {
+      rendered = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+    } catch (error) {
+      problems.push(`overlays/${overlay}: kustomize failed: ${(error as Error).message}`);
+      continue;
+    }
+    const objects = parse(rendered, `overlays/${overlay}`);
+    for (const object of objects) await validateObject(object, `overlays/${overlay} (rendered)`);
+    checkPolicies(objects, `overlays/${overlay}`);
+  }
+} else {
+  console.warn('kubectl is not installed: overlays were not rendered; only the manifest files were validated.');
+}
+
+// 3. The compose file parses and every Orbital service in it runs a known entry.
+const compose = parse(readFileSync(join(root, 'deploy/compose.yaml'), 'utf8'), 'deploy/compose.yaml')[0] as {
+  services?: Record<string, { command?: string[] }>;
+};
+const entries = ['gateway-api', 'settings', 'satellite-registry', 'installations', 'jobs', 'satellite'];
+for (const entry of entries) {
+  if (compose?.services?.[entry]?.command?.[0] !== entry)
+    problems.push(`deploy/compose.yaml: service ${entry} missing or not running its entry`);
+}
+
+if (problems.length > 0) {
+  console.error(`deploy/ has ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  process.exit(1);
+}
+console.log(
+  `deploy/: ${checked} Kubernetes objects valid across the manifest files and ${overlays.length} rendered overlays; compose file consistent.`,
+);

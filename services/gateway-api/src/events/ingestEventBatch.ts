@@ -1,0 +1,108 @@
+import { type Bus, publishJson } from '@orbital/bus';
+import {
+  type CallerIdentity,
+  type EventBatchReply,
+  type EventResult,
+  eventBatchRequest,
+  headerNames,
+  maxEventsPerBatch,
+  parseSatelliteEvent,
+  type SatelliteEvent,
+  satelliteEventSubject,
+} from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+
+export type SatelliteIdentity = Extract<CallerIdentity, { kind: 'satellite' }>;
+
+export type IngestOptions = {
+  requestId?: string;
+  /** How long to wait for JetStream to store each event before answering 503. */
+  publishTimeoutMs?: number;
+};
+
+function teamOf(event: SatelliteEvent): string | null {
+  const data = event.data as { team_id?: string | null };
+  return data.team_id ?? null;
+}
+
+/**
+ * The Nats-Msg-Id of an event: its client id, scoped by the satellite, so a satellite that reuses ids
+ * (a bug, or a key holder with bad intent) can only ever suppress its own events, never another's.
+ */
+export function eventMessageId(satelliteId: string, eventId: string): string {
+  return `${satelliteId}:${eventId}`;
+}
+
+/**
+ * Validates a batch of satellite events one by one and stores the valid ones in JetStream
+ * (`evt.satellite.<satellite_id>.<type>`, the satellite and its team in headers), answering per event.
+ *
+ * - The whole body is refused (400) only when it is not `{events: [...]}` with 1 to 100 events.
+ * - An invalid event, or one naming a team a team satellite does not serve, is `rejected` with the
+ *   reason: it can never succeed, so the satellite drops it. The others are stored regardless.
+ * - When JetStream does not confirm every valid event, the call fails with `unavailable` (503) and the
+ *   satellite keeps the whole batch; the events that were stored are dropped as duplicates on the retry.
+ */
+export async function ingestEventBatch(
+  bus: Bus,
+  satellite: SatelliteIdentity,
+  body: unknown,
+  options: IngestOptions = {},
+): Promise<EventBatchReply> {
+  const batch = eventBatchRequest.safeParse(body);
+  if (!batch.success) {
+    throw new AppError(
+      'validation_failed',
+      `The body must be {"events": [...]} with 1 to ${maxEventsPerBatch} events`,
+      {
+        details: batch.error.issues.map((i) => ({
+          path: ['body', ...i.path.map(String)].join('.'),
+          message: i.message,
+        })),
+      },
+    );
+  }
+  const headers: Record<string, string> = { [headerNames.satelliteId]: satellite.satelliteId };
+  if (satellite.teamId) headers[headerNames.teamId] = satellite.teamId;
+  if (options.requestId) headers[headerNames.requestId] = options.requestId;
+
+  const results: EventResult[] = [];
+  const stored: Promise<void>[] = [];
+  batch.data.events.forEach((raw, index) => {
+    const rawId = (raw as { id?: unknown } | null)?.id;
+    const id = typeof rawId === 'string' ? rawId : null;
+    const parsed = parseSatelliteEvent(raw);
+    if (!parsed.success) {
+      results[index] = {
+        index,
+        id,
+        status: 'rejected',
+        error: { code: 'validation_failed', message: 'The event does not match its type', details: parsed.issues },
+      };
+      return;
+    }
+    const event = parsed.event;
+    const team = teamOf(event);
+    if (satellite.satelliteType === 'team' && team !== null && team !== satellite.teamId) {
+      results[index] = {
+        index,
+        id,
+        status: 'rejected',
+        error: { code: 'forbidden', message: 'A team satellite may only report events of its own team' },
+      };
+      return;
+    }
+    stored.push(
+      publishJson(bus, satelliteEventSubject(satellite.satelliteId, event.type), event, {
+        msgId: eventMessageId(satellite.satelliteId, event.id),
+        headers,
+        ...(options.publishTimeoutMs ? { timeoutMs: options.publishTimeoutMs } : {}),
+      }).then((ack) => {
+        results[index] = { index, id: event.id, status: 'accepted', duplicate: ack.duplicate };
+      }),
+    );
+  });
+  await Promise.all(stored);
+  const accepted = results.filter((r) => r.status === 'accepted').length;
+  return { accepted, rejected: results.length - accepted, results };
+}

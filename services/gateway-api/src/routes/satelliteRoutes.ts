@@ -1,0 +1,94 @@
+import type { Bus } from '@orbital/bus';
+import {
+  commandPollReply,
+  commandResult,
+  heartbeatBody,
+  heartbeatReply,
+  registerSatelliteBody,
+  registerSatelliteReply,
+  registrySubjects,
+  satelliteConfiguration,
+} from '@orbital/contracts';
+import { z } from 'zod';
+import { defineRoute } from '../http/defineRoute.ts';
+
+const satelliteParams = z.object({ id: z.uuid() }).strict();
+const own = { kind: 'satellite', satelliteParam: 'id' } as const;
+const tags = ['satellites'];
+
+/**
+ * The routes satellites call (spec "Satellite to backend" and DESIGN.md): registration with a
+ * registration token, then everything else with the satellite's API key on its own id only.
+ */
+export function satelliteRoutes(bus: Bus) {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/api/satellites/register',
+      summary: 'Register a satellite with a registration token (Authorization: Bearer service_satellite_<token>)',
+      tags,
+      // The token is checked by the registry, which owns the tokens; the header travels to it untouched.
+      access: { kind: 'public' },
+      body: registerSatelliteBody,
+      response: registerSatelliteReply,
+      successStatus: 201,
+      handler: ({ body, request, identity, requestId }) =>
+        bus.request(
+          registrySubjects.register,
+          { authorization: request.headers.authorization ?? null, client_ip: request.ip, body },
+          { identity, requestId },
+        ),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/satellites/:id/commands',
+      summary: 'Poll: lease pending commands (priority, then age) and learn when to poll next',
+      tags,
+      access: own,
+      params: satelliteParams,
+      querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }).strict(),
+      response: commandPollReply,
+      handler: ({ params, query, identity, requestId }) =>
+        bus.request(
+          registrySubjects.pollCommands,
+          { satellite_id: params.id, limit: query.limit },
+          { identity, requestId },
+        ),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/satellites/:id/heartbeat',
+      summary: 'Report status and metrics (every 30 seconds); the first heartbeat activates the satellite',
+      tags,
+      access: own,
+      params: satelliteParams,
+      body: heartbeatBody,
+      response: heartbeatReply,
+      handler: ({ params, body, identity, requestId }) =>
+        bus.request(registrySubjects.heartbeat, { satellite_id: params.id, heartbeat: body }, { identity, requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/satellites/:id/command-results',
+      summary: "Report a command's progress or result (idempotent by command id and status)",
+      tags,
+      access: own,
+      params: satelliteParams,
+      body: commandResult,
+      response: z.object({ command_id: z.string(), status: z.string(), changed: z.boolean() }),
+      handler: ({ params, body, identity, requestId }) =>
+        bus.request(registrySubjects.reportResult, { satellite_id: params.id, result: body }, { identity, requestId }),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/satellites/:id/config',
+      summary: 'The merged configuration of the MCP servers this satellite runs',
+      tags,
+      access: own,
+      params: satelliteParams,
+      response: satelliteConfiguration,
+      handler: ({ params, identity, requestId }) =>
+        bus.request(registrySubjects.getConfiguration, { satellite_id: params.id }, { identity, requestId }),
+    }),
+  ];
+}

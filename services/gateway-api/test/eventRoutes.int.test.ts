@@ -1,0 +1,169 @@
+import { type Bus, createBus, ensureStream } from '@orbital/bus';
+import { type CallerIdentity, satelliteEventsStream } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import { createLogger } from '@orbital/logger';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../src/app.ts';
+import { createEventRateLimiter } from '../src/events/createEventRateLimiter.ts';
+import type { AccessResolver } from '../src/http/defineRoute.ts';
+import { createAccessResolver } from '../src/identity/createAccessResolver.ts';
+import { configRefreshedEvent, crashedEvent } from './eventFixtures.ts';
+import { refuseSatelliteKeys } from './refuseSatelliteKeys.ts';
+
+const logger = createLogger({ name: 'event-routes-test', level: 'silent' });
+let env: TestEnvironment;
+let bus: Bus;
+let redis: Redis;
+const gateways: FastifyInstance[] = [];
+
+/**
+ * Stands in for the registry's API-key resolver, which has not landed (issue 7): a bearer token names
+ * the satellite, and a satellite reaches only its own id, as the real resolver will enforce.
+ */
+const testSatelliteAccess: AccessResolver = async (request, access) => {
+  if (access.kind !== 'satellite') throw new AppError('internal', 'unexpected access kind');
+  const token = request.headers.authorization?.replace(/^Bearer /, '');
+  if (!token?.startsWith('test-key-')) throw new AppError('unauthenticated', 'Satellite authentication failed');
+  const satelliteId = token.slice('test-key-'.length);
+  if ((request.params as Record<string, string>)[access.satelliteParam] !== satelliteId) {
+    throw new AppError('forbidden', 'A satellite may only use its own id');
+  }
+  return { kind: 'satellite', satelliteId, satelliteType: 'global', teamId: null } satisfies CallerIdentity;
+};
+
+async function gateway(options: { resolveAccess?: AccessResolver; maxRequests?: number; busOverride?: Bus } = {}) {
+  const app = await buildGateway({
+    bus: options.busOverride ?? bus,
+    logger,
+    readiness: { isReady: () => true },
+    ...(options.resolveAccess ? { identity: { routes: [], resolveAccess: options.resolveAccess } } : {}),
+    eventRateLimiter: createEventRateLimiter({
+      redis,
+      keyPrefix: env.queuePrefix,
+      logger,
+      limit: { maxRequests: options.maxRequests ?? 1000, windowSeconds: 60 },
+    }),
+  });
+  gateways.push(app);
+  return app;
+}
+
+const post = (
+  app: FastifyInstance,
+  satelliteId: string,
+  body: unknown,
+  key: string | null = `test-key-${satelliteId}`,
+) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/satellites/${satelliteId}/events`,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    payload: body as object,
+  });
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ withDatabase: false });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'gateway',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
+  await ensureStream(bus, satelliteEventsStream);
+  redis = new Redis(env.redisUrl);
+});
+afterAll(async () => {
+  for (const app of gateways) await app.close();
+  await bus.drain();
+  await redis.quit();
+  await env.cleanup();
+});
+
+describe('POST /api/satellites/:id/events', () => {
+  it('answers 401 to every request while satellite keys are refused, as main.ts wires it until the registry lands', async () => {
+    // The identity resolver with the stand-in authenticator main.ts gives it; no sessions exist here.
+    const app = await gateway({
+      resolveAccess: createAccessResolver({ authenticate: async () => null, satellite: refuseSatelliteKeys }),
+    });
+    for (const key of [null, 'test-key-sat-1', 'garbage']) {
+      const response = await post(app, 'sat-1', { events: [configRefreshedEvent()] }, key);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
+    }
+  });
+
+  it('answers per event with 200, and 400 only for a body that is not a batch', async () => {
+    const app = await gateway({ resolveAccess: testSatelliteAccess });
+    const good = crashedEvent();
+    const response = await post(app, 'sat-1', { events: [good, { ...good, id: 'not-a-uuid' }] });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      success: true,
+      data: {
+        accepted: 1,
+        rejected: 1,
+        results: [
+          { index: 0, id: good.id, status: 'accepted', duplicate: false },
+          {
+            index: 1,
+            id: 'not-a-uuid',
+            status: 'rejected',
+            error: expect.objectContaining({ code: 'validation_failed' }),
+          },
+        ],
+      },
+    });
+    for (const body of [{ events: [] }, { events: Array(101).fill(good) }, { nothing: true }]) {
+      const refused = await post(app, 'sat-1', body);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ success: false, error: { code: 'validation_failed' } });
+    }
+  });
+
+  it("refuses a key used on another satellite's path with 403 and a bad key with 401", async () => {
+    const app = await gateway({ resolveAccess: testSatelliteAccess });
+    expect((await post(app, 'sat-2', { events: [configRefreshedEvent()] }, 'test-key-sat-1')).statusCode).toBe(403);
+    expect((await post(app, 'sat-1', { events: [configRefreshedEvent()] }, 'wrong')).statusCode).toBe(401);
+  });
+
+  it('limits batches per satellite across gateway replicas with 429 and Retry-After', async () => {
+    const [a, b] = [
+      await gateway({ resolveAccess: testSatelliteAccess, maxRequests: 3 }),
+      await gateway({ resolveAccess: testSatelliteAccess, maxRequests: 3 }),
+    ];
+    const statuses = [];
+    for (const app of [a, b, a, b])
+      statuses.push((await post(app, 'sat-busy', { events: [configRefreshedEvent()] })).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await post(a, 'sat-busy', { events: [configRefreshedEvent()] });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json()).toMatchObject({
+      error: { code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } },
+    });
+    // Another satellite has its own budget.
+    expect((await post(b, 'sat-quiet', { events: [configRefreshedEvent()] })).statusCode).toBe(200);
+  });
+
+  it('answers 503 when JetStream cannot store the events, so the satellite keeps them', async () => {
+    const noStream = await createBus({
+      servers: env.natsUrl,
+      name: 'gw-2',
+      prefix: `${env.subjectPrefix}y`,
+      logger,
+      requestTimeoutMs: 1000,
+    });
+    try {
+      const app = await gateway({ resolveAccess: testSatelliteAccess, busOverride: noStream });
+      const response = await post(app, 'sat-1', { events: [configRefreshedEvent()] });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toMatchObject({ success: false, error: { code: 'unavailable' } });
+    } finally {
+      await noStream.drain();
+    }
+  });
+});

@@ -1,0 +1,183 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { type Bus, consumeDurable, createBus, type DurableConsumer, ensureStream } from '@orbital/bus';
+import { headerNames, type SatelliteEvent, satelliteEventsStream } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import { createLogger } from '@orbital/logger';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventMessageId, ingestEventBatch, type SatelliteIdentity } from '../src/events/ingestEventBatch.ts';
+import { configRefreshedEvent, crashedEvent, toolExecutedEvent } from './eventFixtures.ts';
+
+const logger = createLogger({ name: 'ingest-test', level: 'silent' });
+let env: TestEnvironment;
+let bus: Bus;
+let consumer: DurableConsumer;
+type Stored = { event: SatelliteEvent; subject: string; headers: Record<string, string> };
+const stored: Stored[] = [];
+const waiters: Array<() => void> = [];
+
+const globalSatellite: SatelliteIdentity = {
+  kind: 'satellite',
+  satelliteId: 'sat-global',
+  satelliteType: 'global',
+  teamId: null,
+};
+const teamSatellite: SatelliteIdentity = {
+  kind: 'satellite',
+  satelliteId: 'sat-team',
+  satelliteType: 'team',
+  teamId: 'team-1',
+};
+
+function record(payload: unknown, msg: JsMsg) {
+  const headers: Record<string, string> = {};
+  for (const [key, values] of msg.headers ?? []) headers[key] = values[0] ?? '';
+  stored.push({ event: payload as SatelliteEvent, subject: msg.subject, headers });
+  for (const wake of waiters.splice(0)) wake();
+}
+
+/** The consumer's view once it has `count` events; a marker event published last proves nothing more is coming. */
+async function storedUpTo(marker: string): Promise<Stored[]> {
+  while (!stored.some((s) => s.event.id === marker)) await new Promise<void>((resolve) => waiters.push(resolve));
+  return stored.splice(0);
+}
+
+async function sendMarker(): Promise<string> {
+  const marker = configRefreshedEvent();
+  await ingestEventBatch(bus, globalSatellite, { events: [marker] });
+  return marker.id;
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ withDatabase: false });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'gateway',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger,
+  });
+  await ensureStream(bus, satelliteEventsStream);
+  consumer = await consumeDurable(bus, {
+    stream: satelliteEventsStream.name,
+    durable: 'ingest-test',
+    filterSubjects: ['evt.satellite.>'],
+    logger,
+    handler: async (payload, msg) => record(payload, msg),
+  });
+});
+afterAll(async () => {
+  await consumer.stop();
+  await bus.drain();
+  await env.cleanup();
+});
+
+describe('ingestEventBatch over JetStream', () => {
+  it('stores exactly the valid events of a mixed batch and says which were rejected and why', async () => {
+    const valid = [crashedEvent(), toolExecutedEvent(), configRefreshedEvent()];
+    const badData = crashedEvent('team-1', { will_restart: 'yes' });
+    const unknownType = { ...configRefreshedEvent(), type: 'mcp.server.exploded' };
+    const noId = { type: 'config.refreshed', timestamp: new Date().toISOString(), data: configRefreshedEvent().data };
+    const events = [valid[0], badData, valid[1], unknownType, 'not an event', noId, valid[2]];
+
+    const reply = await ingestEventBatch(bus, globalSatellite, { events }, { requestId: 'req-1' });
+
+    expect(reply.accepted).toBe(3);
+    expect(reply.rejected).toBe(4);
+    expect(reply.results.map((r) => [r.index, r.status])).toEqual([
+      [0, 'accepted'],
+      [1, 'rejected'],
+      [2, 'accepted'],
+      [3, 'rejected'],
+      [4, 'rejected'],
+      [5, 'rejected'],
+      [6, 'accepted'],
+    ]);
+    expect(reply.results[1]).toMatchObject({
+      id: badData.id,
+      error: { code: 'validation_failed', details: [expect.objectContaining({ path: 'data.will_restart' })] },
+    });
+    expect(reply.results[4]).toMatchObject({ id: null, error: { code: 'validation_failed' } });
+
+    const marker = await sendMarker();
+    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    expect(seen.map((s) => s.event.id)).toEqual(valid.map((e) => e.id));
+    expect(seen[0]).toMatchObject({
+      subject: `${env.subjectPrefix}.evt.satellite.sat-global.mcp.server.crashed`,
+      event: { type: 'mcp.server.crashed', data: { will_restart: true, team_id: 'team-1' } },
+      headers: {
+        [headerNames.satelliteId]: 'sat-global',
+        [headerNames.requestId]: 'req-1',
+        'Nats-Msg-Id': eventMessageId('sat-global', valid[0]?.id as string),
+      },
+    });
+    // A global satellite has no team of its own: no team header.
+    expect(seen[0]?.headers[headerNames.teamId]).toBeUndefined();
+  });
+
+  it('delivers a batch sent twice to consumers once, and says the retry held duplicates', async () => {
+    const events = [crashedEvent(), toolExecutedEvent()];
+    const first = await ingestEventBatch(bus, teamSatellite, { events });
+    const retry = await ingestEventBatch(bus, teamSatellite, { events });
+    expect(first.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([false, false]);
+    expect(retry.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([true, true]);
+
+    const marker = await sendMarker();
+    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
+    expect(seen[0]?.headers).toMatchObject({ [headerNames.satelliteId]: 'sat-team', [headerNames.teamId]: 'team-1' });
+  });
+
+  it('keeps the same client id of two satellites apart', async () => {
+    const event = configRefreshedEvent();
+    await ingestEventBatch(bus, globalSatellite, { events: [event] });
+    const other = await ingestEventBatch(bus, teamSatellite, { events: [event] });
+    expect(other.results[0]).toMatchObject({ status: 'accepted', duplicate: false });
+    const marker = await sendMarker();
+    expect((await storedUpTo(marker)).filter((s) => s.event.id === event.id)).toHaveLength(2);
+  });
+
+  it("rejects a team satellite's event about another team, and accepts its team's", async () => {
+    const reply = await ingestEventBatch(bus, teamSatellite, {
+      events: [crashedEvent('team-2'), crashedEvent('team-1'), configRefreshedEvent()],
+    });
+    expect(reply.results.map((r) => (r.status === 'rejected' ? r.error.code : r.status))).toEqual([
+      'forbidden',
+      'accepted',
+      'accepted',
+    ]);
+  });
+
+  it('refuses a body that is not a batch of 1 to 100 events as a whole', async () => {
+    for (const body of [null, 'events', {}, { events: 'x' }, { events: [] }, { events: Array(101).fill({}) }]) {
+      const error = await ingestEventBatch(bus, globalSatellite, body).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('validation_failed');
+    }
+    const hundred = await ingestEventBatch(bus, globalSatellite, {
+      events: Array.from({ length: 100 }, () => configRefreshedEvent()),
+    });
+    expect(hundred.accepted).toBe(100);
+  });
+
+  it('answers unavailable, storing nothing it reports, when JetStream has no stream for the events', async () => {
+    const elsewhere = await createBus({
+      servers: env.natsUrl,
+      name: 'no-stream',
+      prefix: `${env.subjectPrefix}x`,
+      logger,
+    });
+    try {
+      const error = await ingestEventBatch(
+        elsewhere,
+        globalSatellite,
+        { events: [configRefreshedEvent(), { bad: true }] },
+        { publishTimeoutMs: 1000 },
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('unavailable');
+    } finally {
+      await elsewhere.drain();
+    }
+  });
+});

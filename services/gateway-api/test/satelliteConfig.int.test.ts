@@ -1,0 +1,89 @@
+import type { InstallationConfigRecord } from '@orbital/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, registerSatellite, type SatelliteStack, startSatelliteStack } from './satelliteHarness.ts';
+
+let stack: SatelliteStack;
+beforeAll(async () => {
+  stack = await startSatelliteStack();
+  stack.installations.push(
+    installation('a-files', 'team-a', 'alpha', {
+      team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
+    }),
+    installation('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
+    installation('b-files', 'team-b', 'beta', {}),
+    installation('leak-b', 'team-b', 'beta', {}),
+  );
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function installation(
+  id: string,
+  teamId: string,
+  teamSlug: string,
+  overrides: Partial<InstallationConfigRecord>,
+): InstallationConfigRecord {
+  return {
+    installation_id: id,
+    installation_name: id,
+    team_id: teamId,
+    team_slug: teamSlug,
+    server_slug: 'filesystem',
+    transport: 'stdio',
+    template_config: JSON.stringify({ command: 'npx', args: ['-y', '@mcp/fs'], env: { MODE: 'ro' } }),
+    team_config: '{}',
+    user_config: null,
+    settings: {},
+    ...overrides,
+  };
+}
+
+async function configOf(satellite: { id: string; apiKey: string }) {
+  const response = await call(stack, satellite, 'GET', `${satellite.id}/config`);
+  expect(response.statusCode).toBe(200);
+  return response.json().data as { servers: Array<Record<string, unknown>> };
+}
+
+describe('GET /api/satellites/:id/config', () => {
+  it("gives a team satellite its team's installations only, merged, with secrets in the response", async () => {
+    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-a' }, 'cfg-a');
+    const { servers } = await configOf(sat);
+    expect(stack.installationRequests.at(-1)).toEqual({ team_ids: ['team-a'] });
+    // a-broken is skipped (invalid JSON), leak-b dropped (another team), a-files served.
+    expect(servers).toEqual([
+      {
+        process_id: 'filesystem-alpha-a-files',
+        installation_id: 'a-files',
+        installation_name: 'a-files',
+        team_id: 'team-a',
+        team_slug: 'alpha',
+        server_slug: 'filesystem',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', '@mcp/fs', '/srv/a'],
+        env: { MODE: 'rw', API_TOKEN: 'team-a-secret' },
+        headers: {},
+        settings: { request_logging_enabled: false },
+      },
+    ]);
+  });
+
+  it('gives a global satellite every team, still skipping the invalid installation', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'cfg-global');
+    const { servers } = await configOf(sat);
+    expect(stack.installationRequests.at(-1)).toEqual({ team_ids: null });
+    expect(servers.map((s) => s.process_id).sort()).toEqual([
+      'filesystem-alpha-a-files',
+      'filesystem-beta-b-files',
+      'filesystem-beta-leak-b',
+    ]);
+  });
+
+  it("refuses another satellite's configuration", async () => {
+    const a = await registerSatellite(stack, { scope: 'team', team_id: 'team-a' }, 'cfg-own');
+    const b = await registerSatellite(stack, { scope: 'team', team_id: 'team-b' }, 'cfg-other');
+    const response = await call(stack, a, 'GET', `${b.id}/config`);
+    expect(response.statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,64 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { satelliteEventsStream } from '@orbital/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crashedEvent } from './eventFixtures.ts';
+import { type Registered, registerSatellite, type SatelliteStack, startSatelliteStack } from './satelliteHarness.ts';
+
+/**
+ * The events endpoint with real satellites: registered through the registry, authenticated by their
+ * API keys, each confined to its own id, a team satellite to its own team's events.
+ */
+let stack: SatelliteStack;
+let teamSatellite: Registered;
+let other: Registered;
+
+beforeAll(async () => {
+  stack = await startSatelliteStack();
+  teamSatellite = await registerSatellite(stack, { scope: 'team', team_id: 'team-ev' }, 'events-team');
+  other = await registerSatellite(stack, { scope: 'global' }, 'events-other');
+});
+afterAll(() => stack.stop());
+
+const send = (satelliteId: string, body: unknown, key?: string) =>
+  stack.gateway.inject({
+    method: 'POST',
+    url: `/api/satellites/${satelliteId}/events`,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    payload: body as object,
+  });
+
+describe('POST /api/satellites/:id/events with registered satellites', () => {
+  it('stores the valid events of its own team and says which were rejected', async () => {
+    const good = crashedEvent('team-ev');
+    const otherTeam = crashedEvent('team-elsewhere');
+    const broken = { ...crashedEvent('team-ev'), data: { nope: true } };
+    const response = await send(teamSatellite.id, { events: [good, otherTeam, broken] }, teamSatellite.apiKey);
+    expect(response.statusCode).toBe(200);
+    const { data } = response.json();
+    expect(data).toMatchObject({ accepted: 1, rejected: 2 });
+    expect(data.results.map((r: { status: string; error?: { code: string } }) => r.error?.code ?? r.status)).toEqual([
+      'accepted',
+      'forbidden',
+      'validation_failed',
+    ]);
+
+    // The accepted event is in JetStream, under the satellite's own subject.
+    const jsm = await jetstreamManager(stack.adminBus.connection);
+    const stream = stack.adminBus.prefix
+      ? `${stack.adminBus.prefix}_${satelliteEventsStream.name}`
+      : satelliteEventsStream.name;
+    const stored = await jsm.streams.getMessage(stream, {
+      last_by_subj: stack.adminBus.subject(`evt.satellite.${teamSatellite.id}.mcp.server.crashed`),
+    });
+    expect(stored?.json()).toMatchObject({ id: good.id, data: { team_id: 'team-ev' } });
+  });
+
+  it('refuses a satellite on another satellite id, and requests without a valid key', async () => {
+    expect((await send(other.id, { events: [crashedEvent()] }, teamSatellite.apiKey)).statusCode).toBe(403);
+    expect((await send(teamSatellite.id, { events: [crashedEvent('team-ev')] })).statusCode).toBe(401);
+    const forged = `${teamSatellite.apiKey.split('.')[0]}.not-the-secret`;
+    const refused = await send(teamSatellite.id, { events: [crashedEvent('team-ev')] }, forged);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
+  });
+});

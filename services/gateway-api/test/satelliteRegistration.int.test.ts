@@ -1,0 +1,308 @@
+import { registrySubjects } from '@orbital/contracts';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  activate,
+  call,
+  createToken,
+  globalAdmin,
+  heartbeatBody,
+  registerSatellite,
+  registerWith,
+  type SatelliteStack,
+  satelliteBody,
+  startSatelliteStack,
+  teamMember,
+} from './satelliteHarness.ts';
+
+let stack: SatelliteStack;
+beforeAll(async () => {
+  stack = await startSatelliteStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const refusal = (reason: string) => ({
+  success: false,
+  error: {
+    code: expect.any(String),
+    message: expect.any(String),
+    instructions: expect.any(String),
+    details: { reason },
+  },
+});
+
+async function refusedRegistrations() {
+  const { rows } = await stack.db.query(
+    "SELECT details->>'reason' AS reason FROM satellite_usage_logs WHERE action = 'registration_refused' ORDER BY id",
+  );
+  return rows.map((r) => r.reason);
+}
+
+describe('registration tokens', () => {
+  it('are generated for global admins and shown once, then listed without the token', async () => {
+    const created = await createToken(stack, { scope: 'global' });
+    expect(created).toMatchObject({ scope: 'global', team_id: null, state: 'active' });
+    expect(created.authorization).toBe(`Bearer service_satellite_${created.token}`);
+    expect(Date.parse(created.expires_at) - Date.parse(created.created_at)).toBe(60 * 60000);
+    const listed = await stack.adminBus.request(
+      registrySubjects.listTokens,
+      { target: { scope: 'global' } },
+      { identity: globalAdmin },
+    );
+    const entry = listed.find((t) => t.id === created.id);
+    expect(entry).toMatchObject({ state: 'active' });
+    expect(JSON.stringify(listed)).not.toContain(created.token);
+  });
+
+  it('follow the roles: team admins and member global users for their team, nobody else', async () => {
+    const teamToken = await createToken(
+      stack,
+      { scope: 'team', team_id: 'team-t' },
+      teamMember('team-t', 'team_admin'),
+    );
+    expect(teamToken).toMatchObject({ scope: 'team', team_id: 'team-t' });
+    // spec: global_user may register team satellites within their memberships.
+    await expect(
+      createToken(stack, { scope: 'team', team_id: 'team-t' }, teamMember('team-t', 'team_user')),
+    ).resolves.toMatchObject({ scope: 'team' });
+    await expect(
+      createToken(stack, { scope: 'team', team_id: 'team-other' }, teamMember('team-t', 'team_admin')),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(createToken(stack, { scope: 'global' }, teamMember('team-t', 'team_admin'))).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(
+      stack.adminBus.request(
+        registrySubjects.listTokens,
+        { target: { scope: 'team', team_id: 'team-t' } },
+        { identity: teamMember('team-t', 'team_user') },
+      ),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      stack.adminBus.request(
+        registrySubjects.createToken,
+        { target: { scope: 'global' }, options: {} },
+        { identity: { kind: 'anonymous' } },
+      ),
+    ).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('can be revoked before use, and a revoked token registers nothing', async () => {
+    const token = await createToken(stack, { scope: 'team', team_id: 'team-r' });
+    await expect(
+      stack.adminBus.request(
+        registrySubjects.revokeToken,
+        { target: { scope: 'team', team_id: 'team-other' }, token_id: token.id },
+        { identity: globalAdmin },
+      ),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    const revoked = await stack.adminBus.request(
+      registrySubjects.revokeToken,
+      { target: { scope: 'team', team_id: 'team-r' }, token_id: token.id },
+      { identity: teamMember('team-r', 'team_admin') },
+    );
+    expect(revoked.state).toBe('revoked');
+    const response = await registerWith(stack, token.authorization, satelliteBody('revoked'));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject(refusal('revoked'));
+  });
+});
+
+describe('POST /api/satellites/register', () => {
+  it('issues an API key once, stores only its Argon2 hash, and starts inactive', async () => {
+    const token = await createToken(stack, { scope: 'team', team_id: 'team-a' });
+    const response = await registerWith(stack, token.authorization, {
+      ...satelliteBody('edge-1'),
+      satellite_url: 'https://edge-1.example.com',
+    });
+    expect(response.statusCode).toBe(201);
+    const { data } = response.json();
+    expect(data).toEqual({
+      satellite_id: expect.any(String),
+      api_key: expect.stringMatching(/^sk_[0-9a-f]{24}\.[A-Za-z0-9_-]{43}$/),
+      status: 'inactive',
+      satellite_type: 'team',
+      team_id: 'team-a',
+    });
+    const secret = data.api_key.split('.')[1];
+    const { rows } = await stack.db.query('SELECT * FROM satellites WHERE id = $1', [data.satellite_id]);
+    expect(rows[0].api_key_hash).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify(rows[0])).not.toContain(secret);
+    expect(rows[0]).toMatchObject({ status: 'inactive', satellite_type: 'team', team_id: 'team-a' });
+  });
+
+  it('refuses a replayed token with 401 and instructions', async () => {
+    const token = await createToken(stack, { scope: 'global' });
+    expect((await registerWith(stack, token.authorization, satelliteBody('first'))).statusCode).toBe(201);
+    const replay = await registerWith(stack, token.authorization, satelliteBody('second'));
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json()).toMatchObject(refusal('already_used'));
+  });
+
+  it('lets exactly one of two concurrent registrations with one token through', async () => {
+    const token = await createToken(stack, { scope: 'global' });
+    const responses = await Promise.all(
+      ['racer-1', 'racer-2', 'racer-3'].map((name) => registerWith(stack, token.authorization, satelliteBody(name))),
+    );
+    expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 401, 401]);
+    const { rows } = await stack.db.query('SELECT id FROM satellites WHERE registration_token_id = $1', [token.id]);
+    expect(rows).toHaveLength(1);
+    const winner = responses.find((r) => r.statusCode === 201)?.json().data;
+    expect(rows[0].id).toBe(winner.satellite_id);
+  });
+
+  it.each([
+    ['no Authorization header', undefined, 'missing'],
+    ['a header without the service_satellite_ prefix', 'Bearer abc.def.ghi', 'malformed'],
+    ['a token that is not a JWT', 'Bearer service_satellite_nonsense', 'invalid'],
+  ])('refuses %s with 401 and instructions', async (_name, header, reason) => {
+    const response = await registerWith(stack, header, satelliteBody('x'));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject(refusal(reason));
+  });
+
+  it('refuses a token signed with another secret', async () => {
+    const forged = await new SignJWT({ scope: 'global' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setJti('7b0c5f0e-8d63-4a7e-9f53-0a1e2d3c4b5a')
+      .setIssuer('orbital-registry')
+      .setAudience('satellite-registration')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('x'.repeat(48)));
+    const response = await registerWith(stack, `Bearer service_satellite_${forged}`, satelliteBody('x'));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject(refusal('invalid'));
+  });
+
+  it('refuses an expired token', async () => {
+    const token = await createToken(stack, { scope: 'global' }, globalAdmin, 5);
+    stack.clock.advance(5 * 60000 + 1000);
+    const response = await registerWith(stack, token.authorization, satelliteBody('late'));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject(refusal('expired'));
+  });
+
+  it('refuses a token of the wrong scope with 403', async () => {
+    const teamToken = await createToken(stack, { scope: 'team', team_id: 'team-a' });
+    const asGlobal = await registerWith(stack, teamToken.authorization, {
+      ...satelliteBody('x'),
+      satellite_type: 'global',
+    });
+    expect(asGlobal.statusCode).toBe(403);
+    expect(asGlobal.json()).toMatchObject(refusal('wrong_scope'));
+    const otherTeam = await registerWith(stack, teamToken.authorization, { ...satelliteBody('x'), team_id: 'team-b' });
+    expect(otherTeam.statusCode).toBe(403);
+    // The refused attempts did not consume the token.
+    expect((await registerWith(stack, teamToken.authorization, satelliteBody('x'))).statusCode).toBe(201);
+  });
+
+  it('records every refusal as a security event', async () => {
+    const reasons = await refusedRegistrations();
+    expect(new Set(reasons)).toEqual(
+      new Set(['revoked', 'already_used', 'missing', 'malformed', 'invalid', 'expired', 'wrong_scope']),
+    );
+  });
+
+  it('answers 400 for a body without a name', async () => {
+    const token = await createToken(stack, { scope: 'global' });
+    const response = await registerWith(stack, token.authorization, { capabilities: [] });
+    expect(response.statusCode).toBe(400);
+  });
+});
+
+describe('satellite API keys', () => {
+  it("give a satellite its own paths only: another satellite's id is 403", async () => {
+    const a = await registerSatellite(stack, { scope: 'global' }, 'a');
+    const b = await registerSatellite(stack, { scope: 'global' }, 'b');
+    for (const [method, path] of [
+      ['GET', `${b.id}/commands`],
+      ['GET', `${b.id}/config`],
+      ['POST', `${b.id}/heartbeat`],
+      ['POST', `${b.id}/command-results`],
+    ] as const) {
+      const body =
+        method === 'POST'
+          ? path.endsWith('heartbeat')
+            ? heartbeatBody()
+            : { command_id: a.id, status: 'acknowledged' }
+          : undefined;
+      const response = await call(stack, a, method, path, body);
+      expect(response.statusCode, path).toBe(403);
+      expect(response.json()).toMatchObject({
+        success: false,
+        error: { code: 'forbidden', instructions: expect.any(String) },
+      });
+    }
+    expect((await call(stack, a, 'GET', `${a.id}/commands`)).statusCode).toBe(200);
+  });
+
+  it('answer 401 with a structured error for a missing, malformed, unknown or wrong key', async () => {
+    const a = await registerSatellite(stack, { scope: 'global' }, 'keys');
+    const [keyId, secret] = a.apiKey.split('.') as [string, string];
+    const wrongSecret = `${keyId}.${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const unknownId = `sk_${'0'.repeat(24)}.${secret}`;
+    for (const apiKey of ['nonsense', wrongSecret, unknownId, wrongSecret]) {
+      const response = await call(stack, a, 'GET', `${a.id}/commands`, undefined, { apiKey });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({
+        success: false,
+        error: { code: 'unauthenticated', message: expect.any(String), instructions: expect.any(String) },
+      });
+    }
+    const none = await stack.gateway.inject({ method: 'GET', url: `/api/satellites/${a.id}/commands` });
+    expect(none.statusCode).toBe(401);
+  });
+
+  it('are verified once and then served from the cache', async () => {
+    const a = await registerSatellite(stack, { scope: 'global' }, 'cached');
+    const before = stack.satellites.cache.size();
+    await Promise.all([1, 2, 3, 4].map(() => call(stack, a, 'GET', `${a.id}/commands`)));
+    expect(stack.satellites.cache.size()).toBe(before + 1);
+  });
+
+  it('stop working on every replica when the satellite is revoked', async () => {
+    const a = await registerSatellite(stack, { scope: 'team', team_id: 'team-rev' }, 'revoked');
+    await activate(stack, a);
+    const cachedBefore = stack.satellites.cache.size();
+    await stack.adminBus.request(
+      registrySubjects.revokeSatellite,
+      { satellite_id: a.id },
+      { identity: teamMember('team-rev', 'team_admin') },
+    );
+    await vi.waitFor(() => expect(stack.satellites.cache.size()).toBe(cachedBefore - 1));
+    const response = await call(stack, a, 'GET', `${a.id}/commands`);
+    expect(response.statusCode).toBe(401);
+  });
+
+  it("enforce a team satellite's IP allowlist", async () => {
+    const a = await registerSatellite(stack, { scope: 'team', team_id: 'team-ip' }, 'fenced');
+    await stack.adminBus.request(
+      registrySubjects.updateAllowlist,
+      { satellite_id: a.id, ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'] },
+      { identity: teamMember('team-ip', 'team_admin') },
+    );
+    await vi.waitFor(async () => {
+      expect(
+        (await call(stack, a, 'GET', `${a.id}/commands`, undefined, { remoteAddress: '192.0.2.1' })).statusCode,
+      ).toBe(403);
+    });
+    const inside = await call(stack, a, 'GET', `${a.id}/commands`, undefined, { remoteAddress: '10.1.2.3' });
+    expect(inside.statusCode).toBe(200);
+    await expect(
+      stack.adminBus.request(
+        registrySubjects.updateAllowlist,
+        { satellite_id: a.id, ip_allowlist: ['10.0.0.0/8'] },
+        { identity: teamMember('team-ip', 'team_user') },
+      ),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      stack.adminBus.request(
+        registrySubjects.updateAllowlist,
+        { satellite_id: a.id, ip_allowlist: ['not-an-address'] },
+        { identity: globalAdmin },
+      ),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+  });
+});

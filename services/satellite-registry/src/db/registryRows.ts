@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/** slonik parses timestamptz to epoch milliseconds. */
+const millis = z.number();
+
+export const satelliteRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  satellite_type: z.enum(['global', 'team']),
+  team_id: z.string().nullable(),
+  status: z.enum(['inactive', 'active', 'revoked']),
+  capabilities: z.array(z.string()),
+  system_info: z.record(z.string(), z.unknown()),
+  satellite_url: z.string().nullable(),
+  ip_allowlist: z.array(z.string()),
+  created_by: z.string().nullable(),
+  registered_at: millis,
+  last_heartbeat_at: millis.nullable(),
+  last_command_at: millis.nullable(),
+});
+export type SatelliteRow = z.infer<typeof satelliteRow>;
+
+export const apiKeyRow = satelliteRow
+  .pick({ id: true, satellite_type: true, team_id: true, status: true, ip_allowlist: true })
+  .extend({ api_key_hash: z.string() });
+
+export const tokenRow = z.object({
+  id: z.string(),
+  scope: z.enum(['global', 'team']),
+  team_id: z.string().nullable(),
+  description: z.string().nullable(),
+  created_by: z.string().nullable(),
+  created_at: millis,
+  expires_at: millis,
+  used_at: millis.nullable(),
+  used_by_satellite_id: z.string().nullable(),
+  revoked_at: millis.nullable(),
+});
+export type TokenRow = z.infer<typeof tokenRow>;
+
+export const commandRow = z.object({
+  id: z.string(),
+  satellite_id: z.string(),
+  team_id: z.string(),
+  command_type: z.enum(['spawn', 'kill', 'restart', 'configure', 'health_check']),
+  priority: z.enum(['immediate', 'high', 'normal', 'low']),
+  payload: z.record(z.string(), z.unknown()),
+  correlation_id: z.string().nullable(),
+  status: z.enum(['pending', 'leased', 'acknowledged', 'executing', 'completed', 'failed', 'expired']),
+  attempts: z.number().int(),
+  max_attempts: z.number().int(),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error_message: z.string().nullable(),
+  created_at: millis,
+  expires_at: millis.nullable(),
+  updated_at: millis,
+});
+export type CommandRow = z.infer<typeof commandRow>;
+
+export const heartbeatRow = z.object({
+  received_at: millis,
+  cpu_percent: z.number(),
+  memory_used_mb: z.number(),
+  memory_total_mb: z.number(),
+  disk_used_mb: z.number().nullable(),
+  disk_total_mb: z.number().nullable(),
+  network_status: z.string(),
+  process_total: z.number().int(),
+  process_running: z.number().int(),
+  process_failed: z.number().int(),
+  uptime_seconds: z.number(),
+});
+
+export const processRow = z.object({
+  process_id: z.string(),
+  installation_id: z.string(),
+  team_id: z.string(),
+  status: z.string(),
+  health: z.enum(['healthy', 'unhealthy', 'unknown']),
+  request_count: z.number().int(),
+  avg_response_time_ms: z.number().nullable(),
+  p95_response_time_ms: z.number().nullable(),
+  cpu_percent: z.number().nullable(),
+  memory_mb: z.number().nullable(),
+  updated_at: millis,
+});

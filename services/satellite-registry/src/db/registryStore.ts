@@ -1,0 +1,353 @@
+import type { CommandPriority, HeartbeatBody } from '@orbital/contracts';
+import { commandPriorities } from '@orbital/contracts';
+import { type CommonQueryMethods, sql } from '@orbital/db';
+import { z } from 'zod';
+import {
+  apiKeyRow,
+  type CommandRow,
+  commandRow,
+  heartbeatRow,
+  processRow,
+  satelliteRow,
+  tokenRow,
+} from './registryRows.ts';
+
+const satelliteColumns = sql.fragment`id, name, satellite_type, team_id, status, capabilities, system_info,
+  satellite_url, ip_allowlist, created_by, registered_at, last_heartbeat_at, last_command_at`;
+const tokenColumns = sql.fragment`id, scope, team_id, description, created_by, created_at, expires_at, used_at,
+  used_by_satellite_id, revoked_at`;
+const commandColumns = sql.fragment`id, satellite_id, team_id, command_type, priority, payload, correlation_id,
+  status, attempts, max_attempts, result, error_message, created_at, expires_at, updated_at`;
+
+export const priorityRank = (priority: CommandPriority): number => commandPriorities.indexOf(priority);
+
+// ------------------------------------------------------------------------------------ tokens
+
+export async function insertToken(
+  db: CommonQueryMethods,
+  token: {
+    id: string;
+    scope: 'global' | 'team';
+    teamId: string | null;
+    description: string | null;
+    createdBy: string | null;
+    createdAt: Date;
+    expiresAt: Date;
+  },
+) {
+  return db.one(sql.type(tokenRow)`
+    INSERT INTO registration_tokens (id, scope, team_id, description, created_by, created_at, expires_at)
+    VALUES (${token.id}, ${token.scope}, ${token.teamId}, ${token.description}, ${token.createdBy},
+            ${sql.timestamp(token.createdAt)}, ${sql.timestamp(token.expiresAt)})
+    RETURNING ${tokenColumns}`);
+}
+
+export async function listTokens(db: CommonQueryMethods, scope: 'global' | 'team', teamId: string | null) {
+  return db.any(sql.type(tokenRow)`
+    SELECT ${tokenColumns} FROM registration_tokens
+    WHERE scope = ${scope} AND team_id IS NOT DISTINCT FROM ${teamId}
+    ORDER BY created_at DESC, id
+    LIMIT 500`);
+}
+
+export async function findToken(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(tokenRow)`SELECT ${tokenColumns} FROM registration_tokens WHERE id = ${id}`);
+}
+
+export async function revokeToken(db: CommonQueryMethods, id: string, now: Date) {
+  return db.maybeOne(sql.type(tokenRow)`
+    UPDATE registration_tokens SET revoked_at = COALESCE(revoked_at, ${sql.timestamp(now)})
+    WHERE id = ${id} AND used_at IS NULL
+    RETURNING ${tokenColumns}`);
+}
+
+/**
+ * Consumes a token: only one transaction can move `used_at` from null, because the row lock makes a
+ * concurrent consumer wait and then re-check the condition, which no longer holds.
+ */
+export async function consumeToken(db: CommonQueryMethods, id: string, satelliteId: string, now: Date) {
+  return db.maybeOne(sql.type(tokenRow)`
+    UPDATE registration_tokens SET used_at = ${sql.timestamp(now)}, used_by_satellite_id = ${satelliteId}
+    WHERE id = ${id} AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ${sql.timestamp(now)}
+    RETURNING ${tokenColumns}`);
+}
+
+// ------------------------------------------------------------------------------------ satellites
+
+export async function insertSatellite(
+  db: CommonQueryMethods,
+  s: {
+    id: string;
+    name: string;
+    type: 'global' | 'team';
+    teamId: string | null;
+    capabilities: string[];
+    systemInfo: Record<string, unknown>;
+    satelliteUrl: string | null;
+    apiKeyId: string;
+    apiKeyHash: string;
+    tokenId: string;
+    createdBy: string | null;
+    now: Date;
+  },
+) {
+  return db.one(sql.type(satelliteRow)`
+    INSERT INTO satellites (id, name, satellite_type, team_id, capabilities, system_info, satellite_url,
+      api_key_id, api_key_hash, registration_token_id, created_by, registered_at, updated_at)
+    VALUES (${s.id}, ${s.name}, ${s.type}, ${s.teamId}, ${sql.jsonb(s.capabilities)}, ${sql.jsonb(s.systemInfo as never)},
+      ${s.satelliteUrl}, ${s.apiKeyId}, ${s.apiKeyHash}, ${s.tokenId}, ${s.createdBy},
+      ${sql.timestamp(s.now)}, ${sql.timestamp(s.now)})
+    RETURNING ${satelliteColumns}`);
+}
+
+export async function findSatellite(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(satelliteRow)`SELECT ${satelliteColumns} FROM satellites WHERE id = ${id}`);
+}
+
+export async function findApiKey(db: CommonQueryMethods, keyId: string) {
+  return db.maybeOne(sql.type(apiKeyRow)`
+    SELECT id, satellite_type, team_id, status, ip_allowlist, api_key_hash FROM satellites WHERE api_key_id = ${keyId}`);
+}
+
+/** All satellites (teamIds null) or the team satellites of the given teams. */
+export async function listSatellites(db: CommonQueryMethods, teamIds: readonly string[] | null) {
+  const filter = teamIds === null ? sql.fragment`TRUE` : sql.fragment`team_id = ANY(${sql.array(teamIds, 'text')})`;
+  return db.any(sql.type(satelliteRow)`
+    SELECT ${satelliteColumns} FROM satellites WHERE ${filter} ORDER BY registered_at DESC, id LIMIT 1000`);
+}
+
+export async function revokeSatellite(db: CommonQueryMethods, id: string, now: Date) {
+  return db.maybeOne(sql.type(satelliteRow)`
+    UPDATE satellites SET status = 'revoked', revoked_at = COALESCE(revoked_at, ${sql.timestamp(now)}),
+      updated_at = ${sql.timestamp(now)}
+    WHERE id = ${id} RETURNING ${satelliteColumns}`);
+}
+
+export async function updateAllowlist(db: CommonQueryMethods, id: string, allowlist: string[], now: Date) {
+  return db.maybeOne(sql.type(satelliteRow)`
+    UPDATE satellites SET ip_allowlist = ${sql.array(allowlist, 'text')}, updated_at = ${sql.timestamp(now)}
+    WHERE id = ${id} RETURNING ${satelliteColumns}`);
+}
+
+export async function logUsage(
+  db: CommonQueryMethods,
+  entry: { satelliteId: string | null; action: string; actor: string | null; ip: string | null; details: object },
+) {
+  await db.query(sql.unsafe`
+    INSERT INTO satellite_usage_logs (satellite_id, action, actor, ip_address, details)
+    VALUES (${entry.satelliteId}, ${entry.action}, ${entry.actor}, ${entry.ip}, ${sql.jsonb(entry.details as never)})`);
+}
+
+// ------------------------------------------------------------------------------------ heartbeats
+
+/** Records the heartbeat and returns the status before and after (the first moves inactive to active). */
+export async function recordHeartbeat(db: CommonQueryMethods, satelliteId: string, hb: HeartbeatBody, now: Date) {
+  const at = sql.timestamp(now);
+  const transition = await db.maybeOne(sql.type(z.object({ status: z.string(), previous_status: z.string() }))`
+    WITH previous AS (SELECT id, status FROM satellites WHERE id = ${satelliteId} FOR UPDATE)
+    UPDATE satellites s SET
+      status = CASE WHEN previous.status = 'inactive' THEN 'active' ELSE previous.status END,
+      last_heartbeat_at = ${at},
+      satellite_url = COALESCE(${hb.satellite_url ?? null}, s.satellite_url),
+      updated_at = ${at}
+    FROM previous WHERE s.id = previous.id AND previous.status <> 'revoked'
+    RETURNING s.status, previous.status AS previous_status`);
+  if (!transition) return null;
+  const sys = hb.system;
+  await db.query(sql.unsafe`
+    INSERT INTO satellite_heartbeats (satellite_id, received_at, cpu_percent, memory_used_mb, memory_total_mb,
+      disk_used_mb, disk_total_mb, network_status, process_total, process_running, process_failed, uptime_seconds,
+      processes)
+    VALUES (${satelliteId}, ${at}, ${sys.cpu_percent}, ${sys.memory.used_mb}, ${sys.memory.total_mb},
+      ${sys.disk?.used_mb ?? null}, ${sys.disk?.total_mb ?? null}, ${sys.network_status}, ${sys.process_counts.total},
+      ${sys.process_counts.running}, ${sys.process_counts.failed}, ${sys.uptime_seconds},
+      ${sql.jsonb(hb.processes as never)})`);
+  if (hb.processes.length > 0) {
+    await db.query(sql.unsafe`
+      INSERT INTO satellite_processes (satellite_id, process_id, installation_id, team_id, status, health,
+        request_count, avg_response_time_ms, p95_response_time_ms, cpu_percent, memory_mb, updated_at)
+      SELECT ${satelliteId}, p.process_id, p.installation_id, p.team_id, p.status, p.health, p.request_count,
+        p.avg_response_time_ms, p.p95_response_time_ms, p.cpu_percent, p.memory_mb, ${at}
+      FROM jsonb_to_recordset(${sql.jsonb(hb.processes as never)}) AS p(process_id text, installation_id text,
+        team_id text, status text, health text, request_count integer, avg_response_time_ms double precision,
+        p95_response_time_ms double precision, cpu_percent double precision, memory_mb double precision)
+      ON CONFLICT (satellite_id, process_id) DO UPDATE SET installation_id = EXCLUDED.installation_id,
+        team_id = EXCLUDED.team_id, status = EXCLUDED.status, health = EXCLUDED.health,
+        request_count = EXCLUDED.request_count, avg_response_time_ms = EXCLUDED.avg_response_time_ms,
+        p95_response_time_ms = EXCLUDED.p95_response_time_ms, cpu_percent = EXCLUDED.cpu_percent,
+        memory_mb = EXCLUDED.memory_mb, updated_at = EXCLUDED.updated_at`);
+  }
+  return transition;
+}
+
+export async function heartbeatSeries(db: CommonQueryMethods, satelliteId: string, limit: number, since: Date | null) {
+  return db.any(sql.type(heartbeatRow)`
+    SELECT received_at, cpu_percent, memory_used_mb, memory_total_mb, disk_used_mb, disk_total_mb, network_status,
+      process_total, process_running, process_failed, uptime_seconds
+    FROM satellite_heartbeats
+    WHERE satellite_id = ${satelliteId} ${since ? sql.fragment`AND received_at >= ${sql.timestamp(since)}` : sql.fragment``}
+    ORDER BY received_at DESC, id DESC LIMIT ${limit}`);
+}
+
+export async function processesOf(db: CommonQueryMethods, satelliteId: string) {
+  return db.any(sql.type(processRow)`
+    SELECT process_id, installation_id, team_id, status, health, request_count, avg_response_time_ms,
+      p95_response_time_ms, cpu_percent, memory_mb, updated_at
+    FROM satellite_processes WHERE satellite_id = ${satelliteId} ORDER BY process_id`);
+}
+
+// ------------------------------------------------------------------------------------ commands
+
+export async function insertCommands(
+  db: CommonQueryMethods,
+  c: {
+    satelliteIds: readonly string[];
+    ids: readonly string[];
+    teamId: string;
+    type: string;
+    priority: CommandPriority;
+    payload: Record<string, unknown>;
+    correlationId: string | null;
+    maxAttempts: number;
+    expiresAt: Date | null;
+    now: Date;
+  },
+): Promise<readonly CommandRow[]> {
+  if (c.satelliteIds.length === 0) return [];
+  const at = sql.timestamp(c.now);
+  const rows = await db.any(sql.type(commandRow)`
+    INSERT INTO satellite_commands (id, satellite_id, team_id, command_type, priority, priority_rank, payload,
+      correlation_id, max_attempts, expires_at, created_at, updated_at)
+    SELECT t.id, t.satellite_id, ${c.teamId}, ${c.type}, ${c.priority}, ${priorityRank(c.priority)},
+      ${sql.jsonb(c.payload as never)}, ${c.correlationId}, ${c.maxAttempts},
+      ${c.expiresAt ? sql.timestamp(c.expiresAt) : null}, ${at}, ${at}
+    FROM ${sql.unnest(
+      c.ids.map((id, i) => [id, c.satelliteIds[i] as string]),
+      ['uuid', 'uuid'],
+    )} AS t(id, satellite_id)
+    RETURNING ${commandColumns}`);
+  await db.query(sql.unsafe`
+    UPDATE satellites SET last_command_at = ${at} WHERE id = ANY(${sql.array(c.satelliteIds, 'uuid')})`);
+  return rows;
+}
+
+/** Satellites that serve a team: its team satellites and every global satellite, revoked ones excepted. */
+export async function satellitesServingTeam(db: CommonQueryMethods, teamId: string) {
+  return db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT id FROM satellites
+    WHERE status <> 'revoked' AND (satellite_type = 'global' OR team_id = ${teamId})
+    ORDER BY id`);
+}
+
+/**
+ * Ends the queue life of this satellite's commands that can no longer be delivered: past their expiry
+ * (`expired`), or whose last lease ran out with no delivery left (`failed`). Uses the queue index.
+ */
+export async function retireUndeliverable(db: CommonQueryMethods, satelliteId: string, now: Date) {
+  const at = sql.timestamp(now);
+  await db.query(sql.unsafe`
+    UPDATE satellite_commands SET
+      status = CASE WHEN expires_at IS NOT NULL AND expires_at <= ${at} THEN 'expired' ELSE 'failed' END,
+      error_message = CASE WHEN expires_at IS NOT NULL AND expires_at <= ${at}
+        THEN 'The command expired before the satellite completed it'
+        ELSE 'The satellite did not acknowledge the command within its lease, ' || attempts || ' times' END,
+      lease_expires_at = NULL, updated_at = ${at}, completed_at = ${at}
+    WHERE satellite_id = ${satelliteId} AND status IN ('pending', 'leased')
+      AND ((expires_at IS NOT NULL AND expires_at <= ${at})
+        OR (status = 'leased' AND lease_expires_at <= ${at} AND attempts >= max_attempts))`);
+}
+
+/**
+ * Leases up to `limit` deliverable commands, by priority then age. A team satellite's query is limited
+ * to its team as well, so even a wrongly queued row never reaches it. SKIP LOCKED lets two concurrent
+ * polls of one satellite split the queue instead of delivering a command twice.
+ */
+export async function leaseCommands(
+  db: CommonQueryMethods,
+  q: { satelliteId: string; teamId: string | null; limit: number; leaseMs: number; now: Date },
+) {
+  const at = sql.timestamp(q.now);
+  const until = sql.timestamp(new Date(q.now.getTime() + q.leaseMs));
+  const teamFilter = q.teamId === null ? sql.fragment`TRUE` : sql.fragment`c.team_id = ${q.teamId}`;
+  const rows = await db.any(sql.type(commandRow)`
+    WITH picked AS (
+      SELECT c.id FROM satellite_commands c
+      WHERE c.satellite_id = ${q.satelliteId} AND c.status IN ('pending', 'leased') AND ${teamFilter}
+        AND (c.status = 'pending' OR c.lease_expires_at <= ${at})
+        AND c.attempts < c.max_attempts
+        AND (c.expires_at IS NULL OR c.expires_at > ${at})
+      ORDER BY c.priority_rank, c.created_at, c.id
+      LIMIT ${q.limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE satellite_commands c SET status = 'leased', attempts = c.attempts + 1, lease_expires_at = ${until},
+      updated_at = ${at}
+    FROM picked WHERE c.id = picked.id
+    RETURNING ${sql.join(
+      [
+        sql.fragment`c.id`,
+        sql.fragment`c.satellite_id`,
+        sql.fragment`c.team_id`,
+        sql.fragment`c.command_type`,
+        sql.fragment`c.priority`,
+        sql.fragment`c.payload`,
+        sql.fragment`c.correlation_id`,
+        sql.fragment`c.status`,
+        sql.fragment`c.attempts`,
+        sql.fragment`c.max_attempts`,
+        sql.fragment`c.result`,
+        sql.fragment`c.error_message`,
+        sql.fragment`c.created_at`,
+        sql.fragment`c.expires_at`,
+        sql.fragment`c.updated_at`,
+      ],
+      sql.fragment`, `,
+    )}`);
+  return [...rows].sort(
+    (a, b) =>
+      priorityRank(a.priority) - priorityRank(b.priority) || a.created_at - b.created_at || (a.id < b.id ? -1 : 1),
+  );
+}
+
+/** Whether deliverable commands remain after a poll (the poll's limit left them behind). */
+export async function hasDeliverable(db: CommonQueryMethods, satelliteId: string, teamId: string | null, now: Date) {
+  const at = sql.timestamp(now);
+  const teamFilter = teamId === null ? sql.fragment`TRUE` : sql.fragment`team_id = ${teamId}`;
+  return db.oneFirst(sql.type(z.object({ present: z.boolean() }))`
+    SELECT EXISTS (
+      SELECT 1 FROM satellite_commands
+      WHERE satellite_id = ${satelliteId} AND status IN ('pending', 'leased') AND ${teamFilter}
+        AND (status = 'pending' OR lease_expires_at <= ${at}) AND attempts < max_attempts
+        AND (expires_at IS NULL OR expires_at > ${at})
+    ) AS present`);
+}
+
+export async function lockCommand(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(
+    sql.type(commandRow)`SELECT ${commandColumns} FROM satellite_commands WHERE id = ${id} FOR UPDATE`,
+  );
+}
+
+export async function findCommand(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(commandRow)`SELECT ${commandColumns} FROM satellite_commands WHERE id = ${id}`);
+}
+
+export async function updateCommandStatus(
+  db: CommonQueryMethods,
+  id: string,
+  change: {
+    status: CommandRow['status'];
+    result: Record<string, unknown> | null;
+    errorMessage: string | null;
+    terminal: boolean;
+    now: Date;
+  },
+) {
+  const at = sql.timestamp(change.now);
+  return db.one(sql.type(commandRow)`
+    UPDATE satellite_commands SET status = ${change.status}, lease_expires_at = NULL, updated_at = ${at},
+      result = COALESCE(${change.result ? sql.jsonb(change.result as never) : null}, result),
+      error_message = COALESCE(${change.errorMessage}, error_message),
+      completed_at = ${change.terminal ? at : null}
+    WHERE id = ${id} RETURNING ${commandColumns}`);
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CallerIdentity,
+  type CommandResult,
+  commandPayloads,
+  type ParsedRequestOf,
+  type registrySubjects,
+} from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import type { CommandRow } from '../db/registryRows.ts';
+import * as store from '../db/registryStore.ts';
+import { choosePollingMode } from './choosePollingMode.ts';
+import { requireSatellite, requireServiceOrGlobalAdmin } from './registryAccess.ts';
+import type { RegistryDeps } from './registryDeps.ts';
+import { toCommandView, toSatelliteCommand } from './registryViews.ts';
+
+type Req<K extends keyof typeof registrySubjects> = ParsedRequestOf<(typeof registrySubjects)[K]>;
+
+/** Progress order of reported statuses; completed and failed are both final. */
+const progress: Record<CommandRow['status'], number> = {
+  pending: 0,
+  leased: 0,
+  acknowledged: 1,
+  executing: 2,
+  completed: 3,
+  failed: 3,
+  expired: 3,
+};
+
+/**
+ * The command queue (DESIGN.md improvement 4): commands ordered by priority then age, each leased to
+ * one poll, acknowledged, retried when a lease runs out until max_attempts, expired past their expiry;
+ * results idempotent by command id.
+ */
+export function createCommandQueue(deps: RegistryDeps) {
+  const { pool, now, logger } = deps;
+
+  return {
+    async create(request: Req<'createCommand'>, identity: CallerIdentity) {
+      requireServiceOrGlobalAdmin(identity);
+      const payload = commandPayloads[request.command_type].safeParse(request.payload);
+      if (!payload.success) {
+        throw new AppError('validation_failed', `The payload does not fit a ${request.command_type} command`, {
+          details: payload.error.issues.map((i) => ({ path: ['payload', ...i.path].join('.'), message: i.message })),
+        });
+      }
+      const teamId = payload.data.team_id;
+      const at = now();
+      return pool.get().transaction(async (tx) => {
+        let targets: readonly string[];
+        if (request.satellite_id) {
+          const satellite = await store.findSatellite(tx, request.satellite_id);
+          if (!satellite) throw new AppError('not_found', 'No such satellite');
+          if (satellite.status === 'revoked') throw new AppError('conflict', 'The satellite has been revoked');
+          if (satellite.satellite_type === 'team' && satellite.team_id !== teamId) {
+            throw new AppError('forbidden', "A team satellite only receives its own team's commands", {
+              details: { satellite_team_id: satellite.team_id, command_team_id: teamId },
+            });
+          }
+          targets = [satellite.id];
+        } else {
+          targets = await store.satellitesServingTeam(tx, teamId);
+        }
+        const rows = await store.insertCommands(tx, {
+          satelliteIds: targets,
+          ids: targets.map(() => randomUUID()),
+          teamId,
+          type: request.command_type,
+          priority: request.priority,
+          payload: payload.data,
+          correlationId: request.correlation_id ?? null,
+          maxAttempts: request.max_attempts,
+          expiresAt: request.expires_in_ms ? new Date(at.getTime() + request.expires_in_ms) : null,
+          now: at,
+        });
+        logger.info(
+          { event: 'command.created', type: request.command_type, teamId, satellites: rows.length },
+          'command queued',
+        );
+        return { commands: rows.map(toCommandView) };
+      });
+    },
+
+    async get({ command_id }: Req<'getCommand'>, identity: CallerIdentity) {
+      requireServiceOrGlobalAdmin(identity);
+      const row = await store.findCommand(pool.get(), command_id);
+      if (!row) throw new AppError('not_found', 'No such command');
+      return toCommandView(row);
+    },
+
+    async poll({ satellite_id, limit }: Req<'pollCommands'>, identity: CallerIdentity) {
+      requireSatellite(identity, satellite_id);
+      const at = now();
+      return pool.get().transaction(async (tx) => {
+        const satellite = await store.findSatellite(tx, satellite_id);
+        if (!satellite || satellite.status === 'revoked') {
+          throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked', {
+            instructions: 'Register again with a new registration token.',
+          });
+        }
+        const lastCommandAt = satellite.last_command_at === null ? null : new Date(satellite.last_command_at);
+        // Spec "Errors" 2: an inactive satellite gets an empty list, not an error, until its first heartbeat.
+        if (satellite.status !== 'active') {
+          return {
+            commands: [],
+            polling: choosePollingMode({ active: false, delivered: [], stillPending: false, lastCommandAt, now: at }),
+          };
+        }
+        const teamId = satellite.satellite_type === 'team' ? satellite.team_id : null;
+        await store.retireUndeliverable(tx, satellite_id, at);
+        const leased = await store.leaseCommands(tx, {
+          satelliteId: satellite_id,
+          teamId,
+          limit,
+          leaseMs: deps.leaseMs,
+          now: at,
+        });
+        const stillPending = leased.length === limit && (await store.hasDeliverable(tx, satellite_id, teamId, at));
+        return {
+          commands: leased.map(toSatelliteCommand),
+          polling: choosePollingMode({
+            active: true,
+            delivered: leased.map((c) => c.priority),
+            stillPending,
+            lastCommandAt,
+            now: at,
+          }),
+        };
+      });
+    },
+
+    async report({ satellite_id, result }: Req<'reportResult'>, identity: CallerIdentity) {
+      requireSatellite(identity, satellite_id);
+      return pool.get().transaction(async (tx) => {
+        const command = await store.lockCommand(tx, result.command_id);
+        // Another satellite's command is "not found": a satellite learns nothing about others' queues.
+        if (!command || command.satellite_id !== satellite_id) throw new AppError('not_found', 'No such command');
+        const change = decide(command, result);
+        if (change === 'unchanged') return { command_id: command.id, status: result.status, changed: false };
+        await store.updateCommandStatus(tx, command.id, {
+          status: result.status,
+          result: result.result ?? null,
+          errorMessage: result.error_message ?? null,
+          terminal: result.status === 'completed' || result.status === 'failed',
+          now: now(),
+        });
+        return { command_id: command.id, status: result.status, changed: true };
+      });
+    },
+  };
+}
+
+/**
+ * Idempotency: a repeated or late report (a status the command has already reached or passed) changes
+ * nothing and is not an error; a report that contradicts a final outcome is a conflict.
+ */
+function decide(command: CommandRow, result: CommandResult): 'apply' | 'unchanged' {
+  const current = progress[command.status];
+  const incoming = progress[result.status];
+  if (current === 3) {
+    if (command.status === result.status || incoming < 3) return 'unchanged';
+    throw new AppError('conflict', `The command is already ${command.status}`, {
+      details: { status: command.status },
+      instructions: 'Report each command outcome once; a final outcome cannot change.',
+    });
+  }
+  return incoming > current ? 'apply' : 'unchanged';
+}

@@ -1,0 +1,148 @@
+import {
+  apiKeyInvalidatedSubject,
+  type CallerIdentity,
+  type ParsedRequestOf,
+  type registrySubjects,
+  satelliteStatus,
+} from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import * as store from '../db/registryStore.ts';
+import { canManage, canSee, requireSatellite, requireService, requireUser, visibleTeams } from './registryAccess.ts';
+import type { RegistryDeps } from './registryDeps.ts';
+import { toSatelliteView } from './registryViews.ts';
+
+type Req<K extends keyof typeof registrySubjects> = ParsedRequestOf<(typeof registrySubjects)[K]>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function createSatelliteOperations(deps: RegistryDeps) {
+  const { pool, now, logger, bus } = deps;
+  const view = (row: Parameters<typeof toSatelliteView>[0]) => toSatelliteView(row, now(), deps.heartbeatIntervalMs);
+
+  /** A satellite the caller may see; one they may not is "not found", so ids of other teams leak nothing. */
+  async function visible(identity: CallerIdentity, satelliteId: string) {
+    requireUser(identity);
+    const row = await store.findSatellite(pool.get(), satelliteId);
+    if (!row || !canSee(identity, row)) throw new AppError('not_found', 'No such satellite');
+    return row;
+  }
+
+  async function manageable(identity: CallerIdentity, satelliteId: string) {
+    const row = await visible(identity, satelliteId);
+    if (!canManage(identity, row)) throw new AppError('forbidden', "Only the satellite's administrators may change it");
+    return row;
+  }
+
+  /** Every gateway replica drops its cached verification of this satellite's key. */
+  function invalidate(satelliteId: string) {
+    bus.connection.publish(bus.subject(apiKeyInvalidatedSubject), JSON.stringify({ satellite_id: satelliteId }));
+  }
+
+  return {
+    async lookupApiKey({ key_id }: Req<'lookupApiKey'>, identity: CallerIdentity) {
+      requireService(identity, 'gateway-api');
+      const row = await store.findApiKey(pool.get(), key_id);
+      if (!row) throw new AppError('not_found', 'No satellite has this key id');
+      return {
+        satellite_id: row.id,
+        satellite_type: row.satellite_type,
+        team_id: row.team_id,
+        status: row.status,
+        api_key_hash: row.api_key_hash,
+        ip_allowlist: row.ip_allowlist,
+      };
+    },
+
+    async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>, identity: CallerIdentity) {
+      requireSatellite(identity, satellite_id);
+      const at = now();
+      const transition = await pool.get().transaction(async (tx) => {
+        const changed = await store.recordHeartbeat(tx, satellite_id, heartbeat, at);
+        if (changed && changed.previous_status === 'inactive') {
+          await store.logUsage(tx, {
+            satelliteId: satellite_id,
+            action: 'activated',
+            actor: null,
+            ip: null,
+            details: { satellite_url: heartbeat.satellite_url ?? null },
+          });
+        }
+        return changed;
+      });
+      if (!transition) {
+        throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked', {
+          instructions: 'Register again with a new registration token.',
+        });
+      }
+      const activated = transition.previous_status === 'inactive';
+      if (activated) logger.info({ event: 'satellite.activated', satelliteId: satellite_id }, 'satellite active');
+      return {
+        status: satelliteStatus.parse(transition.status),
+        activated,
+        next_heartbeat_ms: deps.heartbeatIntervalMs,
+      };
+    },
+
+    async list({ team_id }: Req<'listSatellites'>, identity: CallerIdentity) {
+      const teams = visibleTeams(identity);
+      let filter: string[] | null = teams === null ? null : [...teams];
+      if (team_id !== undefined) {
+        if (teams !== null && !teams.has(team_id)) throw new AppError('forbidden', 'You are not a member of this team');
+        filter = [team_id];
+      }
+      return (await store.listSatellites(pool.get(), filter)).map(view);
+    },
+
+    async get({ satellite_id }: Req<'getSatellite'>, identity: CallerIdentity) {
+      return view(await visible(identity, satellite_id));
+    },
+
+    async metrics({ satellite_id, query }: Req<'getMetrics'>, identity: CallerIdentity) {
+      await visible(identity, satellite_id);
+      const db = pool.get();
+      const [heartbeats, processes] = await Promise.all([
+        store.heartbeatSeries(db, satellite_id, query.limit, query.since ? new Date(query.since) : null),
+        store.processesOf(db, satellite_id),
+      ]);
+      return {
+        satellite_id,
+        heartbeats: heartbeats.map((h) => ({ ...h, received_at: iso(h.received_at) })),
+        processes: processes.map((p) => ({ ...p, updated_at: iso(p.updated_at) })),
+      };
+    },
+
+    async revoke({ satellite_id }: Req<'revokeSatellite'>, identity: CallerIdentity) {
+      await manageable(identity, satellite_id);
+      const row = await store.revokeSatellite(pool.get(), satellite_id, now());
+      if (!row) throw new AppError('not_found', 'No such satellite');
+      await store.logUsage(pool.get(), {
+        satelliteId: satellite_id,
+        action: 'revoked',
+        actor: identity.kind === 'user' ? identity.userId : null,
+        ip: null,
+        details: {},
+      });
+      invalidate(satellite_id);
+      logger.info({ event: 'satellite.revoked', satelliteId: satellite_id }, 'satellite key revoked');
+      return view(row);
+    },
+
+    async updateAllowlist({ satellite_id, ip_allowlist }: Req<'updateAllowlist'>, identity: CallerIdentity) {
+      const current = await manageable(identity, satellite_id);
+      if (current.satellite_type !== 'team' && ip_allowlist.length > 0) {
+        throw new AppError('validation_failed', 'IP allowlists apply to team satellites');
+      }
+      const row = await store.updateAllowlist(pool.get(), satellite_id, ip_allowlist, now());
+      if (!row) throw new AppError('not_found', 'No such satellite');
+      await store.logUsage(pool.get(), {
+        satelliteId: satellite_id,
+        action: 'allowlist_changed',
+        actor: identity.kind === 'user' ? identity.userId : null,
+        ip: null,
+        details: { ip_allowlist },
+      });
+      invalidate(satellite_id);
+      return view(row);
+    },
+  };
+}
