@@ -2,6 +2,7 @@ export * from './db/index.ts';
 export * from './events/index.ts';
 export * from './identity/index.ts';
 export * from './identity.ts';
+export * from './installations/index.ts';
 export * from './jobs/index.ts';
 export * from './oauth/index.ts';
 export * from './registry/index.ts';

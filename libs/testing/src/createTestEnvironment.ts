@@ -84,6 +84,7 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       REGISTRATION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     },
     async cleanup() {
+      await deleteStreams(natsUrl, subjectPrefix);
       if (options.withDatabase !== false) {
         const client = new pg.Client(admin);
         await client.connect();

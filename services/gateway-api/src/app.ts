@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
 import type { ServiceMetrics } from '@orbital/service';
+import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { EventRateLimiter } from './events/createEventRateLimiter.ts';
 import {
@@ -17,6 +18,9 @@ import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { installationRoutes } from './routes/installationRoutes.ts';
+import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
+import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
@@ -37,6 +41,8 @@ export type GatewayDeps = {
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
   /** The OAuth authorization server for satellite clients (createOAuthModule); needs `identity`. */
   oauth?: { routes: RouteDefinition[] };
+  /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
+  sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
   /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
   metrics?: ServiceMetrics;
   /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
@@ -69,6 +75,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header('x-request-id', request.id);
     return payload;
   });
+
+  // Streams outlive requests: end them when the gateway closes, or close() would wait for them.
+  const live = deps.sse?.live ?? createLiveStreams();
+  app.addHook('preClose', async () => live.closeAll());
 
   await app.register(cookie);
   // OAuth token, revocation and introspection requests are form-encoded (RFC 6749, 7009, 7662), and so
@@ -104,6 +114,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(eventRoutes(deps.bus, {
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
     }) as RouteDefinition[]),
+    ...(installationRoutes(deps.bus) as RouteDefinition[]),
+    ...(installationStreamRoutes(deps.bus, deps.logger, {
+      live,
+      keepAliveMs: deps.sse?.keepAliveMs ?? 30000,
+      retryMs: deps.sse?.retryMs ?? 3000,
+    }) as RouteDefinition[]),
+    ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

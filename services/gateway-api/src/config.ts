@@ -43,6 +43,9 @@ export const gatewayConfigSchema = z.object({
   OAUTH_REFRESH_TOKEN_TTL_DAYS: positiveInt.max(365).default(30),
   OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.max(600).default(60),
   OAUTH_PERSONAL_TOKEN_MAX_DAYS: positiveInt.max(3650).default(365),
+  // SSE: a keep-alive comment this often on every stream (spec: 30 s), and the reconnect delay sent as `retry`.
+  SSE_KEEPALIVE_MS: positiveInt.default(30000),
+  SSE_RETRY_MS: positiveInt.default(3000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

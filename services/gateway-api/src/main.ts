@@ -79,6 +79,7 @@ await runService({
       readiness: { isReady: () => isReady() && !draining },
       identity,
       oauth,
+      sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
       eventRateLimiter,
     });

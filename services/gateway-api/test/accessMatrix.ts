@@ -324,6 +324,42 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ events: [crashedEvent()] }),
     expect: everyone(401),
   },
+  // MCP server templates: every signed-in user reads, global admins write.
+  { method: 'GET', route: '/api/mcp/servers', url: () => '/api/mcp/servers', expect: loggedIn(200) },
+  {
+    method: 'POST',
+    route: '/api/mcp/servers',
+    url: () => '/api/mcp/servers',
+    body: () => ({ slug: `t-${unique()}`, name: 'Made', transport: 'http', url: 'https://mcp.example.com/mcp' }),
+    expect: adminOnly(201),
+  },
+  { method: 'GET', route: '/api/mcp/servers/:slug', url: () => '/api/mcp/servers/no-such', expect: loggedIn(404) },
+  {
+    method: 'PUT',
+    route: '/api/mcp/servers/:slug',
+    url: () => '/api/mcp/servers/no-such',
+    body: () => ({ name: 'x' }),
+    expect: adminOnly(404),
+  },
+  { method: 'DELETE', route: '/api/mcp/servers/:slug', url: () => '/api/mcp/servers/no-such', expect: adminOnly(404) },
+  // Team installations: team members read, team admins write; unknown ids show access was granted.
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/mcp/installations',
+    url: (c) => `/api/teams/${c.teamA}/mcp/installations`,
+    expect: teamAReaders(200),
+  },
+  {
+    method: 'POST',
+    route: '/api/teams/:teamId/mcp/installations',
+    url: (c) => `/api/teams/${c.teamA}/mcp/installations`,
+    body: () => ({ server_slug: 'no-such', name: `i-${unique()}` }),
+    expect: teamAManagers(404),
+  },
+  ...installationRows(),
+  // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
+  // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
+  { method: 'GET', route: '/api/jobs/status', url: () => '/api/jobs/status', expect: adminOnly(503) },
   // OAuth for satellite clients. Client authentication, not a session, guards token and revocation, so
   // an unknown client is 401 for every caller; the consent endpoints need a session, then a known client.
   {
@@ -413,3 +449,47 @@ export const accessMatrix: AccessRow[] = [
     expect: teamAManagers(404),
   },
 ];
+
+function installationRows(): AccessRow[] {
+  const base = '/api/teams/:teamId/mcp/installations/:installationId';
+  const url = (suffix: string) => (c: AccessContext) =>
+    `/api/teams/${c.teamA}/mcp/installations/${randomUUID()}${suffix}`;
+  const read = (suffix: string): AccessRow => ({
+    method: 'GET',
+    route: `${base}${suffix}`,
+    url: url(suffix),
+    expect: teamAReaders(404),
+  });
+  return [
+    read(''),
+    { method: 'PUT', route: base, url: url(''), body: () => ({ args: [] }), expect: teamAManagers(404) },
+    { method: 'DELETE', route: base, url: url(''), expect: teamAManagers(404) },
+    // The user level is the member's own: a global admin outside the team has none.
+    {
+      method: 'PUT',
+      route: `${base}/user-config`,
+      url: url('/user-config'),
+      body: () => ({ args: [] }),
+      expect: { ...teamAReaders(404), global_admin: 403 },
+    },
+    read('/status'),
+    read('/logs'),
+    read('/requests'),
+    {
+      method: 'GET',
+      route: `${base}/requests/:requestId`,
+      url: (c) => `/api/teams/${c.teamA}/mcp/installations/${randomUUID()}/requests/${randomUUID()}`,
+      expect: teamAReaders(404),
+    },
+    {
+      method: 'PATCH',
+      route: `${base}/settings`,
+      url: url('/settings'),
+      body: () => ({ request_logging_enabled: true }),
+      expect: teamAManagers(404),
+    },
+    read('/status/stream'),
+    read('/logs/stream'),
+    read('/requests/stream'),
+  ];
+}

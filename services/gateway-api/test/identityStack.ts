@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
+import { createApp as createInstallationsApp } from '@orbital/installations/app';
+import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfigSchema } from '@orbital/satellite-registry/config';
@@ -13,7 +15,7 @@ import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildGateway } from '../src/app.ts';
+import { buildGateway, type GatewayDeps } from '../src/app.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
@@ -74,6 +76,8 @@ export type IdentityStackOptions = {
   /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
   issuerUrl?: URL;
   oauthLifetimes?: Partial<OAuthLifetimes>;
+  /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
+  sse?: GatewayDeps['sse'];
 };
 
 /** The satellites' introspection credential in every stack. */
@@ -124,6 +128,12 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     logger,
     config: loadConfig(registryConfigSchema, env.env),
   });
+  // The installations service answers the installation routes (commands to the registry wait in its outbox).
+  const installations = await createInstallationsApp({
+    bus: await newBus('installations'),
+    logger,
+    config: loadConfig(installationsConfigSchema, { ...env.env, OUTBOX_RETRY_MS: '200' }),
+  });
   const gateways: GatewayReplica[] = [];
 
   async function addGateway(): Promise<GatewayReplica> {
@@ -162,7 +172,14 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
-    const app = await buildGateway({ bus, logger, readiness: { isReady: () => true }, identity, oauth });
+    const app = await buildGateway({
+      bus,
+      logger,
+      readiness: { isReady: () => true },
+      identity,
+      oauth,
+      ...(options.sse ? { sse: options.sse } : {}),
+    });
     const replica = { app, identity, bus, migrate: db.migrate };
     gateways.push(replica);
     const stop = async () => {
@@ -184,6 +201,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   // Setup's migrate request reaches one replica of the queue group; the others open their pool when
   // they next start. Here they catch up at once (applying nothing: the history is shared).
   for (const replica of gateways) await replica.migrate();
+  await installations.database.migrate();
 
   return {
     env,
@@ -193,9 +211,11 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     addGateway,
     async stop() {
       for (const stop of stoppers) await stop();
+      await installations.stop();
       for (const bus of buses) await bus.drain();
       await registry.database.pool.end();
       for (const redis of redises) redis.disconnect();
+      await installations.database.pool.end();
       await env.cleanup();
     },
   };

@@ -1,27 +1,119 @@
 import { fileURLToPath } from 'node:url';
 import { type Bus, ensureStream } from '@orbital/bus';
-import { installationEventsStream } from '@orbital/contracts';
+import {
+  identityTeamGetSubject,
+  installationEventsStream,
+  installationsConfigForSatelliteSubject,
+  registrySubjects,
+  serviceIdentity,
+} from '@orbital/contracts';
+import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
+import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
-import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
+import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
 import type { Config } from './config.ts';
+import { type ConsumerHandle, startSatelliteEventConsumer } from './consumers/startSatelliteEventConsumer.ts';
+import {
+  createInstallationsOperations,
+  type InstallationsOperations,
+  type TeamSlugLookup,
+} from './domain/createInstallationsOperations.ts';
+import { createOutboxRelay, type OutboxRelay, type SendCommand } from './domain/outboxRelay.ts';
+import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
+import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
+import { serveJobSubjects } from './handlers/serveJobSubjects.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+
+export type InstallationsApp = {
+  database: DatabaseOwnerHandle;
+  operations: InstallationsOperations;
+  relay: OutboxRelay;
+  /** Configuration levels for distribution to satellites (secrets decrypted); null teamIds: every team. */
+  configurationRecords(teamIds: readonly string[] | null): Promise<ConfigurationRecord[]>;
+  /** Stops the consumer and the relay (before the bus is drained). */
+  stop(): Promise<void>;
+};
+
+const self = serviceIdentity('installations');
+
+/** Commands go to the registry, which queues each for every satellite serving the payload's team. */
+function sendThroughRegistry(bus: Bus): SendCommand {
+  return async (command) => {
+    await bus.request(
+      registrySubjects.createCommand,
+      {
+        command_type: command.command_type,
+        priority: command.priority,
+        payload: command.payload,
+        correlation_id: command.correlation_id,
+      },
+      { identity: self },
+    );
+  };
+}
 
 /** Wires the service onto a bus. No environment access: tests build the same app. */
 export async function createApp(deps: {
   bus: Bus;
   logger: Logger;
   config: Config;
-}): Promise<{ database: DatabaseOwnerHandle }> {
-  // Installations owns its domain event stream (evt.installation.*).
-  await ensureStream(deps.bus, installationEventsStream);
-  const database = await startDatabaseOwner({
-    bus: deps.bus,
+  /** How a command reaches the registry; `registry.command.create` unless a test gives another. */
+  sendCommand?: SendCommand;
+  /** Defaults to identity's `identity.team.get`. */
+  teamSlug?: TeamSlugLookup;
+}): Promise<InstallationsApp> {
+  const { bus, logger, config } = deps;
+  const box = createSecretBox(config.SERVICE_ENCRYPTION_SECRET);
+  // The stream the SSE endpoints read; this service owns it and creates it before publishing.
+  await ensureStream(bus, installationEventsStream);
+
+  let consumer: ConsumerHandle | null = null;
+  const database: DatabaseOwnerHandle = createDatabaseOwner({
+    bus,
     owner: 'installations',
-    connection: postgresConnectionFromEnv(deps.config),
+    connection: postgresConnectionFromEnv(config),
     migrationsDir,
-    logger: deps.logger,
+    logger,
+    // Satellite events need the tables: consume once the schema exists (at start, or at setup).
+    onMigrated: async () => {
+      consumer ??= startSatelliteEventConsumer(
+        { pool: database.pool, bus, relay, logger },
+        { stream: config.SATELLITE_EVENTS_STREAM, retryMs: config.OUTBOX_RETRY_MS },
+      );
+      await relay.flush();
+    },
   });
-  return { database };
+  const relay = createOutboxRelay({
+    pool: database.pool,
+    bus,
+    logger,
+    sendCommand: deps.sendCommand ?? sendThroughRegistry(bus),
+    intervalMs: config.OUTBOX_RETRY_MS,
+  });
+  const teamSlug: TeamSlugLookup =
+    deps.teamSlug ??
+    (async (teamId) => (await bus.request(identityTeamGetSubject, { teamId }, { identity: self })).slug);
+  const operations = createInstallationsOperations({ pool: database.pool, box, relay, teamSlug });
+  serveInstallationSubjects(bus, operations);
+  serveJobSubjects(bus, { pool: database.pool, relay });
+  // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
+  bus.serve(installationsConfigForSatelliteSubject, async (request, context) => {
+    if (context.identity.kind !== 'service') throw new AppError('forbidden', 'For platform services only');
+    return { installations: await readConfigurationRecords(database.pool.get(), box, logger, request.team_ids) };
+  });
+  await database.start();
+  relay.start();
+
+  return {
+    database,
+    operations,
+    relay,
+    configurationRecords: (teamIds) => readConfigurationRecords(database.pool.get(), box, logger, teamIds),
+    async stop() {
+      await consumer?.stop();
+      await relay.stop();
+    },
+  };
 }

@@ -5,8 +5,15 @@ import { configSchema } from './config.ts';
 await runService({
   name: 'installations',
   configSchema,
-  async start(context) {
-    const app = await createApp(context);
-    return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
+  async start({ config, logger, bus }) {
+    const app = await createApp({
+      bus,
+      logger,
+      config,
+    });
+    return {
+      beforeDrain: [{ name: 'stop consumer and outbox relay', run: () => app.stop() }],
+      afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }],
+    };
   },
 });

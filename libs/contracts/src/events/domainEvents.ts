@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import {
+  installationLogAppended,
+  installationRequestLogged,
+  installationStatusChanged,
+  installationStatusChangedSubjectName,
+} from '../installations/installationEvents.ts';
 import { commandPriority, commandType } from '../satellite/commands.ts';
-import { installationStatus } from '../satellite/installationStatus.ts';
 import { settingsChangedEvent, settingsChangedSubject } from '../settings/settingsSubjects.ts';
 import {
   commandEventsStream,
@@ -10,17 +15,6 @@ import {
 } from './eventStreams.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
-
-/** An installation's status changed (from a satellite event, a health check or a user action). */
-export const installationStatusChangedEvent = z.object({
-  installation_id: z.string(),
-  team_id: z.string(),
-  status: installationStatus,
-  previous_status: installationStatus.nullable(),
-  status_message: z.string().nullable(),
-  changed_at: isoTime,
-});
-export const installationStatusChangedSubject = 'evt.installation.status_changed';
 
 /** A command was queued for a satellite; lets a poll be answered early and an SSE stream show it. */
 export const commandCreatedEvent = z.object({
@@ -55,11 +49,25 @@ export const domainEvents: DomainEventDefinition[] = [
     payload: settingsChangedEvent,
   },
   {
-    subject: installationStatusChangedSubject,
+    subject: installationStatusChangedSubjectName,
     stream: installationEventsStream,
     producer: 'installations',
-    description: 'The status of a team installation changed.',
-    payload: installationStatusChangedEvent,
+    description: 'The status of a team installation changed (every change, stamped, with its reason).',
+    payload: installationStatusChanged,
+  },
+  {
+    subject: 'evt.installation.log_appended.<installation_id>',
+    stream: installationEventsStream,
+    producer: 'installations',
+    description: 'Server log lines committed for an installation (feeds the logs stream).',
+    payload: installationLogAppended,
+  },
+  {
+    subject: 'evt.installation.request_logged.<installation_id>',
+    stream: installationEventsStream,
+    producer: 'installations',
+    description: 'A tool execution committed to the request log (feeds the requests stream).',
+    payload: installationRequestLogged,
   },
   {
     subject: commandCreatedSubject,

@@ -14,6 +14,8 @@ export const globalPermissions = [
   'teams.manage',
   'satellites.manage_global',
   'mcp_servers.manage',
+  // Operators' view of the background job schedules (GET /api/jobs/status).
+  'jobs.view',
 ] as const;
 export const globalPermission = z.enum(globalPermissions);
 export type GlobalPermission = z.infer<typeof globalPermission>;

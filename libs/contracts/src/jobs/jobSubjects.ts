@@ -17,6 +17,12 @@ export const jobWorkSubjects = {
         /** The tick's scheduled time, so a retried tick selects the same installations. */
         tick_at: z.iso.datetime({ offset: true }),
         rotation_minutes: z.number().int().min(1).max(1440).default(15),
+        /**
+         * How far apart ticks are. The tick at `tick_at` covers (tick_at - every_ms, tick_at]; installations
+         * whose phase in the rotation window falls there are due. Without it the selection would have to
+         * assume one tick a minute, and a reconfigured schedule would skip or repeat installations.
+         */
+        every_ms: z.number().int().min(100).max(86_400_000).default(60_000),
       })
       .strict(),
     reply: z.object({ due: z.number().int(), queued: z.number().int(), installation_ids: z.array(z.string()) }),

@@ -1,0 +1,3 @@
+export * from './installationEvents.ts';
+export * from './installationSchemas.ts';
+export * from './installationSubjects.ts';

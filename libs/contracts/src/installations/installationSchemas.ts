@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { installationStatus } from '../satellite/installationStatus.ts';
+import { installationSettings, mcpTransport, slug } from '../satellite/serverConfiguration.ts';
+
+const isoTime = z.iso.datetime({ offset: true });
+const uuid = z.uuid();
+
+/** Environment variable names as shells accept them; header names as HTTP allows them. */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and "_", not starting with a digit');
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'a valid HTTP header name');
+const value = z.string().max(8192);
+const argList = z.array(z.string().max(4096)).max(200);
+export const envMap = z.record(envName, value);
+export const headerMap = z.record(headerName, value);
+
+function requireTransportFields(
+  template: { transport?: string | undefined; command?: string | null | undefined; url?: string | null | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (template.transport === 'stdio' && !template.command) {
+    ctx.addIssue({ code: 'custom', path: ['command'], message: 'a stdio server needs a command' });
+  }
+  if ((template.transport === 'http' || template.transport === 'sse') && !template.url) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: `an ${template.transport} server needs a url` });
+  }
+}
+
+// ---- MCP server templates (the catalogue) ----
+
+export const templateView = z.object({
+  id: uuid,
+  slug,
+  name: z.string(),
+  description: z.string().nullable(),
+  transport: mcpTransport,
+  command: z.string().nullable(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  url: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  /** Aggregated over the template's installations by the template health job: healthy, unhealthy or unknown. */
+  health_status: z.string().nullable(),
+  last_health_check_at: isoTime.nullable(),
+  health_check_error: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type TemplateView = z.infer<typeof templateView>;
+
+const templateFields = {
+  name: z.string().min(1).max(200),
+  description: z.string().max(4000).nullable().optional(),
+  transport: mcpTransport,
+  command: z.string().min(1).max(1000).nullable().optional(),
+  args: argList.optional(),
+  env: envMap.optional(),
+  url: z.url().max(2000).nullable().optional(),
+  headers: headerMap.optional(),
+};
+
+export const templateCreate = z
+  .object({ slug, ...templateFields })
+  .strict()
+  .superRefine(requireTransportFields);
+export type TemplateCreate = z.infer<typeof templateCreate>;
+
+/** Every field but the slug may change; transport rules are checked against the merged result. */
+export const templateUpdate = z
+  .object({ ...templateFields, name: templateFields.name.optional(), transport: mcpTransport.optional() })
+  .strict();
+export type TemplateUpdate = z.infer<typeof templateUpdate>;
+
+// ---- Team installations ----
+
+/**
+ * A team installation as the API shows it. Environment and header values are write-only: they often
+ * hold credentials, are stored encrypted, and reach only satellites (through configuration); the view
+ * lists their names so a frontend can show what is set.
+ */
+export const installationView = z.object({
+  id: uuid,
+  team_id: z.string(),
+  template_id: uuid,
+  server_slug: slug,
+  name: slug,
+  args: z.array(z.string()),
+  env_keys: z.array(z.string()),
+  header_keys: z.array(z.string()),
+  status: installationStatus,
+  status_message: z.string().nullable(),
+  status_updated_at: isoTime,
+  last_health_check_at: isoTime.nullable(),
+  last_credential_check_at: isoTime.nullable(),
+  settings: installationSettings,
+  created_by: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type InstallationView = z.infer<typeof installationView>;
+
+export const installationCreate = z
+  .object({
+    /** The template to install. */
+    server_slug: slug,
+    /** Unique within the team; the server part of tool paths. */
+    name: slug,
+    args: argList.default([]),
+    env: envMap.default({}),
+    headers: headerMap.default({}),
+    settings: installationSettings.optional(),
+  })
+  .strict();
+export type InstallationCreate = z.infer<typeof installationCreate>;
+
+/** A given `env` or `headers` replaces the whole map (values are write-only, so a merge could not be checked). */
+export const installationUpdate = z
+  .object({ name: slug.optional(), args: argList.optional(), env: envMap.optional(), headers: headerMap.optional() })
+  .strict();
+export type InstallationUpdate = z.infer<typeof installationUpdate>;
+
+/** The user level of the configuration merge: what one member adds to the team's installation. */
+export const userConfigBody = z.object({ args: argList.default([]), env: envMap.default({}) }).strict();
+export type UserConfigBody = z.infer<typeof userConfigBody>;
+
+export const userConfigView = z.object({
+  installation_id: uuid,
+  user_id: z.string(),
+  args: z.array(z.string()),
+  env_keys: z.array(z.string()),
+  updated_at: isoTime,
+});
+export type UserConfigView = z.infer<typeof userConfigView>;
+
+// ---- Monitoring: status, server logs, request logs ----
+
+export const installationStatusView = z.object({
+  installation_id: uuid,
+  team_id: z.string(),
+  status: installationStatus,
+  status_message: z.string().nullable(),
+  status_updated_at: isoTime,
+  last_health_check_at: isoTime.nullable(),
+  last_credential_check_at: isoTime.nullable(),
+  /** Only `online` makes the installation's tools available. */
+  available: z.boolean(),
+});
+export type InstallationStatusView = z.infer<typeof installationStatusView>;
+
+export const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
+
+export const serverLogView = z.object({
+  /** Monotonic per database (bigint as text), newest lines have the highest ids within an installation. */
+  id: z.string(),
+  installation_id: uuid,
+  team_id: z.string(),
+  log_level: logLevel,
+  message: z.string(),
+  timestamp: isoTime,
+});
+export type ServerLogView = z.infer<typeof serverLogView>;
+
+export const requestLogView = z.object({
+  id: uuid,
+  installation_id: uuid,
+  team_id: z.string(),
+  tool_name: z.string(),
+  request_params: z.record(z.string(), z.unknown()),
+  /** Present only while the installation's request_logging_enabled is true and a response was kept. */
+  tool_response: z.unknown().optional(),
+  duration_ms: z.number(),
+  success: z.boolean(),
+  error_message: z.string().nullable(),
+  timestamp: isoTime,
+});
+export type RequestLogView = z.infer<typeof requestLogView>;
+
+const page = {
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+};
+
+/**
+ * Query of GET .../logs and of its stream twin. Newest first. `level` keeps lines of that level only.
+ * One schema for REST, stream and the NATS request, so they cannot apply different filters.
+ */
+export const serverLogQuery = z.object({ ...page, level: logLevel.optional() }).strict();
+export type ServerLogQuery = z.infer<typeof serverLogQuery>;
+
+/** Query of GET .../requests and of its stream twin. Newest first. */
+export const requestLogQuery = z
+  .object({
+    ...page,
+    tool_name: z.string().min(1).max(200).optional(),
+    success: z.enum(['true', 'false']).optional(),
+  })
+  .strict();
+export type RequestLogQuery = z.infer<typeof requestLogQuery>;
+
+export const serverLogPage = z.object({
+  items: z.array(serverLogView),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+export type ServerLogPage = z.infer<typeof serverLogPage>;
+
+export const requestLogPage = z.object({
+  items: z.array(requestLogView),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  request_logging_enabled: z.boolean(),
+});
+export type RequestLogPage = z.infer<typeof requestLogPage>;
+
+/** True when a line passes the filters of the query (the stream applies this to live lines). */
+export function matchesServerLogQuery(line: ServerLogView, query: Pick<ServerLogQuery, 'level'>): boolean {
+  return query.level === undefined || line.log_level === query.level;
+}
+
+export function matchesRequestLogQuery(
+  row: RequestLogView,
+  query: Pick<RequestLogQuery, 'tool_name' | 'success'>,
+): boolean {
+  if (query.tool_name !== undefined && row.tool_name !== query.tool_name) return false;
+  if (query.success !== undefined && String(row.success) !== query.success) return false;
+  return true;
+}
+
+export const settingsPatch = z.object({ request_logging_enabled: z.boolean() }).strict();
+
+export const installationRef = z.object({ team_id: z.string().min(1).max(200), installation_id: uuid }).strict();

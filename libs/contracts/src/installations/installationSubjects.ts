@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { defineSubject, emptyRequest } from '../subject.ts';
+import {
+  installationCreate,
+  installationRef,
+  installationStatusView,
+  installationUpdate,
+  installationView,
+  requestLogPage,
+  requestLogQuery,
+  requestLogView,
+  serverLogPage,
+  serverLogQuery,
+  settingsPatch,
+  templateCreate,
+  templateUpdate,
+  templateView,
+  userConfigBody,
+  userConfigView,
+} from './installationSchemas.ts';
+
+const bySlug = z.object({ slug: z.string().min(1).max(64) }).strict();
+const byTeam = z.object({ team_id: z.string().min(1).max(200) }).strict();
+const deleted = z.object({ deleted: z.literal(true) });
+
+/**
+ * Request/reply subjects of the installations service. Every request carries the caller's identity;
+ * the service checks roles itself (templates: global admins write, any signed-in user reads;
+ * installations: team admins write, team members read; user configuration: the member themself).
+ */
+export const installationSubjects = {
+  listTemplates: defineSubject({
+    subject: 'installations.template.list',
+    service: 'installations',
+    description: 'The MCP server catalogue, by slug.',
+    request: emptyRequest,
+    reply: z.array(templateView),
+  }),
+  getTemplate: defineSubject({
+    subject: 'installations.template.get',
+    service: 'installations',
+    description: 'One template by slug.',
+    request: bySlug,
+    reply: templateView,
+  }),
+  createTemplate: defineSubject({
+    subject: 'installations.template.create',
+    service: 'installations',
+    description: 'Adds a template to the catalogue (global admins). conflict when the slug exists.',
+    request: templateCreate,
+    reply: templateView,
+  }),
+  updateTemplate: defineSubject({
+    subject: 'installations.template.update',
+    service: 'installations',
+    description: 'Changes a template (global admins); satellites serving its installations are told to reconfigure.',
+    request: z.object({ slug: z.string().min(1).max(64), changes: templateUpdate }).strict(),
+    reply: templateView,
+  }),
+  deleteTemplate: defineSubject({
+    subject: 'installations.template.delete',
+    service: 'installations',
+    description: 'Removes a template (global admins). conflict while installations of it exist.',
+    request: bySlug,
+    reply: deleted,
+  }),
+  listInstallations: defineSubject({
+    subject: 'installations.installation.list',
+    service: 'installations',
+    description: "A team's installations (team members).",
+    request: byTeam,
+    reply: z.array(installationView),
+  }),
+  getInstallation: defineSubject({
+    subject: 'installations.installation.get',
+    service: 'installations',
+    description: 'One installation of a team (team members).',
+    request: installationRef,
+    reply: installationView,
+  }),
+  createInstallation: defineSubject({
+    subject: 'installations.installation.create',
+    service: 'installations',
+    description:
+      'Installs a template in a team (team admins); queues configure mcp_installation_created for the satellites serving the team.',
+    request: z.object({ team_id: z.string().min(1).max(200), installation: installationCreate }).strict(),
+    reply: installationView,
+  }),
+  updateInstallation: defineSubject({
+    subject: 'installations.installation.update',
+    service: 'installations',
+    description: 'Changes the team level of an installation (team admins); queues configure mcp_installation_updated.',
+    request: installationRef.extend({ changes: installationUpdate }).strict(),
+    reply: installationView,
+  }),
+  deleteInstallation: defineSubject({
+    subject: 'installations.installation.delete',
+    service: 'installations',
+    description: 'Removes an installation and its logs (team admins); queues configure mcp_installation_deleted.',
+    request: installationRef,
+    reply: deleted,
+  }),
+  putUserConfig: defineSubject({
+    subject: 'installations.user_config.put',
+    service: 'installations',
+    description: "Sets the calling member's user level of an installation's configuration.",
+    request: installationRef.extend({ config: userConfigBody }).strict(),
+    reply: userConfigView,
+  }),
+  getStatus: defineSubject({
+    subject: 'installations.status.get',
+    service: 'installations',
+    description: 'Status, status message and last update of one installation (team members).',
+    request: installationRef,
+    reply: installationStatusView,
+  }),
+  listLogs: defineSubject({
+    subject: 'installations.logs.list',
+    service: 'installations',
+    description: 'Server log lines of one installation, newest first, with limit/offset (team members).',
+    request: installationRef.extend({ query: serverLogQuery }).strict(),
+    reply: serverLogPage,
+  }),
+  listRequests: defineSubject({
+    subject: 'installations.requests.list',
+    service: 'installations',
+    description: 'Request logs of one installation, newest first; tool_response only while request logging is on.',
+    request: installationRef.extend({ query: requestLogQuery }).strict(),
+    reply: requestLogPage,
+  }),
+  getRequest: defineSubject({
+    subject: 'installations.requests.get',
+    service: 'installations',
+    description: 'One request log with its full parameters, and its response when kept and logging is on.',
+    request: installationRef.extend({ request_id: z.uuid() }).strict(),
+    reply: requestLogView,
+  }),
+  updateSettings: defineSubject({
+    subject: 'installations.settings.update',
+    service: 'installations',
+    description:
+      "Stores the installation's settings (team admins) and queues configure mcp_installation_updated so satellites apply them.",
+    request: installationRef.extend({ settings: settingsPatch }).strict(),
+    reply: installationView,
+  }),
+} as const;

@@ -1,0 +1,181 @@
+import { type Bus, publishJson } from '@orbital/bus';
+import {
+  type InstallationLogAppended,
+  type InstallationRequestLogged,
+  installationLogSubject,
+  installationRequestSubject,
+  parseSatelliteEvent,
+  type SatelliteEvent,
+} from '@orbital/contracts';
+import type { CommonQueryMethods, LivePool } from '@orbital/db';
+import { AppError } from '@orbital/errors';
+import type { Logger } from '@orbital/logger';
+import { findInstallationById, stampCheck } from '../db/installationQueries.ts';
+import { insertLogLines, insertRequestLog, replaceToolMetadata } from '../db/monitoringQueries.ts';
+import type { InstallationRow } from '../db/rows.ts';
+import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
+import type { StatusTrigger } from '../domain/nextStatus.ts';
+import type { OutboxRelay } from '../domain/outboxRelay.ts';
+import { requestLogView } from '../domain/views.ts';
+
+export type SatelliteEventDeps = { pool: LivePool; bus: Bus; relay: OutboxRelay; logger: Logger };
+
+/**
+ * One satellite event from JetStream. Resolves once its writes committed and the resulting domain
+ * events were published, so the message is acknowledged only then; a redelivery stores nothing twice
+ * and republishes under the same message ids, which JetStream drops as duplicates.
+ */
+export async function handleSatelliteEvent(deps: SatelliteEventDeps, payload: unknown): Promise<void> {
+  const parsed = parseSatelliteEvent(payload);
+  if (!parsed.success) {
+    throw new AppError('validation_failed', 'The satellite event breaks its contract', { details: parsed.issues });
+  }
+  const event = parsed.event;
+  switch (event.type) {
+    case 'mcp.server.logs':
+      return storeLogLines(deps, event);
+    case 'mcp.tool.executed':
+      return storeRequest(deps, event);
+    case 'mcp.tools.discovered':
+      return storeTools(deps, event);
+    default: {
+      const trigger = processTrigger(event);
+      if (trigger) await applyToInstallation(deps, event, trigger.installationId, trigger.teamId, trigger.trigger);
+    }
+  }
+}
+
+/** The installation an event names, when it exists and belongs to the team the event claims. */
+async function installationFor(
+  deps: SatelliteEventDeps,
+  db: CommonQueryMethods,
+  installationId: string,
+  teamId: string,
+  lock: boolean,
+): Promise<InstallationRow | null> {
+  const row = await findInstallationById(db, installationId, lock);
+  if (!row || row.team_id !== teamId) {
+    // Deleted since, or an event naming another team's installation: nothing of ours to change.
+    deps.logger.warn({ installationId, teamId }, 'satellite event for an unknown installation ignored');
+    return null;
+  }
+  return row;
+}
+
+async function storeLogLines(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.server.logs' }>) {
+  const { installation_id: installationId, team_id: teamId, lines } = event.data;
+  const stored = await deps.pool.get().transaction(async (tx) => {
+    if (!(await installationFor(deps, tx, installationId, teamId, false))) return null;
+    return insertLogLines(tx, { eventId: event.id, installationId, teamId, lines });
+  });
+  if (!stored) return;
+  const appended: InstallationLogAppended = { installation_id: installationId, team_id: teamId, lines: [...stored] };
+  await publishJson(deps.bus, installationLogSubject(installationId), appended, { msgId: `log-${event.id}` });
+}
+
+async function storeRequest(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tool.executed' }>) {
+  const d = event.data;
+  const result = await deps.pool.get().transaction(async (tx) => {
+    const row = await installationFor(deps, tx, d.installation_id, d.team_id, true);
+    if (!row) return null;
+    // Enforced here as well as on the satellite: a response is kept only while logging is on.
+    const keep = row.settings.request_logging_enabled && d.tool_response !== undefined;
+    const stored = await insertRequestLog(tx, {
+      id: event.id,
+      installationId: d.installation_id,
+      teamId: d.team_id,
+      toolName: d.tool_name,
+      requestParams: d.request_params,
+      toolResponse: keep ? d.tool_response : undefined,
+      durationMs: d.duration_ms,
+      success: d.success,
+      errorMessage: d.error_message,
+      timestamp: d.executed_at,
+    });
+    await applyStatusTrigger(tx, row, { kind: 'tool_executed', success: d.success }, event.timestamp);
+    return { stored };
+  });
+  if (!result) return;
+  await deps.relay.flush();
+  const logged: InstallationRequestLogged = {
+    installation_id: d.installation_id,
+    team_id: d.team_id,
+    request: requestLogView(result.stored, true),
+  };
+  await publishJson(deps.bus, installationRequestSubject(d.installation_id), logged, { msgId: `req-${event.id}` });
+}
+
+async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tools.discovered' }>) {
+  const d = event.data;
+  await deps.pool.get().transaction(async (tx) => {
+    const row = await installationFor(deps, tx, d.installation_id, d.team_id, true);
+    if (!row) return;
+    await replaceToolMetadata(tx, {
+      installationId: d.installation_id,
+      serverSlug: d.server_slug,
+      discoveredAt: d.discovered_at,
+      tools: d.tools,
+    });
+    await applyStatusTrigger(tx, row, { kind: 'tools_discovered', toolCount: d.tool_count }, event.timestamp);
+  });
+  await deps.relay.flush();
+}
+
+async function applyToInstallation(
+  deps: SatelliteEventDeps,
+  event: SatelliteEvent,
+  installationId: string,
+  teamId: string,
+  trigger: StatusTrigger,
+) {
+  await deps.pool.get().transaction(async (tx) => {
+    const row = await installationFor(deps, tx, installationId, teamId, true);
+    if (!row) return;
+    if (event.type === 'mcp.server.status_changed') {
+      // A credential check or a health report completed, whether or not the status moves.
+      const check = event.data.reason === 'credential_validation' ? 'credential' : 'health';
+      await stampCheck(tx, row.id, check, event.data.changed_at);
+    }
+    await applyStatusTrigger(tx, row, trigger, event.timestamp);
+  });
+  await deps.relay.flush();
+}
+
+function processTrigger(
+  event: SatelliteEvent,
+): { installationId: string; teamId: string; trigger: StatusTrigger } | null {
+  const ref = (data: { server_id: string; team_id: string }, trigger: StatusTrigger) => ({
+    installationId: data.server_id,
+    teamId: data.team_id,
+    trigger,
+  });
+  switch (event.type) {
+    case 'mcp.server.started':
+      return ref(event.data, { kind: 'process_started' });
+    case 'mcp.server.crashed':
+      return ref(event.data, {
+        kind: 'process_crashed',
+        willRestart: event.data.will_restart,
+        exitCode: event.data.exit_code,
+        signal: event.data.signal,
+      });
+    case 'mcp.server.restarted':
+      return ref(event.data, { kind: 'process_restarted', attempt: event.data.attempt_number });
+    case 'mcp.server.permanently_failed':
+      return ref(event.data, { kind: 'process_permanently_failed', lastError: event.data.last_error });
+    case 'mcp.server.dormant':
+      return ref(event.data, { kind: 'process_dormant' });
+    case 'mcp.server.respawned':
+      return ref(event.data, { kind: 'process_respawned' });
+    case 'mcp.server.status_changed':
+      return ref(event.data, {
+        kind: 'status_reported',
+        status: event.data.status,
+        reason: event.data.reason,
+        message: event.data.status_message,
+      });
+    default:
+      // Client, configuration and tool-list events are not about an installation's status.
+      return null;
+  }
+}

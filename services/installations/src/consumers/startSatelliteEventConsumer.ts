@@ -1,0 +1,48 @@
+import { type Bus, consumeDurable, type DurableConsumer } from '@orbital/bus';
+import type { Logger } from '@orbital/logger';
+import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
+
+export type ConsumerHandle = { stop(): Promise<void> };
+
+/**
+ * The installations service's durable consumer of satellite events (server events, tool executions,
+ * discovered tools, stderr batches). The stream belongs to the event pipeline; while it does not exist
+ * yet the consumer looks again every `retryMs`, so the services can start in any order.
+ */
+export function startSatelliteEventConsumer(
+  deps: SatelliteEventDeps & { bus: Bus; logger: Logger },
+  options: { stream: string; retryMs: number },
+): ConsumerHandle {
+  let consumer: DurableConsumer | null = null;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const attempt = async () => {
+    if (stopped) return;
+    try {
+      consumer = await consumeDurable(deps.bus, {
+        stream: options.stream,
+        durable: 'installations_satellite_events',
+        // One filter (NATS 2.9 knows no filter_subjects); client and config events are skipped by the handler.
+        filterSubjects: ['evt.satellite.*.mcp.>'],
+        handler: (payload) => handleSatelliteEvent(deps, payload),
+        logger: deps.logger,
+      });
+      if (stopped) await consumer.stop();
+      else deps.logger.info({ stream: options.stream }, 'consuming satellite events');
+    } catch (err) {
+      deps.logger.warn({ err, stream: options.stream }, 'satellite event stream not available yet; will retry');
+      timer = setTimeout(() => void attempt(), options.retryMs);
+      timer.unref();
+    }
+  };
+  void attempt();
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await consumer?.stop();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import type { RequestLogQuery, ServerLogQuery } from '@orbital/contracts';
+import { type CommonQueryMethods, sql } from '@orbital/db';
+import { countRow, type RequestLogRow, requestLogRow, serverLogRow } from './rows.ts';
+
+const logColumns = sql.fragment`id, installation_id, team_id, log_level, message, "timestamp"`;
+const requestColumns = sql.fragment`id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
+  success, error_message, "timestamp"`;
+
+export type LogLineInput = { log_level: string; message: string; timestamp: string };
+
+/**
+ * Inserts a batch of lines once: a redelivered event finds its lines there and gets back the rows
+ * already stored, so the caller can publish them again (JetStream drops the duplicate by message id).
+ */
+export async function insertLogLines(
+  db: CommonQueryMethods,
+  e: { eventId: string; installationId: string; teamId: string; lines: LogLineInput[] },
+) {
+  const rows = e.lines.map((line, index) => [
+    e.installationId,
+    e.teamId,
+    line.log_level,
+    line.message,
+    line.timestamp,
+    e.eventId,
+    index,
+  ]);
+  await db.query(sql.unsafe`
+    INSERT INTO server_logs (installation_id, team_id, log_level, message, "timestamp", event_id, line_no)
+    SELECT * FROM ${sql.unnest(rows, ['uuid', 'text', 'text', 'text', 'timestamptz', 'uuid', 'int4'])}
+    ON CONFLICT (event_id, line_no) DO NOTHING`);
+  return db.any(
+    sql.type(serverLogRow)`SELECT ${logColumns} FROM server_logs WHERE event_id = ${e.eventId} ORDER BY line_no`,
+  );
+}
+
+function logFilter(installationId: string, query: Pick<ServerLogQuery, 'level'>) {
+  return sql.fragment`installation_id = ${installationId}
+    ${query.level ? sql.fragment`AND log_level = ${query.level}` : sql.fragment``}`;
+}
+
+export async function listLogLines(db: CommonQueryMethods, installationId: string, query: ServerLogQuery) {
+  const [items, total] = await Promise.all([
+    db.any(sql.type(serverLogRow)`
+      SELECT ${logColumns} FROM server_logs WHERE ${logFilter(installationId, query)}
+      ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`),
+    db.oneFirst(
+      sql.type(countRow)`SELECT count(*) AS count FROM server_logs WHERE ${logFilter(installationId, query)}`,
+    ),
+  ]);
+  return { items, total };
+}
+
+export type RequestLogInput = {
+  id: string;
+  installationId: string;
+  teamId: string;
+  toolName: string;
+  requestParams: Record<string, unknown>;
+  toolResponse: unknown;
+  durationMs: number;
+  success: boolean;
+  errorMessage: string | null;
+  timestamp: string;
+};
+
+/** Inserts once (the id is the satellite event id) and returns the stored row either way. */
+export async function insertRequestLog(db: CommonQueryMethods, r: RequestLogInput): Promise<RequestLogRow> {
+  await db.query(sql.unsafe`
+    INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
+      success, error_message, "timestamp")
+    VALUES (${r.id}, ${r.installationId}, ${r.teamId}, ${r.toolName}, ${sql.jsonb(r.requestParams as never)},
+      ${r.toolResponse === undefined ? null : sql.jsonb(r.toolResponse as never)}, ${r.durationMs}, ${r.success},
+      ${r.errorMessage}, ${r.timestamp})
+    ON CONFLICT (id) DO NOTHING`);
+  return db.one(sql.type(requestLogRow)`SELECT ${requestColumns} FROM request_logs WHERE id = ${r.id}`);
+}
+
+function requestFilter(installationId: string, query: Pick<RequestLogQuery, 'tool_name' | 'success'>) {
+  return sql.fragment`installation_id = ${installationId}
+    ${query.tool_name ? sql.fragment`AND tool_name = ${query.tool_name}` : sql.fragment``}
+    ${query.success ? sql.fragment`AND success = ${query.success === 'true'}` : sql.fragment``}`;
+}
+
+export async function listRequestLogs(db: CommonQueryMethods, installationId: string, query: RequestLogQuery) {
+  const [items, total] = await Promise.all([
+    db.any(sql.type(requestLogRow)`
+      SELECT ${requestColumns} FROM request_logs WHERE ${requestFilter(installationId, query)}
+      ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`),
+    db.oneFirst(
+      sql.type(countRow)`SELECT count(*) AS count FROM request_logs WHERE ${requestFilter(installationId, query)}`,
+    ),
+  ]);
+  return { items, total };
+}
+
+export async function findRequestLog(db: CommonQueryMethods, installationId: string, requestId: string) {
+  return db.maybeOne(sql.type(requestLogRow)`
+    SELECT ${requestColumns} FROM request_logs WHERE id = ${requestId} AND installation_id = ${installationId}`);
+}
+
+export type DiscoveredTool = {
+  tool_name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  token_count: number;
+};
+
+/** Replaces an installation's tool metadata with what the last discovery found. */
+export async function replaceToolMetadata(
+  db: CommonQueryMethods,
+  e: { installationId: string; serverSlug: string; discoveredAt: string; tools: DiscoveredTool[] },
+): Promise<void> {
+  const names = e.tools.map((t) => t.tool_name);
+  await db.query(sql.unsafe`
+    DELETE FROM tool_metadata WHERE installation_id = ${e.installationId}
+      AND NOT (tool_name = ANY(${sql.array(names, 'text')}))`);
+  for (const tool of e.tools) {
+    await db.query(sql.unsafe`
+      INSERT INTO tool_metadata (installation_id, server_slug, tool_name, description, input_schema, token_count, discovered_at)
+      VALUES (${e.installationId}, ${e.serverSlug}, ${tool.tool_name}, ${tool.description},
+        ${sql.jsonb(tool.input_schema as never)}, ${tool.token_count}, ${e.discoveredAt})
+      ON CONFLICT (installation_id, tool_name) DO UPDATE SET server_slug = EXCLUDED.server_slug,
+        description = EXCLUDED.description, input_schema = EXCLUDED.input_schema, token_count = EXCLUDED.token_count,
+        discovered_at = EXCLUDED.discovered_at
+      WHERE tool_metadata.discovered_at <= EXCLUDED.discovered_at`);
+  }
+}
+
+export async function listToolMetadata(db: CommonQueryMethods, installationId: string) {
+  return db.any(sql.unsafe`
+    SELECT tool_name, server_slug, description, input_schema, token_count FROM tool_metadata
+    WHERE installation_id = ${installationId} ORDER BY tool_name`);
+}
+
+/**
+ * Keeps the newest `keep` lines of every installation in one set-based statement: for each
+ * installation the index (installation_id, id DESC) finds the first line beyond the newest `keep`,
+ * and everything at or below it goes. Cost follows the lines removed, not the table's size.
+ */
+export async function deleteOldLogLines(db: CommonQueryMethods, keep: number): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    WITH cut AS (
+      SELECT i.id AS installation_id, c.id AS cut_id
+      FROM mcp_installations i
+      CROSS JOIN LATERAL (
+        SELECT l.id FROM server_logs l WHERE l.installation_id = i.id ORDER BY l.id DESC OFFSET ${keep} LIMIT 1
+      ) c
+    )
+    DELETE FROM server_logs l USING cut WHERE l.installation_id = cut.installation_id AND l.id <= cut.cut_id`);
+  return result.rowCount;
+}

@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CallerIdentity,
+  type InstallationCreate,
+  type InstallationStatusChanged,
+  type InstallationUpdate,
+  installationStatusChangedSubjectName,
+  type RequestLogQuery,
+  type ServerLogQuery,
+  type TemplateCreate,
+  type TemplateUpdate,
+  templateCreate,
+  type UserConfigBody,
+} from '@orbital/contracts';
+import type { SecretBox } from '@orbital/crypto';
+import type { CommonQueryMethods, LivePool } from '@orbital/db';
+import { AppError } from '@orbital/errors';
+import * as q from '../db/installationQueries.ts';
+import * as m from '../db/monitoringQueries.ts';
+import type { InstallationRow } from '../db/rows.ts';
+import * as t from '../db/templateQueries.ts';
+import {
+  requireGlobalAdmin,
+  requireMemberThemself,
+  requireSignedIn,
+  requireTeamAdmin,
+  requireTeamMember,
+} from './access.ts';
+import { applyStatusTrigger } from './applyStatusTrigger.ts';
+import { type OutboxRelay, queueCommand, queueEvent } from './outboxRelay.ts';
+import { installationView, requestLogView, statusView, templateView, userConfigView } from './views.ts';
+
+export type TeamSlugLookup = (teamId: string) => Promise<string>;
+
+export type InstallationsDeps = {
+  pool: LivePool;
+  box: SecretBox;
+  relay: OutboxRelay;
+  /** The team's slug, part of every process id; asked of identity when an installation is created. */
+  teamSlug: TeamSlugLookup;
+};
+
+type ConfigureEvent = 'mcp_installation_created' | 'mcp_installation_updated' | 'mcp_installation_deleted';
+
+/** Secrets of the team level: sealed together, bound to the installation id as additional data. */
+export function sealTeamSecrets(box: SecretBox, installationId: string, secrets: TeamSecrets): string {
+  return box.encrypt(JSON.stringify(secrets), `installation:${installationId}`);
+}
+export function openTeamSecrets(box: SecretBox, row: { id: string; secret_config: string }): TeamSecrets {
+  return JSON.parse(box.decrypt(row.secret_config, `installation:${row.id}`)) as TeamSecrets;
+}
+export type TeamSecrets = { env: Record<string, string>; headers: Record<string, string> };
+
+export function sealUserSecrets(box: SecretBox, installationId: string, userId: string, env: Record<string, string>) {
+  return box.encrypt(JSON.stringify({ env }), `user-config:${installationId}:${userId}`);
+}
+
+function configureCommand(row: Pick<InstallationRow, 'id' | 'team_id'>, event: ConfigureEvent) {
+  return {
+    command_type: 'configure' as const,
+    priority: 'high' as const,
+    payload: { team_id: row.team_id, event, installation_id: row.id },
+    correlation_id: `${event}:${row.id}:${randomUUID()}`,
+  };
+}
+
+export function createInstallationsOperations(deps: InstallationsDeps) {
+  const { pool, box, relay } = deps;
+
+  async function inTransaction<T>(run: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
+    const result = await pool.get().transaction(run);
+    // Deliver what the transaction queued now; the relay retries anything that fails.
+    await relay.flush();
+    return result;
+  }
+
+  async function mustFindInstallation(db: CommonQueryMethods, teamId: string, id: string, lock = false) {
+    const row = await q.findInstallation(db, teamId, id, lock);
+    if (!row)
+      throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
+    return row;
+  }
+
+  async function mustFindTemplate(db: CommonQueryMethods, slug: string, lock = false) {
+    const row = await t.findTemplate(db, slug, lock);
+    if (!row) throw new AppError('not_found', `No MCP server template with slug ${slug}`, { details: { slug } });
+    return row;
+  }
+
+  return {
+    // ---- templates ----
+    async listTemplates(identity: CallerIdentity) {
+      requireSignedIn(identity);
+      return (await t.listTemplateRows(pool.get())).map(templateView);
+    },
+    async getTemplate(identity: CallerIdentity, slug: string) {
+      requireSignedIn(identity);
+      return templateView(await mustFindTemplate(pool.get(), slug));
+    },
+    async createTemplate(identity: CallerIdentity, body: TemplateCreate) {
+      requireGlobalAdmin(identity);
+      const row = await t.insertTemplate(pool.get(), body.slug, {
+        name: body.name,
+        description: body.description ?? null,
+        transport: body.transport,
+        command: body.command ?? null,
+        args: body.args ?? [],
+        env: body.env ?? {},
+        url: body.url ?? null,
+        headers: body.headers ?? {},
+      });
+      return templateView(row);
+    },
+    async updateTemplate(identity: CallerIdentity, slug: string, changes: TemplateUpdate) {
+      requireGlobalAdmin(identity);
+      const row = await inTransaction(async (tx) => {
+        const current = await mustFindTemplate(tx, slug, true);
+        const merged: t.TemplateFields = {
+          name: current.name,
+          description: current.description,
+          transport: current.transport,
+          command: current.command,
+          args: current.args,
+          env: current.env,
+          url: current.url,
+          headers: current.headers,
+          ...stripUndefined(changes),
+        };
+        // The merged template must still satisfy the transport rules of a new one.
+        const checked = templateCreate.safeParse({ ...withoutNulls(merged), slug });
+        if (!checked.success) {
+          throw new AppError('validation_failed', 'The template would not be valid after this change', {
+            details: checked.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+          });
+        }
+        const updated = await t.updateTemplateRow(tx, slug, merged);
+        // Satellites running its installations must pick up the new template level.
+        for (const installation of await q.listInstallationsOfTemplate(tx, current.id)) {
+          await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+        }
+        return updated;
+      });
+      return templateView(row);
+    },
+    async deleteTemplate(identity: CallerIdentity, slug: string) {
+      requireGlobalAdmin(identity);
+      if (!(await t.deleteTemplateRow(pool.get(), slug))) {
+        throw new AppError('not_found', `No MCP server template with slug ${slug}`, { details: { slug } });
+      }
+      return { deleted: true as const };
+    },
+
+    // ---- installations ----
+    async listInstallations(identity: CallerIdentity, teamId: string) {
+      requireTeamMember(identity, teamId);
+      return (await q.listTeamInstallations(pool.get(), teamId)).map(installationView);
+    },
+    async getInstallation(identity: CallerIdentity, teamId: string, id: string) {
+      requireTeamMember(identity, teamId);
+      return installationView(await mustFindInstallation(pool.get(), teamId, id));
+    },
+    async createInstallation(identity: CallerIdentity, teamId: string, body: InstallationCreate) {
+      requireTeamAdmin(identity, teamId);
+      const template = await mustFindTemplate(pool.get(), body.server_slug);
+      const teamSlug = await deps.teamSlug(teamId);
+      const id = randomUUID();
+      const row = await inTransaction(async (tx) => {
+        await q.insertInstallation(tx, {
+          id,
+          teamId,
+          teamSlug,
+          templateId: template.id,
+          name: body.name,
+          args: body.args,
+          secretConfig: sealTeamSecrets(box, id, { env: body.env, headers: body.headers }),
+          envKeys: Object.keys(body.env).sort(),
+          headerKeys: Object.keys(body.headers).sort(),
+          settings: { request_logging_enabled: body.settings?.request_logging_enabled ?? false },
+          createdBy: identity.kind === 'user' ? identity.userId : null,
+          statusMessage: 'Waiting for a satellite to take the configuration',
+        });
+        const created = await mustFindInstallation(tx, teamId, id);
+        const event: InstallationStatusChanged = {
+          installation_id: id,
+          team_id: teamId,
+          status: created.status,
+          previous_status: null,
+          status_message: created.status_message,
+          changed_at: created.status_updated_at,
+          status_updated_at: created.status_updated_at,
+          last_health_check_at: null,
+          last_credential_check_at: null,
+          reason: 'created',
+        };
+        await queueEvent(tx, installationStatusChangedSubjectName, event);
+        await queueCommand(tx, configureCommand(created, 'mcp_installation_created'));
+        return created;
+      });
+      return installationView(row);
+    },
+    async updateInstallation(identity: CallerIdentity, teamId: string, id: string, changes: InstallationUpdate) {
+      requireTeamAdmin(identity, teamId);
+      const row = await inTransaction(async (tx) => {
+        const current = await mustFindInstallation(tx, teamId, id, true);
+        const secrets = openTeamSecrets(box, current);
+        const next = {
+          env: changes.env ?? secrets.env,
+          headers: changes.headers ?? secrets.headers,
+        };
+        await q.updateInstallationConfig(tx, id, {
+          name: changes.name ?? current.name,
+          args: changes.args ?? current.args,
+          secretConfig: sealTeamSecrets(box, id, next),
+          envKeys: Object.keys(next.env).sort(),
+          headerKeys: Object.keys(next.headers).sort(),
+        });
+        const updated = await mustFindInstallation(tx, teamId, id, true);
+        await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
+        return (await applyStatusTrigger(tx, updated, { kind: 'configuration_changed' })) ?? updated;
+      });
+      return installationView(row);
+    },
+    async deleteInstallation(identity: CallerIdentity, teamId: string, id: string) {
+      requireTeamAdmin(identity, teamId);
+      await inTransaction(async (tx) => {
+        const current = await mustFindInstallation(tx, teamId, id, true);
+        await q.deleteInstallationRow(tx, id);
+        await queueCommand(tx, configureCommand(current, 'mcp_installation_deleted'));
+      });
+      return { deleted: true as const };
+    },
+    async putUserConfig(identity: CallerIdentity, teamId: string, id: string, body: UserConfigBody) {
+      const userId = requireMemberThemself(identity, teamId);
+      const row = await inTransaction(async (tx) => {
+        const installation = await mustFindInstallation(tx, teamId, id);
+        const stored = await q.upsertUserConfig(tx, {
+          installationId: id,
+          userId,
+          args: body.args,
+          secretConfig: sealUserSecrets(box, id, userId, body.env),
+          envKeys: Object.keys(body.env).sort(),
+        });
+        await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+        return stored;
+      });
+      return userConfigView(row);
+    },
+
+    // ---- monitoring ----
+    async getStatus(identity: CallerIdentity, teamId: string, id: string) {
+      requireTeamMember(identity, teamId);
+      return statusView(await mustFindInstallation(pool.get(), teamId, id));
+    },
+    async listLogs(identity: CallerIdentity, teamId: string, id: string, query: ServerLogQuery) {
+      requireTeamMember(identity, teamId);
+      const db = pool.get();
+      await mustFindInstallation(db, teamId, id);
+      const { items, total } = await m.listLogLines(db, id, query);
+      return { items: [...items], total, limit: query.limit, offset: query.offset };
+    },
+    async listRequests(identity: CallerIdentity, teamId: string, id: string, query: RequestLogQuery) {
+      requireTeamMember(identity, teamId);
+      const db = pool.get();
+      const installation = await mustFindInstallation(db, teamId, id);
+      const enabled = installation.settings.request_logging_enabled;
+      const { items, total } = await m.listRequestLogs(db, id, query);
+      return {
+        items: items.map((row) => requestLogView(row, enabled)),
+        total,
+        limit: query.limit,
+        offset: query.offset,
+        request_logging_enabled: enabled,
+      };
+    },
+    async getRequest(identity: CallerIdentity, teamId: string, id: string, requestId: string) {
+      requireTeamMember(identity, teamId);
+      const db = pool.get();
+      const installation = await mustFindInstallation(db, teamId, id);
+      const row = await m.findRequestLog(db, id, requestId);
+      if (!row) throw new AppError('not_found', 'No such request log for this installation');
+      return requestLogView(row, installation.settings.request_logging_enabled);
+    },
+    async updateSettings(
+      identity: CallerIdentity,
+      teamId: string,
+      id: string,
+      settings: { request_logging_enabled: boolean },
+    ) {
+      requireTeamAdmin(identity, teamId);
+      const row = await inTransaction(async (tx) => {
+        await mustFindInstallation(tx, teamId, id, true);
+        await q.updateInstallationSettings(tx, id, settings);
+        const updated = await mustFindInstallation(tx, teamId, id);
+        // Satellites include tool responses in their events only when told so through configuration.
+        await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
+        return updated;
+      });
+      return installationView(row);
+    },
+  };
+}
+
+export type InstallationsOperations = ReturnType<typeof createInstallationsOperations>;
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function withoutNulls<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as Partial<T>;
+}

@@ -1,0 +1,556 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import type { Bus } from '@orbital/bus';
+import {
+  installationEventsStream,
+  installationStatusChanged,
+  jobWorkSubjects,
+  installationSubjects as s,
+} from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  admin,
+  anonymous,
+  eventually,
+  type Harness,
+  jobs,
+  otherTeamAdmin,
+  startInstallations,
+  teamA,
+  teamAdmin,
+  teamUser,
+} from './installationsHarness.ts';
+
+const streamName = (bus: Bus, name: string) => (bus.prefix ? `${bus.prefix}_${name}` : name);
+
+let env: TestEnvironment;
+let h: Harness;
+
+const as = (identity: typeof admin) => ({ identity });
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+  return 'ok';
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  h = await startInstallations(env);
+  await h.client.request(
+    s.createTemplate,
+    { slug: 'filesystem', name: 'Filesystem', transport: 'stdio', command: 'npx', args: ['-y', 'fs-server'] },
+    as(admin),
+  );
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await env?.cleanup();
+});
+
+async function install(name: string, extra: Record<string, unknown> = {}) {
+  return h.client.request(
+    s.createInstallation,
+    { team_id: teamA, installation: { server_slug: 'filesystem', name, ...extra } },
+    as(teamAdmin),
+  );
+}
+
+describe('templates', () => {
+  it('lets global admins write and signed-in users read', async () => {
+    const body = { slug: 'remote', name: 'Remote', transport: 'http' as const, url: 'https://mcp.example.com/mcp' };
+    expect(await refusal(h.client.request(s.createTemplate, body, as(teamAdmin)))).toBe('forbidden');
+    expect(await refusal(h.client.request(s.createTemplate, body, as(anonymous)))).toBe('unauthenticated');
+    const created = await h.client.request(s.createTemplate, body, as(admin));
+    expect(created).toMatchObject({ slug: 'remote', transport: 'http', health_status: null });
+    expect(await refusal(h.client.request(s.createTemplate, body, as(admin)))).toBe('conflict');
+    const list = await h.client.request(s.listTemplates, {}, as(teamUser));
+    expect(list.map((t) => t.slug)).toEqual(['filesystem', 'remote']);
+    expect(await refusal(h.client.request(s.listTemplates, {}, as(anonymous)))).toBe('unauthenticated');
+  });
+
+  it('rejects a template its transport cannot run, before and after an update', async () => {
+    const noCommand = { slug: 'broken', name: 'Broken', transport: 'stdio' as const };
+    expect(await refusal(h.client.request(s.createTemplate, noCommand, as(admin)))).toBe('validation_failed');
+    const change = { slug: 'remote', changes: { transport: 'stdio' as const } };
+    expect(await refusal(h.client.request(s.updateTemplate, change, as(admin)))).toBe('validation_failed');
+    const renamed = await h.client.request(
+      s.updateTemplate,
+      { slug: 'remote', changes: { name: 'Remote 2' } },
+      as(admin),
+    );
+    expect(renamed.name).toBe('Remote 2');
+    expect(await refusal(h.client.request(s.getTemplate, { slug: 'nope' }, as(teamUser)))).toBe('not_found');
+  });
+
+  it('refuses to delete a template that teams have installed', async () => {
+    await install('fs-for-delete-check');
+    expect(await refusal(h.client.request(s.deleteTemplate, { slug: 'filesystem' }, as(admin)))).toBe('conflict');
+    expect(await h.client.request(s.deleteTemplate, { slug: 'remote' }, as(admin))).toEqual({ deleted: true });
+  });
+});
+
+describe('installations', () => {
+  it('creates as team admin only, encrypts secrets at rest and queues configure for the team', async () => {
+    const secret = `sk-${randomUUID()}`;
+    const body = { server_slug: 'filesystem', name: 'fs-main', env: { API_KEY: secret }, headers: {} };
+    expect(
+      await refusal(h.client.request(s.createInstallation, { team_id: teamA, installation: body }, as(teamUser))),
+    ).toBe('forbidden');
+    expect(
+      await refusal(h.client.request(s.createInstallation, { team_id: teamA, installation: body }, as(otherTeamAdmin))),
+    ).toBe('forbidden');
+    const before = h.commands.length;
+    const created = await h.client.request(s.createInstallation, { team_id: teamA, installation: body }, as(teamAdmin));
+    expect(created).toMatchObject({
+      name: 'fs-main',
+      status: 'provisioning',
+      env_keys: ['API_KEY'],
+      server_slug: 'filesystem',
+    });
+    expect(JSON.stringify(created)).not.toContain(secret);
+    const [row] = await h.sql<{ secret_config: string }>(
+      'SELECT secret_config FROM installations.mcp_installations WHERE id = $1',
+      [created.id],
+    );
+    expect(row?.secret_config).toMatch(/^v1:/);
+    expect(row?.secret_config).not.toContain(secret);
+    expect(h.commands.slice(before)).toEqual([
+      expect.objectContaining({
+        command_type: 'configure',
+        payload: { team_id: teamA, event: 'mcp_installation_created', installation_id: created.id },
+      }),
+    ]);
+    expect(
+      await refusal(h.client.request(s.createInstallation, { team_id: teamA, installation: body }, as(teamAdmin))),
+    ).toBe('conflict');
+  });
+
+  it('shows a team its own installations only', async () => {
+    const list = await h.client.request(s.listInstallations, { team_id: teamA }, as(teamUser));
+    expect(list.map((i) => i.name)).toContain('fs-main');
+    expect(await refusal(h.client.request(s.listInstallations, { team_id: teamA }, as(otherTeamAdmin)))).toBe(
+      'forbidden',
+    );
+    const fsMain = list.find((i) => i.name === 'fs-main');
+    if (!fsMain) throw new Error('missing');
+    // The installation id of another team is not found through this team.
+    expect(
+      await refusal(h.client.request(s.getStatus, { team_id: randomUUID(), installation_id: fsMain.id }, as(admin))),
+    ).toBe('not_found');
+  });
+
+  it('keeps commands while the registry is down and delivers them once it is back', async () => {
+    h.registryDown(true);
+    const before = h.commands.length;
+    const created = await install('fs-outbox');
+    expect(h.commands.length).toBe(before);
+    h.registryDown(false);
+    await eventually(async () => h.commands.some((c) => c.payload.installation_id === created.id));
+  });
+
+  it('updates and deletes as team admin, each queueing configure; an update starts over from provisioning', async () => {
+    const created = await install('fs-update');
+    await h.sql("UPDATE installations.mcp_installations SET status = 'permanently_failed' WHERE id = $1", [created.id]);
+    const ref = { team_id: teamA, installation_id: created.id };
+    expect(
+      await refusal(h.client.request(s.updateInstallation, { ...ref, changes: { args: ['x'] } }, as(teamUser))),
+    ).toBe('forbidden');
+    const updated = await h.client.request(
+      s.updateInstallation,
+      { ...ref, changes: { args: ['--root', '/data'], env: { TOKEN: 'new-secret' } } },
+      as(teamAdmin),
+    );
+    expect(updated).toMatchObject({ args: ['--root', '/data'], env_keys: ['TOKEN'], status: 'provisioning' });
+    expect(await h.client.request(s.deleteInstallation, ref, as(teamAdmin))).toEqual({ deleted: true });
+    const events = h.commands.filter((c) => c.payload.installation_id === created.id).map((c) => c.payload.event);
+    expect(events).toEqual(['mcp_installation_created', 'mcp_installation_updated', 'mcp_installation_deleted']);
+    expect(await refusal(h.client.request(s.getInstallation, ref, as(teamAdmin)))).toBe('not_found');
+  });
+
+  it('lets a member set only their own user level', async () => {
+    const created = await install('fs-user-level');
+    const ref = { team_id: teamA, installation_id: created.id };
+    const mine = await h.client.request(
+      s.putUserConfig,
+      { ...ref, config: { args: ['--me'], env: { MY_TOKEN: 'personal' } } },
+      as(teamUser),
+    );
+    expect(mine).toMatchObject({ user_id: 'u-team-user', args: ['--me'], env_keys: ['MY_TOKEN'] });
+    expect(await refusal(h.client.request(s.putUserConfig, { ...ref, config: {} }, as(otherTeamAdmin)))).toBe(
+      'forbidden',
+    );
+  });
+});
+
+describe('status, logs and requests from satellite events', () => {
+  it('walks provisioning -> discovering_tools -> online and publishes every change', async () => {
+    const created = await install('fs-status');
+    const ref = { team_id: teamA, installation_id: created.id };
+    const serverRef = { server_id: created.id, server_slug: 'fs-status', team_id: teamA };
+    await h.emit('mcp.server.started', {
+      ...serverRef,
+      process_id: 42,
+      transport: 'stdio',
+      tool_count: 0,
+      spawn_duration_ms: 120,
+    });
+    await eventually(
+      async () => (await h.client.request(s.getStatus, ref, as(teamUser))).status === 'discovering_tools',
+    );
+    await h.emit('mcp.tools.discovered', {
+      installation_id: created.id,
+      installation_name: 'fs-status',
+      team_id: teamA,
+      server_slug: 'filesystem',
+      tool_count: 1,
+      total_tokens: 40,
+      tools: [
+        { tool_name: 'read_file', description: 'Reads a file', input_schema: { type: 'object' }, token_count: 40 },
+      ],
+      discovered_at: new Date().toISOString(),
+    });
+    const online = await eventually(async () => {
+      const status = await h.client.request(s.getStatus, ref, as(teamUser));
+      return status.status === 'online' ? status : undefined;
+    });
+    expect(online.available).toBe(true);
+    const tools = await h.sql(
+      'SELECT tool_name, token_count FROM installations.tool_metadata WHERE installation_id = $1',
+      [created.id],
+    );
+    expect(tools).toEqual([{ tool_name: 'read_file', token_count: 40 }]);
+
+    // Credential validation from any status, then the recovery rows of the spec's table.
+    const report = (status: string, reason: string) =>
+      h.emit('mcp.server.status_changed', {
+        ...serverRef,
+        status: status as 'online',
+        previous_status: null,
+        status_message: null,
+        reason: reason as 'recovery',
+        changed_at: new Date().toISOString(),
+      });
+    await report('requires_reauth', 'credential_validation');
+    await eventually(async () => (await h.client.request(s.getStatus, ref, as(teamUser))).status === 'requires_reauth');
+    await report('offline', 'configuration');
+    await eventually(async () => (await h.client.request(s.getStatus, ref, as(teamUser))).status === 'offline');
+    await h.emit('mcp.tool.executed', {
+      installation_id: created.id,
+      team_id: teamA,
+      server_slug: 'filesystem',
+      tool_name: 'read_file',
+      session_id: null,
+      request_params: { path: '/x' },
+      duration_ms: 12,
+      success: true,
+      error_message: null,
+      executed_at: new Date().toISOString(),
+    });
+    await eventually(async () => (await h.client.request(s.getStatus, ref, as(teamUser))).status === 'connecting');
+    await report('discovering_tools', 'recovery');
+    await report('online', 'recovery');
+    const recovered = await eventually(async () => {
+      const status = await h.client.request(s.getStatus, ref, as(teamUser));
+      return status.status === 'online' ? status : undefined;
+    });
+    expect(recovered.last_credential_check_at).not.toBeNull();
+
+    // Every change reached JetStream as evt.installation.status_changed, in order.
+    const js = jetstream(h.client.connection);
+    const consumer = await js.consumers.get(streamName(h.client, installationEventsStream.name), {
+      filter_subjects: h.client.subject('evt.installation.status_changed'),
+    });
+    const seen: string[] = [];
+    const messages = await consumer.fetch({ max_messages: 1000, expires: 1000 });
+    for await (const m of messages) {
+      const event = installationStatusChanged.parse(m.json());
+      if (event.installation_id === created.id) seen.push(event.status);
+      if (m.info.pending === 0) break;
+    }
+    expect(seen).toEqual([
+      'provisioning',
+      'discovering_tools',
+      'online',
+      'requires_reauth',
+      'offline',
+      'connecting',
+      'discovering_tools',
+      'online',
+    ]);
+  });
+
+  it('restarts, fails permanently, and ignores events older than the last change', async () => {
+    const created = await install('fs-crash');
+    const ref = { team_id: teamA, installation_id: created.id };
+    const serverRef = { server_id: created.id, server_slug: 'fs-crash', team_id: teamA };
+    const t0 = Date.now();
+    await h.emit(
+      'mcp.server.crashed',
+      {
+        ...serverRef,
+        process_id: 7,
+        exit_code: 1,
+        signal: null,
+        uptime_seconds: 3,
+        crash_count: 1,
+        will_restart: true,
+      },
+      { timestamp: new Date(t0).toISOString() },
+    );
+    await eventually(async () => (await h.client.request(s.getStatus, ref, as(teamUser))).status === 'restarting');
+    await h.emit(
+      'mcp.server.permanently_failed',
+      { ...serverRef, total_crashes: 3, last_error: 'ENOENT', failed_at: new Date(t0 + 2000).toISOString() },
+      { timestamp: new Date(t0 + 2000).toISOString() },
+    );
+    const failed = await eventually(async () => {
+      const status = await h.client.request(s.getStatus, ref, as(teamUser));
+      return status.status === 'permanently_failed' ? status : undefined;
+    });
+    expect(failed).toMatchObject({ status_message: 'ENOENT', available: false });
+    // A late restart event from before the failure changes nothing.
+    await h.emit(
+      'mcp.server.restarted',
+      { ...serverRef, old_process_id: 7, new_process_id: 8, restart_reason: 'crash', attempt_number: 1 },
+      { timestamp: new Date(t0 + 1000).toISOString() },
+    );
+    const marker = await install('fs-crash-marker');
+    await h.emit('mcp.server.dormant', {
+      server_id: marker.id,
+      server_slug: 'm',
+      team_id: teamA,
+      process_id: 1,
+      idle_duration_seconds: 1,
+      last_activity_at: new Date().toISOString(),
+    });
+    // Events are handled in order: once a later event is handled, the stale one was too.
+    await eventually(async () => {
+      const rows = await h.sql(
+        "SELECT 1 FROM installations.mcp_installations WHERE id = $1 AND status = 'provisioning'",
+        [marker.id],
+      );
+      return rows.length === 1;
+    });
+    expect((await h.client.request(s.getStatus, ref, as(teamUser))).status).toBe('permanently_failed');
+  });
+
+  it('stores stderr batches and pages them newest first, with a level filter', async () => {
+    const created = await install('fs-logs');
+    const ref = { team_id: teamA, installation_id: created.id };
+    const now = Date.now();
+    const lines = Array.from({ length: 30 }, (_, i) => ({
+      log_level: (i % 3 === 0 ? 'error' : 'info') as 'info',
+      message: `line ${i}`,
+      timestamp: new Date(now + i).toISOString(),
+    }));
+    const eventId = await h.emit('mcp.server.logs', {
+      installation_id: created.id,
+      team_id: teamA,
+      server_slug: 'filesystem',
+      lines,
+    });
+    // Delivered twice (a retry after a lost acknowledgement): stored once.
+    await h.emit(
+      'mcp.server.logs',
+      { installation_id: created.id, team_id: teamA, server_slug: 'filesystem', lines },
+      {
+        id: eventId,
+      },
+    );
+    const page = await eventually(async () => {
+      const result = await h.client.request(s.listLogs, { ...ref, query: { limit: 10, offset: 5 } }, as(teamUser));
+      return result.total === 30 && result.items.length === 10 ? result : undefined;
+    });
+    expect(page.items.map((l) => l.message)).toEqual(Array.from({ length: 10 }, (_, i) => `line ${24 - i}`));
+    expect(page).toMatchObject({ limit: 10, offset: 5 });
+    const errors = await h.client.request(s.listLogs, { ...ref, query: { level: 'error' } }, as(teamUser));
+    expect(errors.total).toBe(10);
+    expect(errors.items.every((l) => l.log_level === 'error')).toBe(true);
+    expect(await refusal(h.client.request(s.listLogs, { ...ref, query: {} }, as(otherTeamAdmin)))).toBe('forbidden');
+    expect(await refusal(h.client.request(s.listLogs, { ...ref, query: { limit: 0 } } as never, as(teamUser)))).toBe(
+      'validation_failed',
+    );
+  });
+
+  it('keeps tool_response only while request logging is on, and shows it only then', async () => {
+    const created = await install('fs-requests');
+    const ref = { team_id: teamA, installation_id: created.id };
+    const execute = (tool: string, success: boolean) =>
+      h.emit('mcp.tool.executed', {
+        installation_id: created.id,
+        team_id: teamA,
+        server_slug: 'filesystem',
+        tool_name: tool,
+        session_id: 's1',
+        request_params: { path: '/etc/hosts' },
+        tool_response: { content: [{ type: 'text', text: 'secret-ish output' }] },
+        duration_ms: 5,
+        success,
+        error_message: success ? null : 'failed',
+        executed_at: new Date().toISOString(),
+      });
+    const offId = await execute('read_file', true);
+    await eventually(
+      async () => (await h.client.request(s.listRequests, { ...ref, query: {} }, as(teamUser))).total === 1,
+    );
+    const off = await h.client.request(s.getRequest, { ...ref, request_id: offId }, as(teamUser));
+    expect(off).not.toHaveProperty('tool_response');
+    const [stored] = await h.sql<{ tool_response: unknown }>(
+      'SELECT tool_response FROM installations.request_logs WHERE id = $1',
+      [offId],
+    );
+    expect(stored?.tool_response).toBeNull();
+
+    expect(
+      await refusal(
+        h.client.request(s.updateSettings, { ...ref, settings: { request_logging_enabled: true } }, as(teamUser)),
+      ),
+    ).toBe('forbidden');
+    const before = h.commands.length;
+    const updated = await h.client.request(
+      s.updateSettings,
+      { ...ref, settings: { request_logging_enabled: true } },
+      as(teamAdmin),
+    );
+    expect(updated.settings.request_logging_enabled).toBe(true);
+    expect(h.commands.slice(before).map((c) => c.payload.event)).toEqual(['mcp_installation_updated']);
+
+    const onId = await execute('write_file', false);
+    await execute('read_file', true);
+    const page = await eventually(async () => {
+      const result = await h.client.request(s.listRequests, { ...ref, query: {} }, as(teamUser));
+      return result.total === 3 && result.items.length === 3 ? result : undefined;
+    });
+    expect(page.request_logging_enabled).toBe(true);
+    const on = await h.client.request(s.getRequest, { ...ref, request_id: onId }, as(teamUser));
+    expect(on.tool_response).toEqual({ content: [{ type: 'text', text: 'secret-ish output' }] });
+    const failures = await h.client.request(s.listRequests, { ...ref, query: { success: 'false' } }, as(teamUser));
+    expect(failures.items.map((r) => r.id)).toEqual([onId]);
+    const reads = await h.client.request(
+      s.listRequests,
+      { ...ref, query: { tool_name: 'read_file', limit: 1 } },
+      as(teamUser),
+    );
+    expect(reads).toMatchObject({ total: 2, limit: 1 });
+    expect(reads.items).toHaveLength(1);
+    expect(await refusal(h.client.request(s.getRequest, { ...ref, request_id: randomUUID() }, as(teamUser)))).toBe(
+      'not_found',
+    );
+  });
+});
+
+describe('configuration distribution', () => {
+  it('gives the three levels with secrets decrypted, for one team or for all', async () => {
+    const created = await install('fs-config', { args: ['--team'], env: { TEAM_TOKEN: 'team-secret' } });
+    const ref = { team_id: teamA, installation_id: created.id };
+    // The installer's own user level is the user level of the merge.
+    await h.client.request(
+      s.putUserConfig,
+      { ...ref, config: { args: ['--user'], env: { U: 'user-secret' } } },
+      as(teamAdmin),
+    );
+    const records = await h.app.configurationRecords([teamA]);
+    const record = records.find((r) => r.installation_id === created.id);
+    expect(record).toMatchObject({ team_slug: 'team-a', server_slug: 'filesystem', installation_name: 'fs-config' });
+    expect(JSON.parse(record?.template_config ?? '')).toMatchObject({ command: 'npx', args: ['-y', 'fs-server'] });
+    expect(JSON.parse(record?.team_config ?? '')).toEqual({
+      args: ['--team'],
+      env: { TEAM_TOKEN: 'team-secret' },
+      headers: {},
+    });
+    expect(JSON.parse(record?.user_config ?? '')).toEqual({ args: ['--user'], env: { U: 'user-secret' } });
+    expect(await h.app.configurationRecords([randomUUID()])).toEqual([]);
+    expect((await h.app.configurationRecords(null)).length).toBe(records.length);
+  });
+
+  it('skips an installation whose secrets cannot be read, and keeps the others', async () => {
+    const created = await install('fs-tampered');
+    await h.sql(
+      "UPDATE installations.mcp_installations SET secret_config = 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:AAAA' WHERE id = $1",
+      [created.id],
+    );
+    const records = await h.app.configurationRecords([teamA]);
+    expect(records.some((r) => r.installation_id === created.id)).toBe(false);
+    expect(records.length).toBeGreaterThan(0);
+    await h.client.request(s.deleteInstallation, { team_id: teamA, installation_id: created.id }, as(teamAdmin));
+  });
+});
+
+describe('job work', () => {
+  it('keeps the newest 100 log lines of each installation', async () => {
+    const created = await install('fs-cleanup');
+    await h.sql(
+      `INSERT INTO installations.server_logs (installation_id, team_id, log_level, message, "timestamp", event_id, line_no)
+       SELECT $1, $2, 'info', 'line ' || n, now(), gen_random_uuid(), 0 FROM generate_series(1, 250) n`,
+      [created.id, teamA],
+    );
+    expect(await refusal(h.client.request(jobWorkSubjects.logCleanup, {}, as(teamAdmin)))).toBe('forbidden');
+    const result = await h.client.request(jobWorkSubjects.logCleanup, { keep_per_installation: 100 }, as(jobs));
+    expect(result.removed).toBeGreaterThanOrEqual(150);
+    const rows = await h.sql<{ count: string; oldest: string }>(
+      `SELECT count(*) AS count, min(message) FILTER (WHERE message = 'line 151') AS oldest
+       FROM installations.server_logs WHERE installation_id = $1`,
+      [created.id],
+    );
+    expect(rows[0]).toEqual({ count: '100', oldest: 'line 151' });
+  });
+
+  it('queues each installation once per credential rotation, and a retried tick queues nothing twice', async () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const all = new Map<string, number>();
+    for (let minute = 0; minute < 15; minute++) {
+      const tick = { tick_at: new Date(start + minute * 60000).toISOString(), rotation_minutes: 15 };
+      const result = await h.client.request(jobWorkSubjects.credentialValidation, tick, as(jobs));
+      for (const id of result.installation_ids) all.set(id, (all.get(id) ?? 0) + 1);
+      const again = await h.client.request(jobWorkSubjects.credentialValidation, tick, as(jobs));
+      expect(again).toMatchObject({ due: result.due, queued: 0 });
+    }
+    const installations = await h.sql<{ id: string }>('SELECT id FROM installations.mcp_installations');
+    expect([...all.keys()].sort()).toEqual(installations.map((i) => i.id).sort());
+    expect([...all.values()].every((count) => count === 1)).toBe(true);
+    const checks = h.commands.filter((c) => c.command_type === 'health_check');
+    expect(checks[0]?.payload).toMatchObject({ check_type: 'credential_validation', team_id: teamA });
+  });
+
+  it.each([30_000, 300_000])(
+    'selects each installation once per rotation when ticks are %i ms apart',
+    async (everyMs) => {
+      // Another rotation window than the test above, so its commands do not collide with these.
+      const start = Date.parse('2026-02-01T00:00:00Z');
+      const rotationMs = 15 * 60_000;
+      const seen = new Map<string, number>();
+      for (let at = start; at < start + rotationMs; at += everyMs) {
+        const result = await h.client.request(
+          jobWorkSubjects.credentialValidation,
+          { tick_at: new Date(at).toISOString(), rotation_minutes: 15, every_ms: everyMs },
+          as(jobs),
+        );
+        for (const id of result.installation_ids) seen.set(id, (seen.get(id) ?? 0) + 1);
+      }
+      const installations = await h.sql<{ id: string }>('SELECT id FROM installations.mcp_installations');
+      expect([...seen.keys()].sort()).toEqual(installations.map((i) => i.id).sort());
+      expect([...seen.values()].every((count) => count === 1)).toBe(true);
+    },
+  );
+
+  it("aggregates installation statuses into each template's health", async () => {
+    const result = await h.client.request(
+      jobWorkSubjects.templateHealth,
+      { tick_at: new Date().toISOString() },
+      as(jobs),
+    );
+    expect(result.templates_updated).toBeGreaterThanOrEqual(1);
+    const template = await h.client.request(s.getTemplate, { slug: 'filesystem' }, as(teamUser));
+    // fs-crash is permanently failed: the template is unhealthy and says why.
+    expect(template.health_status).toBe('unhealthy');
+    expect(template.health_check_error).toMatch(/permanently_failed/);
+    expect(template.last_health_check_at).not.toBeNull();
+  });
+});

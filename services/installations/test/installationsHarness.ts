@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { type Bus, createBus, ensureStream, publishJson } from '@orbital/bus';
+import { loadConfig } from '@orbital/config';
+import {
+  type CallerIdentity,
+  type SatelliteEventData,
+  type SatelliteEventType,
+  satelliteEventSubject,
+} from '@orbital/contracts';
+import { writeDatabaseSetupRecord } from '@orbital/db';
+import { createLogger } from '@orbital/logger';
+import type { TestEnvironment } from '@orbital/testing';
+import pg from 'pg';
+import { createApp, type InstallationsApp } from '../src/app.ts';
+import { configSchema } from '../src/config.ts';
+import type { OutboxCommand } from '../src/domain/outboxRelay.ts';
+
+export const teamA = randomUUID();
+export const teamB = randomUUID();
+export const teamSlugs: Record<string, string> = { [teamA]: 'team-a', [teamB]: 'team-b' };
+
+export const admin: CallerIdentity = { kind: 'user', userId: 'u-admin', globalRole: 'global_admin', memberships: [] };
+export const teamAdmin: CallerIdentity = {
+  kind: 'user',
+  userId: 'u-team-admin',
+  globalRole: 'global_user',
+  memberships: [{ teamId: teamA, role: 'team_admin' }],
+};
+export const teamUser: CallerIdentity = {
+  kind: 'user',
+  userId: 'u-team-user',
+  globalRole: 'global_user',
+  memberships: [{ teamId: teamA, role: 'team_user' }],
+};
+export const otherTeamAdmin: CallerIdentity = {
+  kind: 'user',
+  userId: 'u-other',
+  globalRole: 'global_user',
+  memberships: [{ teamId: teamB, role: 'team_admin' }],
+};
+export const anonymous: CallerIdentity = { kind: 'anonymous' };
+export const jobs: CallerIdentity = { kind: 'service', service: 'jobs' };
+
+/** The satellite event stream as the event pipeline defines it, for runs where it is not created by anyone else. */
+export const satelliteStream = {
+  name: 'EVENTS_SATELLITE',
+  subjects: ['evt.satellite.>'],
+  owner: 'satellite-registry',
+  description: 'satellite events (test)',
+  maxAgeMs: 60 * 60 * 1000,
+  maxBytes: 64 * 1024 * 1024,
+  maxMessageBytes: 1024 * 1024,
+  duplicateWindowMs: 60 * 1000,
+  discard: 'new' as const,
+};
+
+export type Harness = {
+  app: InstallationsApp;
+  bus: Bus;
+  client: Bus;
+  /** Commands the service handed to the registry, in order. */
+  commands: OutboxCommand[];
+  /** Makes the registry unreachable (true) or reachable again. */
+  registryDown(down: boolean): void;
+  sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  emit<T extends SatelliteEventType>(
+    type: T,
+    data: SatelliteEventData<T>,
+    options?: { timestamp?: string; id?: string },
+  ): Promise<string>;
+  stop(): Promise<void>;
+};
+
+export async function startInstallations(env: TestEnvironment, satelliteId = randomUUID()): Promise<Harness> {
+  await writeDatabaseSetupRecord(
+    { ...env.postgres, ssl: false },
+    { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
+  );
+  const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const bus = await createBus({ servers: env.natsUrl, name: 'installations', prefix: env.subjectPrefix, logger });
+  const client = await createBus({ servers: env.natsUrl, name: 'client', prefix: env.subjectPrefix, logger });
+  await ensureStream(client, satelliteStream);
+  const commands: OutboxCommand[] = [];
+  let down = false;
+  const app = await createApp({
+    bus,
+    logger,
+    config: loadConfig(configSchema, { ...env.env, OUTBOX_RETRY_MS: '200' }),
+    teamSlug: async (teamId) => teamSlugs[teamId] ?? 'unknown-team',
+    sendCommand: async (command) => {
+      if (down) throw new Error('registry unreachable');
+      commands.push(command);
+    },
+  });
+  await bus.flush();
+  return {
+    app,
+    bus,
+    client,
+    commands,
+    registryDown: (value) => {
+      down = value;
+    },
+    async sql<T>(text: string, values: unknown[] = []) {
+      const c = new pg.Client({ ...env.postgres });
+      await c.connect();
+      try {
+        return (await c.query(text, values)).rows as T[];
+      } finally {
+        await c.end();
+      }
+    },
+    async emit(type, data, options = {}) {
+      const id = options.id ?? randomUUID();
+      const envelope = { id, type, timestamp: options.timestamp ?? new Date().toISOString(), data };
+      await publishJson(client, satelliteEventSubject(satelliteId, type), envelope, { msgId: id });
+      return id;
+    },
+    async stop() {
+      await app.stop();
+      await client.drain();
+      await bus.drain();
+      await app.database.pool.end();
+    },
+  };
+}
+
+/** Waits until `check` returns a value (not undefined/false), trying again until the timeout. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met in time${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,128 @@
+import type { Bus } from '@orbital/bus';
+import type { ScheduleStatus } from '@orbital/contracts';
+import type { Logger } from '@orbital/logger';
+import { Queue, type Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { createSchedules, type Schedule } from './domain/createSchedules.ts';
+import { serveJobsStatus } from './handlers/serveJobsStatus.ts';
+import { readScheduleStatus } from './queues/readScheduleStatus.ts';
+import { jobTemplateOptions, queueNameFor } from './queues/scheduleQueue.ts';
+import { startScheduleWorker } from './queues/startScheduleWorker.ts';
+
+export type JobsApp = {
+  schedules: Schedule[];
+  readStatus(): Promise<ScheduleStatus[]>;
+  /** Stops taking ticks and waits (up to the grace period) for the running ones; before NATS drains. */
+  stopWorkers(): Promise<void>;
+  /** Closes the queues and Redis connections. The schedulers stay in Redis for the other replicas. */
+  close(): Promise<void>;
+};
+
+/**
+ * Wires the jobs service: a Job Scheduler per schedule (created or updated, so every replica may start
+ * it), a worker per schedule, and `jobs.status.get`. No environment access: tests build the same app.
+ */
+export async function createJobsApp(deps: {
+  bus: Bus;
+  logger: Logger;
+  config: Config;
+  now?: () => number;
+}): Promise<JobsApp> {
+  const { bus, logger, config } = deps;
+  const now = deps.now ?? Date.now;
+  const schedules = createSchedules({
+    credentialValidationEveryMs: config.JOBS_CREDENTIAL_VALIDATION_EVERY_MS,
+    templateHealthEveryMs: config.JOBS_TEMPLATE_HEALTH_EVERY_MS,
+    logCleanupEveryMs: config.JOBS_LOG_CLEANUP_EVERY_MS,
+    rotationMinutes: config.JOBS_CREDENTIAL_ROTATION_MINUTES,
+    logLinesKept: config.JOBS_LOG_LINES_KEPT,
+  });
+  // Queue commands and status reads fail after a retry rather than wait for Redis forever; workers
+  // block on Redis by design and BullMQ requires them to retry indefinitely (maxRetriesPerRequest null).
+  const queueRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectionName: 'jobs-queue' });
+  const workerRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, connectionName: 'jobs-worker' });
+  queueRedis.on('error', (err) => logger.warn({ err }, 'redis (queues) error'));
+  workerRedis.on('error', (err) => logger.warn({ err }, 'redis (workers) error'));
+
+  const queues = new Map<Schedule['name'], Queue>();
+  const workers: Worker[] = [];
+  const close = async () => {
+    for (const worker of workers) await worker.close();
+    for (const queue of queues.values()) await queue.close();
+    queueRedis.disconnect();
+    workerRedis.disconnect();
+  };
+
+  try {
+    for (const schedule of schedules) {
+      const queue = new Queue(queueNameFor(schedule), { connection: queueRedis, prefix: config.QUEUE_PREFIX });
+      queue.on('error', (err) => logger.warn({ err, schedule: schedule.name }, 'queue error'));
+      queues.set(schedule.name, queue);
+      // Upserting an unchanged scheduler keeps its next tick; a changed interval re-times it.
+      await queue.upsertJobScheduler(
+        schedule.name,
+        { every: schedule.everyMs },
+        {
+          name: schedule.name,
+          data: {},
+          opts: jobTemplateOptions({ attempts: config.JOBS_ATTEMPTS, backoffMs: config.JOBS_BACKOFF_MS }),
+        },
+      );
+      // One tick of a schedule at a time across all replicas: a slow cleanup never overlaps the next.
+      await queue.setGlobalConcurrency(1);
+      logger.info({ schedule: schedule.name, everyMs: schedule.everyMs }, 'schedule in place');
+    }
+
+    const readStatus = () =>
+      Promise.all(
+        schedules.map((schedule) => readScheduleStatus(schedule, queueOf(queues, schedule), queueRedis, now())),
+      );
+    serveJobsStatus(bus, readStatus);
+
+    for (const schedule of schedules) {
+      workers.push(
+        startScheduleWorker(schedule, {
+          bus,
+          connection: workerRedis,
+          prefix: config.QUEUE_PREFIX,
+          logger,
+          workTimeoutMs: config.JOBS_WORK_TIMEOUT_MS,
+        }),
+      );
+    }
+
+    return {
+      schedules,
+      readStatus,
+      stopWorkers: () => stopWorkers(workers, config.JOBS_SHUTDOWN_GRACE_MS, logger),
+      close,
+    };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+function queueOf(queues: Map<Schedule['name'], Queue>, schedule: Schedule): Queue {
+  const queue = queues.get(schedule.name);
+  if (!queue) throw new Error(`no queue for ${schedule.name}`);
+  return queue;
+}
+
+/**
+ * Closes the workers, waiting for a running tick up to the grace period. A tick still running after it
+ * is left to BullMQ's stalled-job recovery: its lock expires and another replica runs it again, for the
+ * same tick time, which the owning service treats as the same work.
+ */
+async function stopWorkers(workers: Worker[], graceMs: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = Promise.all(workers.map((worker) => worker.close())).then(() => true);
+  const gaveUp = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  const inTime = await Promise.race([closed, gaveUp]);
+  clearTimeout(timer);
+  if (inTime) logger.info('workers closed');
+  else logger.warn({ graceMs }, 'a tick is still running; another replica will take it over');
+}

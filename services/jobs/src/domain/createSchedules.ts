@@ -1,0 +1,65 @@
+import { jobWorkSubjects, type ReplyOf, type RequestOf, type ScheduleName, type SubjectDef } from '@orbital/contracts';
+
+/** Sends one request to the service that owns the work; the caller adds identity, request id and timeout. */
+export type WorkRequester = <S extends SubjectDef>(def: S, payload: RequestOf<S>) => Promise<ReplyOf<S>>;
+
+export type Schedule = {
+  name: ScheduleName;
+  everyMs: number;
+  /**
+   * One tick's work, given the tick's scheduled time. It only asks the owning service, so running it
+   * again for the same tick (a retry) asks for the same work. Resolves to what is recorded as the run's
+   * result in the job record.
+   */
+  perform(tickAt: Date, request: WorkRequester): Promise<Record<string, unknown>>;
+};
+
+export type ScheduleSettings = {
+  credentialValidationEveryMs: number;
+  templateHealthEveryMs: number;
+  logCleanupEveryMs: number;
+  rotationMinutes: number;
+  logLinesKept: number;
+};
+
+/** Installation ids kept in a run's recorded result; the full list is in the installations service. */
+export const recordedIdsLimit = 50;
+
+/** The three schedules of the spec ("Limits"), timed by configuration. */
+export function createSchedules(settings: ScheduleSettings): Schedule[] {
+  return [
+    {
+      name: 'credential_validation',
+      everyMs: settings.credentialValidationEveryMs,
+      async perform(tickAt, request) {
+        const reply = await request(jobWorkSubjects.credentialValidation, {
+          tick_at: tickAt.toISOString(),
+          rotation_minutes: settings.rotationMinutes,
+          every_ms: settings.credentialValidationEveryMs,
+        });
+        // A job record lives in Redis for a day; a large tick's id list would bloat every record.
+        const ids = reply.installation_ids;
+        return {
+          due: reply.due,
+          queued: reply.queued,
+          installation_ids: ids.slice(0, recordedIdsLimit),
+          ...(ids.length > recordedIdsLimit ? { installation_ids_omitted: ids.length - recordedIdsLimit } : {}),
+        };
+      },
+    },
+    {
+      name: 'template_health',
+      everyMs: settings.templateHealthEveryMs,
+      async perform(tickAt, request) {
+        return request(jobWorkSubjects.templateHealth, { tick_at: tickAt.toISOString() });
+      },
+    },
+    {
+      name: 'log_cleanup',
+      everyMs: settings.logCleanupEveryMs,
+      async perform(_tickAt, request) {
+        return request(jobWorkSubjects.logCleanup, { keep_per_installation: settings.logLinesKept });
+      },
+    },
+  ];
+}

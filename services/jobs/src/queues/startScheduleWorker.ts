@@ -1,0 +1,84 @@
+import type { Bus } from '@orbital/bus';
+import { serviceIdentity } from '@orbital/contracts';
+import { type AppError, type ErrorCode, toAppError } from '@orbital/errors';
+import type { Logger } from '@orbital/logger';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Schedule, WorkRequester } from '../domain/createSchedules.ts';
+import { tickTimeOf } from '../domain/tickTimeOf.ts';
+import { queueNameFor } from './scheduleQueue.ts';
+
+export type WorkerDeps = {
+  bus: Pick<Bus, 'request'>;
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  workTimeoutMs: number;
+};
+
+/**
+ * Errors that another attempt cannot fix: the owning service refused the request itself (a contract
+ * or permission mismatch between deployed versions). Everything else (unavailable, timeouts, internal
+ * failures, conflicts) is retried with backoff.
+ */
+const permanentCodes: ReadonlySet<ErrorCode> = new Set([
+  'validation_failed',
+  'forbidden',
+  'unauthenticated',
+  'not_found',
+]);
+
+/**
+ * Runs a schedule's ticks in this replica. Every replica runs one; BullMQ hands each job to exactly one
+ * worker, so a tick runs once however many replicas there are.
+ */
+export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worker {
+  const log = deps.logger.child({ schedule: schedule.name });
+  const identity = serviceIdentity('jobs');
+
+  const processor = async (job: Job) => {
+    const tickAt = tickTimeOf(job, schedule.name);
+    const attempt = job.attemptsStarted;
+    const requestId = `job-${schedule.name}-${tickAt.getTime()}-${attempt}`;
+    const started = performance.now();
+    const request: WorkRequester = (def, payload) =>
+      deps.bus.request(def, payload, { identity, requestId, timeoutMs: deps.workTimeoutMs });
+    try {
+      const result = await schedule.perform(tickAt, request);
+      log.info(
+        { tickAt: tickAt.toISOString(), attempt, durationMs: Math.round(performance.now() - started), result },
+        'tick done',
+      );
+      return result;
+    } catch (error) {
+      throw asJobError(toAppError(error));
+    }
+  };
+
+  // A worker may share the connection: BullMQ opens (and closes) its own blocking connection from it.
+  const worker = new Worker(queueNameFor(schedule), processor, {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    // One tick at a time per replica; the queue's global concurrency keeps it to one across replicas.
+    concurrency: 1,
+  });
+
+  worker.on('failed', (job, error) => {
+    if (!job) return;
+    const context = { tickAt: tickTimeOf(job, schedule.name).toISOString(), jobId: job.id, attempt: job.attemptsMade };
+    const maxAttempts = job.opts.attempts ?? 1;
+    if (error instanceof UnrecoverableError || job.attemptsMade >= maxAttempts) {
+      log.error({ ...context, reason: error.message }, 'tick failed permanently');
+    } else {
+      log.warn({ ...context, maxAttempts, reason: error.message }, 'tick failed; will retry');
+    }
+  });
+  worker.on('error', (error) => log.error({ err: error }, 'worker error'));
+  return worker;
+}
+
+/** The job's failure as BullMQ records it: code and message only, never a remote stack or details. */
+function asJobError(error: AppError): Error {
+  const message = `${error.code}: ${error.message}`;
+  return permanentCodes.has(error.code) ? new UnrecoverableError(message) : new Error(message);
+}

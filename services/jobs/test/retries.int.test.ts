@@ -1,0 +1,172 @@
+import { AppError } from '@orbital/errors';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  deleteQueueKeys,
+  isolatedEnv,
+  logLines,
+  startInProcessReplica,
+  startWorkResponder,
+  statusOf,
+  waitFor,
+} from './jobsHarness.ts';
+
+// Every schedule ticks once when its scheduler is first created, then once an hour: each test sees
+// exactly one tick per schedule, whatever the machine's speed.
+const oneTickEach = {
+  JOBS_CREDENTIAL_VALIDATION_EVERY_MS: '3600000',
+  JOBS_TEMPLATE_HEALTH_EVERY_MS: '3600000',
+  JOBS_LOG_CLEANUP_EVERY_MS: '3600000',
+  JOBS_ATTEMPTS: '3',
+  JOBS_BACKOFF_MS: '50',
+};
+
+let env: TestEnvironment;
+const prefixes: string[] = [];
+beforeAll(async () => {
+  env = await createTestEnvironment({ withDatabase: false });
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteQueueKeys(env.redisUrl, prefix);
+  await env.cleanup();
+});
+
+function slice(name: string, overrides: Record<string, string> = {}) {
+  const s = isolatedEnv(env, name, { ...oneTickEach, ...overrides });
+  prefixes.push(s.queuePrefix);
+  return s;
+}
+
+describe('retries and failures', () => {
+  it('retries a failing tick with the same tick_at, then records the success', async () => {
+    const s = slice('retry');
+    const responder = await startWorkResponder(s, {
+      template_health: (_payload, received) => {
+        if (received.length <= 2) throw new AppError('unavailable', 'database restarting');
+        return { templates_updated: 7 };
+      },
+    });
+    const replica = await startInProcessReplica(s.env);
+    try {
+      const status = await waitFor('template_health to succeed', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'template_health');
+        return st.last_run?.outcome === 'succeeded' ? st : undefined;
+      });
+      const requests = responder.of('template_health');
+      expect(requests).toHaveLength(3);
+      expect(new Set(requests.map((r) => r.payload.tick_at)).size).toBe(1);
+      expect(requests.every((r) => r.identity.kind === 'service')).toBe(true);
+      expect(status.last_run).toMatchObject({
+        outcome: 'succeeded',
+        attempts: 3,
+        result: { templates_updated: 7 },
+        error: null,
+      });
+      const run = status.last_run;
+      expect(run?.finished_at).not.toBeNull();
+      expect(run?.duration_ms).toBe(Date.parse(run?.finished_at ?? '') - Date.parse(run?.started_at ?? ''));
+      expect(status.failed_last_24h).toBe(0);
+      const retryWarnings = logLines(replica.logs()).filter(
+        (l) => l.msg === 'tick failed; will retry' && l.schedule === 'template_health',
+      );
+      expect(retryWarnings).toHaveLength(2);
+      expect(retryWarnings[0]?.reason).toBe('unavailable: database restarting');
+    } finally {
+      await replica.stop();
+      await responder.stop();
+    }
+  });
+
+  it('marks a tick failed after its last attempt, logs it, and counts it', async () => {
+    const s = slice('failing');
+    const responder = await startWorkResponder(s, {
+      log_cleanup: () => {
+        throw new AppError('internal', 'disk full');
+      },
+    });
+    const replica = await startInProcessReplica(s.env);
+    try {
+      const status = await waitFor('log_cleanup to fail', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'log_cleanup');
+        return st.last_run?.outcome === 'failed' ? st : undefined;
+      });
+      expect(status.last_run).toMatchObject({ attempts: 3, result: null, error: 'internal: disk full' });
+      expect(status.failed_last_24h).toBe(1);
+      expect(responder.of('log_cleanup')).toHaveLength(3);
+      const permanent = logLines(replica.logs()).filter((l) => l.msg === 'tick failed permanently');
+      expect(permanent).toHaveLength(1);
+      expect(permanent[0]).toMatchObject({ level: 'error', schedule: 'log_cleanup', attempt: 3 });
+      // The other schedules were unaffected.
+      const all = await replica.app.readStatus();
+      expect(statusOf(all, 'template_health').last_run?.outcome).toBe('succeeded');
+    } finally {
+      await replica.stop();
+      await responder.stop();
+    }
+  });
+
+  it('does not retry a request the owning service refuses', async () => {
+    const s = slice('refused');
+    const responder = await startWorkResponder(s, {
+      credential_validation: () => {
+        throw new AppError('validation_failed', 'rotation_minutes not supported');
+      },
+    });
+    const replica = await startInProcessReplica(s.env);
+    try {
+      const status = await waitFor('credential_validation to fail', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'credential_validation');
+        return st.last_run?.outcome === 'failed' ? st : undefined;
+      });
+      expect(status.last_run).toMatchObject({
+        attempts: 1,
+        error: 'validation_failed: rotation_minutes not supported',
+      });
+      expect(responder.of('credential_validation')).toHaveLength(1);
+    } finally {
+      await replica.stop();
+      await responder.stop();
+    }
+  });
+
+  it('shows a tick waiting for its retry as retrying', async () => {
+    // A long backoff holds the tick between its first and second attempt while we look.
+    const s = slice('waiting', { JOBS_BACKOFF_MS: '600000' });
+    const responder = await startWorkResponder(s, {
+      template_health: () => {
+        throw new AppError('unavailable', 'installations is not running');
+      },
+    });
+    const replica = await startInProcessReplica(s.env);
+    try {
+      const status = await waitFor('template_health to be retrying', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'template_health');
+        return st.last_run?.outcome === 'retrying' ? st : undefined;
+      });
+      expect(status.last_run).toMatchObject({
+        attempts: 1,
+        finished_at: null,
+        duration_ms: null,
+        error: 'unavailable: installations is not running',
+      });
+      expect(status.failed_last_24h).toBe(0);
+    } finally {
+      await replica.stop();
+      await responder.stop();
+    }
+  });
+
+  it('treats a missing installations service as unavailable and retries', async () => {
+    const s = slice('noresponders', { JOBS_BACKOFF_MS: '600000' });
+    const replica = await startInProcessReplica(s.env);
+    try {
+      const status = await waitFor('log_cleanup to be retrying', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'log_cleanup');
+        return st.last_run?.outcome === 'retrying' ? st : undefined;
+      });
+      expect(status.last_run?.error).toBe('unavailable: The service for this request is not running');
+    } finally {
+      await replica.stop();
+    }
+  });
+});
