@@ -2,11 +2,11 @@ import { loadConfigOrExit } from '@orbital/config';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createSatelliteApp } from './app.ts';
-import { satelliteEnv } from './config.ts';
+import { satelliteConfig } from './config.ts';
 import { createLoggingEventSink } from './events/createLoggingEventSink.ts';
 import { loadServerConfigurationFile } from './loadServerConfigurationFile.ts';
 
-const config = loadConfigOrExit(satelliteEnv, process.env);
+const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
 
 let servers: ServerConfiguration[] = [];
@@ -54,7 +54,10 @@ process.on('SIGINT', () => stop('SIGINT'));
 try {
   await satellite.start();
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ port: config.PORT, host: config.HOST, servers: servers.length }, 'ready');
+  logger.info(
+    { port: config.PORT, host: config.HOST, servers: servers.length, auth: config.SATELLITE_AUTH_MODE },
+    'ready',
+  );
 } catch (error) {
   logger.fatal({ err: error }, 'start-up failed');
   await satellite.close().catch(() => {});
