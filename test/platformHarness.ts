@@ -61,7 +61,8 @@ export async function startPlatform(
     await env.cleanup();
     throw error;
   }
-  const satelliteEntry = platformProcesses.find((p) => p.name === 'satellite')?.entry ?? 'satellite/src/main.ts';
+  const satelliteProcess = platformProcesses.find((p) => p.name === 'satellite');
+  const satelliteEntry = satelliteProcess?.entry ?? 'satellite/src/main.ts';
   return {
     env,
     api: gateways[0] as string,
@@ -75,6 +76,7 @@ export async function startPlatform(
         satelliteEntry,
         {
           ...common,
+          ...satelliteProcess?.env,
           PORT: String(port),
           BACKEND_URL: gateways[0] as string,
           SATELLITE_REGISTRATION_TOKEN: registrationToken,
