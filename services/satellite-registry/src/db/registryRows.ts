@@ -1,3 +1,4 @@
+import { heartbeatPoint, satelliteProcessView } from '@orbital/contracts';
 import { z } from 'zod';
 
 /** slonik parses timestamptz to epoch milliseconds. */
@@ -57,30 +58,8 @@ export const commandRow = z.object({
 });
 export type CommandRow = z.infer<typeof commandRow>;
 
-export const heartbeatRow = z.object({
-  received_at: millis,
-  cpu_percent: z.number(),
-  memory_used_mb: z.number(),
-  memory_total_mb: z.number(),
-  disk_used_mb: z.number().nullable(),
-  disk_total_mb: z.number().nullable(),
-  network_status: z.string(),
-  process_total: z.number().int(),
-  process_running: z.number().int(),
-  process_failed: z.number().int(),
-  uptime_seconds: z.number(),
-});
+/** A heartbeat as stored: the contract's point, with the timestamp as slonik parses it. */
+export const heartbeatRow = heartbeatPoint.extend({ received_at: millis });
 
-export const processRow = z.object({
-  process_id: z.string(),
-  installation_id: z.string(),
-  team_id: z.string(),
-  status: z.string(),
-  health: z.enum(['healthy', 'unhealthy', 'unknown']),
-  request_count: z.number().int(),
-  avg_response_time_ms: z.number().nullable(),
-  p95_response_time_ms: z.number().nullable(),
-  cpu_percent: z.number().nullable(),
-  memory_mb: z.number().nullable(),
-  updated_at: millis,
-});
+/** A process as stored: the contract's view, with the timestamp as slonik parses it. */
+export const processRow = satelliteProcessView.extend({ updated_at: millis });
