@@ -30,6 +30,8 @@ export function createSatelliteApp(options: {
   logger: Logger;
   search?: ToolSearchIndex;
   now?: () => number;
+  /** Backend mode: what `GET /` reports about registration, heartbeats, polling and the event queue. */
+  link?: { status(): Record<string, unknown> };
 }): SatelliteApp {
   const { config, events, logger } = options;
   const runtime = createServerRuntime({
@@ -67,6 +69,7 @@ export function createSatelliteApp(options: {
     runtime,
     search: options.search ?? createToolSearchIndex(),
     validator: createArgumentValidator(),
+    events,
   });
 
   // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
@@ -81,12 +84,15 @@ export function createSatelliteApp(options: {
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
   });
   const startedAt = Date.now();
+  // The spec serves this from the settings cache; satellites have no settings access of their own
+  // (only the backend's satellite routes), so it reports the satellite's own state.
   app.get('/', async () => {
     const servers = runtime.snapshot();
     return {
       status: 'ok',
       service: 'service-satellite',
-      mode: 'standalone',
+      mode: options.link ? 'backend' : 'standalone',
+      ...(options.link ? { backend: options.link.status() } : {}),
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },
       sessions: sessions.size(),

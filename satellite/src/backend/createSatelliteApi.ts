@@ -12,7 +12,12 @@ export type SatelliteApi = {
 };
 
 /** Calls on the satellite's own routes with its API key (DESIGN.md: a key reaches its own id only). */
-export function createSatelliteApi(options: { client: BackendClient; identity: SatelliteIdentity }): SatelliteApi {
+export function createSatelliteApi(options: {
+  client: BackendClient;
+  identity: SatelliteIdentity;
+  /** Told whether each call reached a working backend (the heartbeat's network status). */
+  onOutcome?: (reachedBackend: boolean) => void;
+}): SatelliteApi {
   return {
     async call<T>(method: 'GET' | 'POST', suffix: string, body?: unknown, signal?: AbortSignal) {
       const credentials = options.identity.current();
@@ -24,6 +29,9 @@ export function createSatelliteApi(options: { client: BackendClient; identity: S
         ...(body === undefined ? {} : { body }),
         ...(signal ? { signal } : {}),
       });
+      if (result.kind !== 'aborted') {
+        options.onOutcome?.(result.kind === 'ok' || (result.kind === 'http' && result.status < 500));
+      }
       if (result.kind === 'http' && result.status === 401) {
         await options.identity.handleUnauthorized(credentials.api_key);
       }
