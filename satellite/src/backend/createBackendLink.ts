@@ -145,6 +145,10 @@ export function createBackendLink(options: {
       if (stopping.signal.aborted) return;
       poller.start();
     },
+    /** Polls for commands now instead of at the next interval; resolves once they have run. */
+    poll: async () => {
+      await parts?.poller.poll();
+    },
     /** What `GET /` shows about the link. */
     status() {
       const credentials = identity.current();

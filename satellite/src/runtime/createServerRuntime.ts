@@ -78,8 +78,14 @@ export function createServerRuntime(options: {
   const entries = new Map<string, Entry>();
   let servers: ManagedServer[] = [];
 
-  /** What a running server was built from: its configuration and the name its tools are listed under. */
-  const fingerprintOf = (config: ServerConfiguration, serverName: string) => canonicalJson({ config, serverName });
+  /**
+   * What a running server was built from: its configuration and the name its tools are listed under.
+   * Settings are left out: they are read per call (request logging), so changing them restarts nothing.
+   */
+  const fingerprintOf = (config: ServerConfiguration, serverName: string) => {
+    const { settings: _settings, ...process } = config;
+    return canonicalJson({ process, serverName });
+  };
 
   const build = (config: ServerConfiguration): Entry => {
     const serverName = names.get(config.installation_id) ?? config.installation_name;
