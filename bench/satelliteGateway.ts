@@ -52,6 +52,7 @@ let clockOffset = 0;
 const satellite = createSatelliteApp({
   config: loadConfig(satelliteEnv, {
     LOG_LEVEL: 'silent',
+    SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
     PROCESS_IDLE_TIMEOUT_MS: '60000',
     PROCESS_IDLE_CHECK_INTERVAL_MS: '3600000',
   }),

@@ -10,7 +10,9 @@ export const platformProcesses: PlatformProcess[] = [
   { name: 'installations', entry: 'services/installations/src/main.ts' },
   { name: 'jobs', entry: 'services/jobs/src/main.ts' },
   { name: 'gateway-api', entry: 'services/gateway-api/src/main.ts' },
-  { name: 'satellite', entry: 'satellite/src/main.ts' },
+  // A development satellite serves every team without client authentication on 127.0.0.1; it must
+  // say so explicitly (SATELLITE_AUTH_MODE=oauth is the production setting of a global satellite).
+  { name: 'satellite', entry: 'satellite/src/main.ts', env: { SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true' } },
 ];
 
 /**

@@ -55,6 +55,7 @@ beforeAll(async () => {
   satellite = createSatelliteApp({
     config: loadConfig(satelliteEnv, {
       LOG_LEVEL: 'silent',
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
       REMOTE_HEALTH_INTERVAL_MS: '0',
       PROCESS_IDLE_TIMEOUT_MS: '0',
     }),

@@ -1,7 +1,11 @@
 import type { ServerConfiguration } from '@orbital/contracts';
+import { introspectionPath, mcpScope } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { SatelliteEnv } from './config.ts';
+import { createBearerAuthenticator } from './auth/createBearerAuthenticator.ts';
+import { createIntrospectionVerifier, type IntrospectionCredential } from './auth/createIntrospectionVerifier.ts';
+import { registerProtectedResourceMetadata } from './auth/protectedResourceMetadata.ts';
+import { configurationProblems, type SatelliteEnv, satelliteTypeOf } from './config.ts';
 import type { EventSink } from './events/eventSink.ts';
 import { createArgumentValidator } from './gateway/createArgumentValidator.ts';
 import { createToolHandlers } from './gateway/createMetaToolServer.ts';
@@ -29,15 +33,29 @@ export function createSatelliteApp(options: {
   events: EventSink;
   logger: Logger;
   search?: ToolSearchIndex;
+  /**
+   * What the satellite presents to the introspection endpoint (oauth mode). Defaults to the TEMPORARY
+   * SATELLITE_INTROSPECTION_SECRET; the registry's API key (issue 7) goes here.
+   */
+  introspectionCredential?: IntrospectionCredential;
+  /** How introspection reaches the backend; tests may count calls. */
+  fetch?: typeof fetch;
   now?: () => number;
   /** Backend mode: what `GET /` reports about registration, heartbeats, polling and the event queue. */
   link?: { status(): Record<string, unknown> };
 }): SatelliteApp {
   const { config, events, logger } = options;
+  const problems = configurationProblems(config);
+  if (problems.length) {
+    throw new Error(`Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+  }
+  const oauth = config.SATELLITE_AUTH_MODE === 'oauth';
   const runtime = createServerRuntime({
     servers: options.servers,
     events,
     logger,
+    // With authentication a client sees one team's tools, so names need no team qualifier.
+    teamScoped: oauth,
     ...(options.now ? { now: options.now } : {}),
     settings: {
       handshakeTimeoutMs: config.MCP_HANDSHAKE_TIMEOUT_MS,
@@ -68,6 +86,7 @@ export function createSatelliteApp(options: {
   const handlers = createToolHandlers({
     runtime,
     search: options.search ?? createToolSearchIndex(),
+    ...(options.search ? {} : { createSearch: createToolSearchIndex }),
     validator: createArgumentValidator(),
     events,
   });
@@ -78,10 +97,35 @@ export function createSatelliteApp(options: {
     // One log line per MCP message would drown the events; failures are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  let authenticate: ReturnType<typeof createBearerAuthenticator> | undefined;
+  if (oauth) {
+    // satelliteConfig guarantees these in oauth mode.
+    const resource = new URL(config.SATELLITE_PUBLIC_URL as string);
+    const authorizationServer = new URL(config.SATELLITE_AUTH_SERVER_URL as string);
+    const secret = config.SATELLITE_INTROSPECTION_SECRET as string;
+    const { metadataUrl } = registerProtectedResourceMetadata(app, { resource, authorizationServer });
+    authenticate = createBearerAuthenticator({
+      verifier: createIntrospectionVerifier({
+        introspectionUrl: new URL(
+          config.SATELLITE_INTROSPECTION_URL ?? new URL(introspectionPath, authorizationServer).href,
+        ),
+        credential: options.introspectionCredential ?? (() => secret),
+        resource,
+        teamId: satelliteTypeOf(config) === 'team' ? (config.SATELLITE_TEAM_ID ?? null) : null,
+        cacheTtlMs: config.SATELLITE_INTROSPECTION_CACHE_TTL_MS,
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+      resourceMetadataUrl: metadataUrl,
+      requiredScopes: [mcpScope],
+      ...(options.now ? { now: options.now } : {}),
+    });
+  }
   registerMcpRoutes(app, {
     sessions,
     handlers,
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
+    ...(authenticate ? { authenticate } : {}),
   });
   const startedAt = Date.now();
   // The spec serves this from the settings cache; satellites have no settings access of their own
@@ -92,6 +136,8 @@ export function createSatelliteApp(options: {
       status: 'ok',
       service: 'service-satellite',
       mode: options.link ? 'backend' : 'standalone',
+      type: satelliteTypeOf(config),
+      auth: config.SATELLITE_AUTH_MODE,
       ...(options.link ? { backend: options.link.status() } : {}),
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },

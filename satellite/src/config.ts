@@ -22,6 +22,27 @@ export const satelliteEnv = logEnv.extend({
   SATELLITE_ALLOWED_ORIGINS: list.default([]),
   // Team of a team satellite: carried in client events. Unset for a global satellite.
   SATELLITE_TEAM_ID: z.string().min(1).optional(),
+  // global serves every team, team serves SATELLITE_TEAM_ID only. Unset: team when SATELLITE_TEAM_ID
+  // is set, global otherwise (satelliteTypeOf).
+  SATELLITE_TYPE: z.enum(['global', 'team']).optional(),
+  // Client authentication at /mcp. none: today's behaviour, for a team satellite on a private network;
+  // oauth: every request carries a bearer token of the backend, verified by introspection, and sees
+  // only its team's tools.
+  SATELLITE_AUTH_MODE: z.enum(['none', 'oauth']).default('none'),
+  // A global satellite without authentication lets any client run any team's tools: it refuses to
+  // start unless this says the operator means it.
+  SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: envBoolean.default(false),
+  // oauth: the URL clients use for /mcp, the resource identifier tokens are issued for (RFC 8707).
+  // Backend mode: sent at registration and in the first heartbeat (the satellite URL of the spec).
+  SATELLITE_PUBLIC_URL: z.url().optional(),
+  // oauth: the backend's public base URL, named as authorization server in the resource metadata.
+  SATELLITE_AUTH_SERVER_URL: z.url().optional(),
+  // oauth: where the satellite introspects tokens, when it reaches the backend by another address.
+  SATELLITE_INTROSPECTION_URL: z.url().optional(),
+  // oauth, TEMPORARY until the registry's API key (issue 7): the credential sent to introspection.
+  SATELLITE_INTROSPECTION_SECRET: z.string().min(32).optional(),
+  // How long an introspection answer is trusted: a revoked token is refused at the latest this long after.
+  SATELLITE_INTROSPECTION_CACHE_TTL_MS: positiveInt.default(30 * 1000),
   // Stands in for the global.enable_swagger_docs setting until the settings cache reaches satellites.
   SATELLITE_ENABLE_DOCS: envBoolean.default(true),
   // Spec: sessions end after 30 minutes without a message.
@@ -55,8 +76,6 @@ export const satelliteEnv = logEnv.extend({
   SATELLITE_STATE_DIR: z.string().min(1).default('.satellite'),
   // The name shown to administrators; the host name when unset.
   SATELLITE_NAME: z.string().min(1).max(200).optional(),
-  // The address MCP clients reach this satellite at; sent at registration and in the first heartbeat.
-  SATELLITE_PUBLIC_URL: z.url().optional(),
   // Every backend request gives up after this long (and counts as a transient failure).
   BACKEND_REQUEST_TIMEOUT_MS: positiveInt.default(10000),
   // Spec "Other message streams" 1: every 30 seconds (the backend's reply may ask for another interval).
@@ -71,3 +90,43 @@ export const satelliteEnv = logEnv.extend({
 });
 
 export type SatelliteEnv = z.infer<typeof satelliteEnv>;
+
+export function satelliteTypeOf(config: Pick<SatelliteEnv, 'SATELLITE_TYPE' | 'SATELLITE_TEAM_ID'>): 'global' | 'team' {
+  return config.SATELLITE_TYPE ?? (config.SATELLITE_TEAM_ID ? 'team' : 'global');
+}
+
+/**
+ * The rules that join the satellite's variables: a team satellite names its team, oauth needs its URLs
+ * and credential, and a global satellite is not left open by accident. Checked when the environment is
+ * loaded (satelliteConfig) and again by createSatelliteApp, so no way of starting skips them.
+ */
+export function configurationProblems(config: SatelliteEnv): Array<{ variable: keyof SatelliteEnv; message: string }> {
+  const problems: Array<{ variable: keyof SatelliteEnv; message: string }> = [];
+  const type = satelliteTypeOf(config);
+  if (type === 'team' && !config.SATELLITE_TEAM_ID) {
+    problems.push({ variable: 'SATELLITE_TEAM_ID', message: 'a team satellite needs its team id' });
+  }
+  if (config.SATELLITE_AUTH_MODE === 'oauth') {
+    for (const name of [
+      'SATELLITE_PUBLIC_URL',
+      'SATELLITE_AUTH_SERVER_URL',
+      'SATELLITE_INTROSPECTION_SECRET',
+    ] as const) {
+      if (!config[name]) problems.push({ variable: name, message: 'required when SATELLITE_AUTH_MODE=oauth' });
+    }
+  } else if (type === 'global' && !config.SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL) {
+    problems.push({
+      variable: 'SATELLITE_AUTH_MODE',
+      message:
+        'a global satellite serves every team: set SATELLITE_AUTH_MODE=oauth, or SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true to run it without authentication',
+    });
+  }
+  return problems;
+}
+
+/** The environment as main.ts loads it: each problem above is reported under its variable's name. */
+export const satelliteConfig = satelliteEnv.superRefine((config, ctx) => {
+  for (const problem of configurationProblems(config)) {
+    ctx.addIssue({ code: 'custom', path: [problem.variable], message: problem.message });
+  }
+});

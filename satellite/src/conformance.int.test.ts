@@ -65,7 +65,11 @@ let url: string;
 
 beforeAll(async () => {
   satellite = createSatelliteApp({
-    config: loadConfig(satelliteEnv, { LOG_LEVEL: 'silent', PROCESS_IDLE_TIMEOUT_MS: '0' }),
+    config: loadConfig(satelliteEnv, {
+      LOG_LEVEL: 'silent',
+      PROCESS_IDLE_TIMEOUT_MS: '0',
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+    }),
     servers: [stdioServer('fixture')],
     events: createRecordingEventSink(),
     logger: silentLogger,

@@ -33,7 +33,13 @@ function childrenOf(pid: number): number[] {
 async function startSatellite(env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, [mainFile], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -66,7 +72,12 @@ describe('the satellite process', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ servers: [{ ...stdioServer('x'), transport: 'stdio', command: undefined }] }));
     const child = spawn(process.execPath, [mainFile], {
-      env: { PATH: process.env.PATH ?? '', SATELLITE_CONFIG_FILE: file, PORT: String(await freePort()) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        SATELLITE_CONFIG_FILE: file,
+        PORT: String(await freePort()),
+        SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.push(child);
@@ -77,6 +88,51 @@ describe('the satellite process', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(output).toContain('servers.0.command: a stdio server needs a command');
+  });
+
+  it.each([
+    [
+      'a global satellite without authentication',
+      {},
+      'SATELLITE_AUTH_MODE: a global satellite serves every team: set SATELLITE_AUTH_MODE=oauth, or SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true',
+    ],
+    [
+      'oauth without its URLs and credential',
+      { SATELLITE_AUTH_MODE: 'oauth' },
+      'SATELLITE_INTROSPECTION_SECRET: required when SATELLITE_AUTH_MODE=oauth',
+    ],
+    [
+      'a team satellite without its team',
+      { SATELLITE_TYPE: 'team' },
+      'SATELLITE_TEAM_ID: a team satellite needs its team id',
+    ],
+  ])('refuses to start as %s, naming the variable', async (_name, env, message) => {
+    const child = spawn(process.execPath, [mainFile], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(await freePort()), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output).toContain(message);
+  });
+
+  it('starts as a team satellite without authentication', async () => {
+    const { child, port } = await startSatellite({
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: '',
+      SATELLITE_TEAM_ID: 'team-1',
+    });
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).json()).toMatchObject({ type: 'team', auth: 'none' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('leaves no process behind when it is killed outright', async () => {

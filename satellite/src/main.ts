@@ -3,11 +3,11 @@ import type { ServerConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createSatelliteApp } from './app.ts';
 import { createBackendLink } from './backend/createBackendLink.ts';
-import { satelliteEnv } from './config.ts';
+import { satelliteConfig } from './config.ts';
 import { createLoggingEventSink } from './events/createLoggingEventSink.ts';
 import { loadServerConfigurationFile } from './loadServerConfigurationFile.ts';
 
-const config = loadConfigOrExit(satelliteEnv, process.env);
+const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
 
 let servers: ServerConfiguration[] = [];
@@ -75,7 +75,13 @@ try {
   await satellite.start();
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
   logger.info(
-    { port: config.PORT, host: config.HOST, servers: servers.length, mode: link ? 'backend' : 'standalone' },
+    {
+      port: config.PORT,
+      host: config.HOST,
+      servers: servers.length,
+      mode: link ? 'backend' : 'standalone',
+      auth: config.SATELLITE_AUTH_MODE,
+    },
     'ready',
   );
   if (link) {

@@ -38,6 +38,9 @@ function describe(issue: z.core.$ZodIssue): string {
       return `is too long or too large (maximum ${String(issue.maximum)})`;
     case 'invalid_format':
       return `must be a valid ${issue.format}`;
+    // Our own refinements' messages: written in the schemas, never built from a value.
+    case 'custom':
+      return issue.message;
     default:
       return 'is not valid';
   }

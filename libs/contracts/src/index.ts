@@ -4,6 +4,7 @@ export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './installations/index.ts';
 export * from './jobs/index.ts';
+export * from './oauth/index.ts';
 export * from './registry/index.ts';
 export * from './reply.ts';
 export * from './satellite/index.ts';

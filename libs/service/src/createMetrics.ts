@@ -5,7 +5,8 @@ export type ServiceMetrics = {
   registry: Registry;
   busObserver: BusObserver;
   /** For services that count their own things (queue depths, consumer lag, processes). */
-  gauge(name: string, help: string, labelNames?: string[]): Gauge;
+  /** `collect` runs at every scrape, for values read from elsewhere (a queue, a server) just in time. */
+  gauge(name: string, help: string, labelNames?: string[], collect?: (gauge: Gauge) => Promise<void> | void): Gauge;
   counter(name: string, help: string, labelNames?: string[]): Counter;
   histogram(name: string, help: string, labelNames?: string[], buckets?: number[]): Histogram;
 };
@@ -40,7 +41,20 @@ export function createMetrics(service: string): ServiceMetrics {
       requestSent: (subject, seconds, outcome) => sent.observe({ subject, outcome }, seconds),
       requestHandled: (subject, seconds, outcome) => handled.observe({ subject, outcome }, seconds),
     },
-    gauge: (name, help, labelNames = []) => new Gauge({ name, help, labelNames, registers: [registry] }),
+    gauge: (name, help, labelNames = [], collect) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        ...(collect
+          ? {
+              async collect(this: Gauge) {
+                await collect(this);
+              },
+            }
+          : {}),
+      }),
     counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers: [registry] }),
     histogram: (name, help, labelNames = [], buckets = latencyBuckets) =>
       new Histogram({ name, help, labelNames, buckets, registers: [registry] }),

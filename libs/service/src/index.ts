@@ -1,3 +1,4 @@
+export { collectConsumerLag } from './collectConsumerLag.ts';
 export { createMetrics, type ServiceMetrics } from './createMetrics.ts';
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
 export { type RunServiceOptions, runService, type ServiceContext } from './runService.ts';

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 function startSatellite(env: Record<string, string>) {
   const child = spawn(process.execPath, [mainFile], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);

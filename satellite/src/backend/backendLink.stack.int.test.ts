@@ -101,6 +101,8 @@ beforeAll(async () => {
   expect(token.status).toBe(201);
   const config = loadConfig(satelliteEnv, {
     LOG_LEVEL: 'silent',
+    // A global satellite on loopback, without client authentication (the oauth branch's rule).
+    SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
     BACKEND_URL: backendUrl,
     SATELLITE_REGISTRATION_TOKEN: token.body.data.token,
     SATELLITE_STATE_DIR: await tempStateDir(),

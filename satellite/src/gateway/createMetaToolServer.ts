@@ -83,6 +83,8 @@ function invalidParams(error: z.ZodError): McpError {
 export type MetaToolDependencies = {
   runtime: ServerRuntime;
   search: ToolSearchIndex;
+  /** Makes one more index, so each team's discovery keeps its own instead of rebuilding a shared one. */
+  createSearch?: () => ToolSearchIndex;
   validator: ReturnType<typeof createArgumentValidator>;
   /** Called after each execute_mcp_tool that reached a server, for the session's statistics. */
   onExecuted?: (tool: CachedTool, ok: boolean) => void;
@@ -99,37 +101,57 @@ function loggedResponse(result: CallToolResult): unknown {
   return { truncated: true, original_chars: text.length, preview: text.slice(0, maxLoggedResponseChars) };
 }
 
-/** Searchable views of the cache's online tools, rebuilt only when the cache hands out a new array. */
+/**
+ * Whose tools a call may see: an authenticated session's team (and user, for the user level of the
+ * configuration), or null without authentication (every tool the satellite serves).
+ */
+export type ToolScope = { teamId: string; userId: string } | null;
+
+/**
+ * Searchable views of the cache's online tools, one per team (and one for unscoped sessions), each
+ * rebuilt only when the cache hands out a new array.
+ */
 function createSearchableView(runtime: ServerRuntime) {
-  let source: readonly CachedTool[] | undefined;
-  let view: SearchableTool[] = [];
-  return () => {
-    const online = runtime.onlineTools();
-    if (online !== source) {
-      source = online;
-      view = online.map((t) => ({
-        tool_path: t.tool_path,
-        name: t.tool_name,
-        description: t.description,
-        server_slug: t.server_slug,
-        server_name: t.server_name,
-        transport: t.transport,
-      }));
-    }
+  const views = new Map<string, { source: readonly CachedTool[]; view: SearchableTool[] }>();
+  return (scope: ToolScope) => {
+    const online = runtime.onlineTools(scope?.teamId);
+    const key = scope?.teamId ?? '';
+    const current = views.get(key);
+    if (current?.source === online) return current.view;
+    const view = online.map((t) => ({
+      tool_path: t.tool_path,
+      name: t.tool_name,
+      description: t.description,
+      server_slug: t.server_slug,
+      server_name: t.server_name,
+      transport: t.transport,
+    }));
+    views.set(key, { source: online, view });
     return view;
   };
 }
 
 export function createToolHandlers(deps: MetaToolDependencies) {
   const searchable = createSearchableView(deps.runtime);
+  const teamSearches = new Map<string, ToolSearchIndex>();
+  const searchOf = (scope: ToolScope) => {
+    if (!scope || !deps.createSearch) return deps.search;
+    let index = teamSearches.get(scope.teamId);
+    if (!index) {
+      index = deps.createSearch();
+      teamSearches.set(scope.teamId, index);
+    }
+    return index;
+  };
 
-  const discover = (raw: unknown): CallToolResult => {
+  const discover = (raw: unknown, scope: ToolScope = null): CallToolResult => {
     const parsed = discoverArguments.safeParse(raw ?? {});
     if (!parsed.success) throw invalidParams(parsed.error);
     const { query, limit } = parsed.data;
     const began = performance.now();
-    deps.search.setTools(searchable());
-    const results = deps.search.search(query, limit);
+    const search = searchOf(scope);
+    search.setTools(searchable(scope));
+    const results = search.search(query, limit);
     const searchTimeMs = performance.now() - began;
     return textResult({
       tools: results.map((r) => ({
@@ -145,11 +167,18 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     });
   };
 
-  const execute = async (raw: unknown, context: { sessionId?: string } = {}): Promise<CallToolResult> => {
+  const execute = async (
+    raw: unknown,
+    scope: ToolScope = null,
+    context: { sessionId?: string } = {},
+  ): Promise<CallToolResult> => {
     const parsed = executeArguments.safeParse(raw ?? {});
     if (!parsed.success) throw invalidParams(parsed.error);
     const { tool_path: toolPath, arguments: args } = parsed.data;
-    const lookup = deps.runtime.lookup(toolPath);
+    // Another team's tool is "unknown" to this scope, exactly like a tool that does not exist, so
+    // execution reveals nothing about other teams. A user-level configuration (spec: template, team,
+    // user) would be chosen here from scope.userId; the distributed configuration has no user level yet.
+    const lookup = deps.runtime.lookup(toolPath, scope?.teamId);
     switch (lookup.kind) {
       case 'unknown':
         return textResult(
@@ -213,8 +242,9 @@ export function createToolHandlers(deps: MetaToolDependencies) {
 /** One MCP server per client session, answering the spec's methods with the two meta-tools. */
 export function createMetaToolServer(
   handlers: ReturnType<typeof createToolHandlers>,
-  options: { onExecute?: () => void } = {},
+  options: { onExecute?: () => void; scope?: { teamId: string; userId: string } | null } = {},
 ): Server {
+  const scope = options.scope ?? null;
   const server = new MetaToolServer({ name: 'service-satellite', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: metaTools }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
@@ -223,10 +253,10 @@ export function createMetaToolServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     switch (request.params.name) {
       case 'discover_mcp_tools':
-        return handlers.discover(request.params.arguments);
+        return handlers.discover(request.params.arguments, scope);
       case 'execute_mcp_tool':
         options.onExecute?.();
-        return handlers.execute(request.params.arguments, extra.sessionId ? { sessionId: extra.sessionId } : {});
+        return handlers.execute(request.params.arguments, scope, extra.sessionId ? { sessionId: extra.sessionId } : {});
       default:
         throw new McpError(
           ErrorCode.InvalidParams,

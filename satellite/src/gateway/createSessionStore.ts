@@ -4,8 +4,20 @@ import { detectClientType } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 
+/**
+ * The identity a session was opened with (SATELLITE_AUTH_MODE=oauth): the token's user and team, not
+ * the token itself, so a refreshed token of the same user and team keeps the session. Null without
+ * authentication.
+ */
+export type SessionOwner = { userId: string; teamId: string } | null;
+
+export function sameOwner(a: SessionOwner, b: SessionOwner): boolean {
+  return a === null || b === null ? a === b : a.userId === b.userId && a.teamId === b.teamId;
+}
+
 export type Session = {
   id: string;
+  owner: SessionOwner;
   transport: StreamableHTTPServerTransport;
   server: Server;
   connectedAt: number;
@@ -58,16 +70,27 @@ export function createSessionStore(options: {
         session_id: session.id,
         client_type: detectClientType(client.userAgent),
         user_agent: client.userAgent.slice(0, 1000),
-        team_id: options.teamId,
+        team_id: session.owner?.teamId ?? options.teamId,
         transport: 'sse',
         ip_address: client.ip.slice(0, 100),
       });
       return entry;
     },
-    /** The session, refreshed; undefined when unknown or expired (even if not swept yet). */
-    touch(id: string): Session | undefined {
+    /**
+     * The session, refreshed; undefined when unknown, expired (even if not swept yet) or opened by
+     * another identity: to anyone else a session does not exist, so its id reveals nothing and the
+     * other identity's requests never keep it alive.
+     */
+    touch(id: string, owner: SessionOwner): Session | undefined {
       const session = sessions.get(id);
       if (!session) return undefined;
+      if (!sameOwner(session.owner, owner)) {
+        options.logger.warn(
+          { event: 'mcp.session_owner_mismatch', userId: owner?.userId, teamId: owner?.teamId },
+          'security: a session id was presented by another identity than the one that opened it',
+        );
+        return undefined;
+      }
       if (now() - session.lastSeenAt >= options.idleTimeoutMs) {
         void remove(id, 'timeout');
         return undefined;

@@ -179,6 +179,7 @@ export function createServerRuntime(options: {
 
   let byInternalName = new Map<string, CachedTool[]>();
   let online: CachedTool[] = [];
+  let onlineByTeam = new Map<string, CachedTool[]>();
   const rebuild = () => {
     if (!dirty) return;
     dirty = false;
@@ -210,6 +211,7 @@ export function createServerRuntime(options: {
     }
     byInternalName = next;
     online = nextOnline;
+    onlineByTeam = new Map();
   };
 
   const timers: NodeJS.Timeout[] = [];
@@ -220,16 +222,27 @@ export function createServerRuntime(options: {
     configuration: (installationId: string): ServerConfiguration | undefined => configured.get(installationId),
     configurations: (): ServerConfiguration[] => [...configured.values()],
     server: (installationId: string): ManagedServer | undefined => entries.get(installationId)?.server,
-    /** Tools of `online` servers only; the same array until something changes. */
-    onlineTools(): readonly CachedTool[] {
+    /**
+     * Tools of `online` servers only, of one team when `teamId` is given; the same array until
+     * something changes.
+     */
+    onlineTools(teamId?: string): readonly CachedTool[] {
       rebuild();
-      return online;
+      if (teamId === undefined) return online;
+      let ofTeam = onlineByTeam.get(teamId);
+      if (!ofTeam) {
+        ofTeam = online.filter((tool) => tool.team_id === teamId);
+        onlineByTeam.set(teamId, ofTeam);
+      }
+      return ofTeam;
     },
-    lookup(toolPath: string): ToolLookup {
+    /** A tool by path, among one team's tools when `teamId` is given (other teams' do not exist then). */
+    lookup(toolPath: string, teamId?: string): ToolLookup {
       const internal = internalNameOf(toolPath);
       if (!internal) return { kind: 'unknown' };
       rebuild();
-      const entries = byInternalName.get(internal);
+      const all = byInternalName.get(internal);
+      const entries = teamId === undefined ? all : all?.filter((tool) => tool.team_id === teamId);
       if (!entries || entries.length === 0) return { kind: 'unknown' };
       if (entries.length > 1) return { kind: 'ambiguous', tool_paths: entries.map((e) => e.tool_path) };
       const tool = entries[0] as CachedTool;

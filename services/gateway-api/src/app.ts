@@ -39,6 +39,8 @@ export type GatewayDeps = {
    * public routes can be resolved, which tests of the public database routes use.
    */
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
+  /** The OAuth authorization server for satellite clients (createOAuthModule); needs `identity`. */
+  oauth?: { routes: RouteDefinition[] };
   /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
   sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
   /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
@@ -79,6 +81,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook('preClose', async () => live.closeAll());
 
   await app.register(cookie);
+  // OAuth token, revocation and introspection requests are form-encoded (RFC 6749, 7009, 7662), and so
+  // is the consent form. A repeated parameter stays an array, which the endpoints' schemas refuse.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    const fields: Record<string, string | string[]> = {};
+    for (const [name, value] of new URLSearchParams(body as string)) {
+      const seen = fields[name];
+      fields[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    }
+    done(null, fields);
+  });
   await app.register(swagger, {
     openapi: {
       info: {
@@ -96,6 +108,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
+    ...(deps.oauth?.routes ?? []),
     ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
     ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
     ...(eventRoutes(deps.bus, {

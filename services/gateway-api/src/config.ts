@@ -32,6 +32,17 @@ export const gatewayConfigSchema = z.object({
   // How long a replica trusts a validated session without asking PostgreSQL. Revocation does not wait
   // for it (evictions are broadcast to every replica); it bounds staleness if a broadcast is missed.
   SESSION_CACHE_TTL_MS: positiveInt.default(30000),
+  // OAuth for MCP clients of satellites (src/oauth). The public base URL of this gateway: the issuer
+  // satellites name in their protected resource metadata. https in production (clients refuse plain
+  // http except on loopback); defaults to http://localhost:PORT for development.
+  OAUTH_ISSUER_URL: z.url().optional(),
+  // TEMPORARY shared credential satellites send to the introspection endpoint until they have
+  // registry API keys (issue 7). Unset: introspection refuses every caller (no satellite can use OAuth).
+  OAUTH_INTROSPECTION_SECRET: z.string().min(32).optional(),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt.max(24 * 3600).default(3600),
+  OAUTH_REFRESH_TOKEN_TTL_DAYS: positiveInt.max(365).default(30),
+  OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.max(600).default(60),
+  OAUTH_PERSONAL_TOKEN_MAX_DAYS: positiveInt.max(3650).default(365),
   // SSE: a keep-alive comment this often on every stream (spec: 30 s), and the reconnect delay sent as `retry`.
   SSE_KEEPALIVE_MS: positiveInt.default(30000),
   SSE_RETRY_MS: positiveInt.default(3000),

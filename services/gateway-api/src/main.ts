@@ -7,6 +7,8 @@ import { gatewayConfigSchema } from './config.ts';
 import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
+import { createOAuthModule } from './oauth/createOAuthModule.ts';
+import { createSharedSecretAuthenticator } from './oauth/resourceServerAuthenticator.ts';
 import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -43,6 +45,22 @@ await runService({
       satellite: satellites.authenticate,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
+    if (!config.OAUTH_INTROSPECTION_SECRET) {
+      logger.warn('OAUTH_INTROSPECTION_SECRET is not set: token introspection refuses every satellite');
+    }
+    const oauth = createOAuthModule({
+      pool: identityDb.pool,
+      logger,
+      issuerUrl: new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`),
+      // The seam for satellite API keys (issue 7): replace with an authenticator of registry keys.
+      authenticateResourceServer: createSharedSecretAuthenticator(config.OAUTH_INTROSPECTION_SECRET),
+      lifetimes: {
+        accessTokenSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        refreshTokenSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 86400,
+        authorizationCodeSeconds: config.OAUTH_AUTHORIZATION_CODE_TTL_SECONDS,
+      },
+      personalTokenMaxDays: config.OAUTH_PERSONAL_TOKEN_MAX_DAYS,
+    });
     const eventRateLimiter = createEventRateLimiter({
       redis,
       keyPrefix: config.QUEUE_PREFIX,
@@ -60,6 +78,7 @@ await runService({
       trustProxy: config.TRUST_PROXY,
       readiness: { isReady: () => isReady() && !draining },
       identity,
+      oauth,
       sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
       eventRateLimiter,

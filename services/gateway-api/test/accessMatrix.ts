@@ -29,6 +29,8 @@ export type AccessRow = {
   body?: (ctx: AccessContext) => unknown;
   /** Log in anew for this row (it ends the session it is called with). */
   freshSession?: boolean;
+  /** OAuth endpoints answer their own errors in the RFC 6749 shape `{error, error_description}`. */
+  errorShape?: 'oauth';
   expect: Record<AccessRole, number>;
 };
 
@@ -60,6 +62,14 @@ const teamAManagers = (status: number): Record<AccessRole, number> => ({
 });
 
 const unique = () => randomUUID().slice(0, 8);
+
+const teamAMembers = (status: number): Record<AccessRole, number> => ({
+  ...everyone(403),
+  anonymous: 401,
+  team_admin: status,
+  team_user: status,
+});
+const pkceParams = `response_type=code&code_challenge_method=S256&code_challenge=${'a'.repeat(43)}`;
 
 export const accessMatrix: AccessRow[] = [
   // Database setup runs before any user exists; the stack has already set up, so setup is a 409.
@@ -350,6 +360,94 @@ export const accessMatrix: AccessRow[] = [
   // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
   // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
   { method: 'GET', route: '/api/jobs/status', url: () => '/api/jobs/status', expect: adminOnly(503) },
+  // OAuth for satellite clients. Client authentication, not a session, guards token and revocation, so
+  // an unknown client is 401 for every caller; the consent endpoints need a session, then a known client.
+  {
+    method: 'GET',
+    route: '/.well-known/oauth-authorization-server',
+    url: () => '/.well-known/oauth-authorization-server',
+    expect: everyone(200),
+  },
+  {
+    method: 'POST',
+    route: '/register',
+    url: () => '/register',
+    body: () => ({ redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'none' }),
+    errorShape: 'oauth',
+    expect: everyone(201),
+  },
+  {
+    method: 'GET',
+    route: '/authorize',
+    url: () => `/authorize?client_id=orb_client_unknown&${pkceParams}`,
+    errorShape: 'oauth',
+    expect: loggedIn(400),
+  },
+  {
+    method: 'POST',
+    route: '/authorize',
+    url: () => '/authorize',
+    body: (c) => ({ client_id: 'orb_client_unknown', team_id: c.teamA, decision: 'approve' }),
+    errorShape: 'oauth',
+    expect: loggedIn(400),
+  },
+  {
+    method: 'POST',
+    route: '/token',
+    url: () => '/token',
+    body: () => ({ grant_type: 'authorization_code', client_id: 'orb_client_unknown', code: 'x', code_verifier: 'y' }),
+    errorShape: 'oauth',
+    expect: everyone(401),
+  },
+  {
+    method: 'POST',
+    route: '/revoke',
+    url: () => '/revoke',
+    body: () => ({ client_id: 'orb_client_unknown', token: 'x' }),
+    errorShape: 'oauth',
+    expect: everyone(401),
+  },
+  // Only a satellite's credential introspects: a user's session token is not one.
+  {
+    method: 'POST',
+    route: '/introspect',
+    url: () => '/introspect',
+    body: () => ({ token: 'orb_at_x' }),
+    errorShape: 'oauth',
+    expect: everyone(401),
+  },
+  // Personal access tokens: only for a team the caller is a member of (global admins included).
+  {
+    method: 'POST',
+    route: '/api/users/me/access-tokens',
+    url: () => '/api/users/me/access-tokens',
+    body: (c) => ({ team_id: c.teamA, name: `pat-${unique()}` }),
+    expect: teamAMembers(201),
+  },
+  {
+    method: 'GET',
+    route: '/api/users/me/access-tokens',
+    url: () => '/api/users/me/access-tokens',
+    expect: loggedIn(200),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/users/me/access-tokens/:tokenId',
+    url: () => `/api/users/me/access-tokens/${randomUUID()}`,
+    expect: loggedIn(404),
+  },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/access-tokens',
+    url: (c) => `/api/teams/${c.teamA}/access-tokens`,
+    expect: teamAManagers(200),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/teams/:teamId/access-tokens/:tokenId',
+    url: (c) => `/api/teams/${c.teamA}/access-tokens/${randomUUID()}`,
+    expect: teamAManagers(404),
+  },
 ];
 
 function installationRows(): AccessRow[] {

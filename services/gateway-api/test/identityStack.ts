@@ -19,6 +19,9 @@ import { buildGateway, type GatewayDeps } from '../src/app.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
+import { createOAuthModule } from '../src/oauth/createOAuthModule.ts';
+import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
+import { createSharedSecretAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
 import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
 
 const identityMigrations = join(import.meta.dirname, '../migrations');
@@ -70,9 +73,15 @@ export type IdentityStackOptions = {
   loginRateLimits?: LoginRateLimits;
   now?: () => number;
   sessionTtlMs?: number;
+  /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
+  issuerUrl?: URL;
+  oauthLifetimes?: Partial<OAuthLifetimes>;
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
   sse?: GatewayDeps['sse'];
 };
+
+/** The satellites' introspection credential in every stack. */
+export const introspectionSecret = 'introspection-secret-of-the-test-stack-0123456789';
 
 export const adminCredentials: FirstAdmin = {
   email: 'root@orbital.test',
@@ -155,11 +164,20 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     });
     if (db.pool.isReady()) await identity.afterMigrations();
     await bus.flush();
+    const oauth = createOAuthModule({
+      pool: db.pool,
+      logger,
+      issuerUrl: options.issuerUrl ?? new URL('http://localhost:3000'),
+      authenticateResourceServer: createSharedSecretAuthenticator(introspectionSecret),
+      ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
     const app = await buildGateway({
       bus,
       logger,
       readiness: { isReady: () => true },
       identity,
+      oauth,
       ...(options.sse ? { sse: options.sse } : {}),
     });
     const replica = { app, identity, bus, migrate: db.migrate };

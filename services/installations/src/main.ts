@@ -1,16 +1,19 @@
-import { runService } from '@orbital/service';
+import { collectConsumerLag, runService } from '@orbital/service';
 import { createApp } from './app.ts';
 import { configSchema } from './config.ts';
 
 await runService({
   name: 'installations',
   configSchema,
-  async start({ config, logger, bus }) {
+  async start({ config, logger, bus, metrics }) {
     const app = await createApp({
       bus,
       logger,
       config,
     });
+    collectConsumerLag(metrics, bus, [
+      { stream: config.SATELLITE_EVENTS_STREAM, durable: 'installations_satellite_events' },
+    ]);
     return {
       beforeDrain: [{ name: 'stop consumer and outbox relay', run: () => app.stop() }],
       afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }],

@@ -13,6 +13,8 @@ import { startScheduleWorker } from './queues/startScheduleWorker.ts';
 export type JobsApp = {
   schedules: Schedule[];
   readStatus(): Promise<ScheduleStatus[]>;
+  /** Jobs per schedule and state (waiting, active, delayed, failed, completed), for the queue-depth gauge. */
+  queueCounts(): Promise<Array<{ schedule: string; counts: Record<string, number> }>>;
   /** Stops taking ticks and waits (up to the grace period) for the running ones; before NATS drains. */
   stopWorkers(): Promise<void>;
   /** Closes the queues and Redis connections. The schedulers stay in Redis for the other replicas. */
@@ -95,6 +97,13 @@ export async function createJobsApp(deps: {
     return {
       schedules,
       readStatus,
+      queueCounts: () =>
+        Promise.all(
+          schedules.map(async (schedule) => ({
+            schedule: schedule.name,
+            counts: await queueOf(queues, schedule).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'),
+          })),
+        ),
       stopWorkers: () => stopWorkers(workers, config.JOBS_SHUTDOWN_GRACE_MS, logger),
       close,
     };

@@ -5,8 +5,19 @@ import { configSchema } from './config.ts';
 await runService({
   name: 'jobs',
   configSchema,
-  async start({ config, logger, bus }) {
+  async start({ config, logger, bus, metrics }) {
     const app = await createJobsApp({ bus, logger, config });
+    metrics.gauge(
+      'orbital_jobs_queue_jobs',
+      'Jobs of each schedule by state, read from BullMQ at scrape time',
+      ['schedule', 'state'],
+      async (gauge) => {
+        gauge.reset();
+        for (const { schedule, counts } of await app.queueCounts()) {
+          for (const [state, count] of Object.entries(counts)) gauge.set({ schedule, state }, count);
+        }
+      },
+    );
     return {
       // Workers first, while NATS still carries their requests; the schedulers stay in Redis.
       beforeDrain: [{ name: 'close workers', run: () => app.stopWorkers() }],

@@ -39,16 +39,28 @@ function logFilter(installationId: string, query: Pick<ServerLogQuery, 'level'>)
     ${query.level ? sql.fragment`AND log_level = ${query.level}` : sql.fragment``}`;
 }
 
+/**
+ * A page and its total read from one snapshot. Two separate statements (they used to run in parallel
+ * on two connections) can straddle a commit: a batch of lines stored in between gave `total: 5` with
+ * an empty page. A read-only REPEATABLE READ transaction makes both see the same committed rows.
+ */
+function onOneSnapshot<T>(db: CommonQueryMethods, read: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+    return read(tx);
+  });
+}
+
 export async function listLogLines(db: CommonQueryMethods, installationId: string, query: ServerLogQuery) {
-  const [items, total] = await Promise.all([
-    db.any(sql.type(serverLogRow)`
+  return onOneSnapshot(db, async (tx) => {
+    const items = await tx.any(sql.type(serverLogRow)`
       SELECT ${logColumns} FROM server_logs WHERE ${logFilter(installationId, query)}
-      ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`),
-    db.oneFirst(
+      ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`);
+    const total = await tx.oneFirst(
       sql.type(countRow)`SELECT count(*) AS count FROM server_logs WHERE ${logFilter(installationId, query)}`,
-    ),
-  ]);
-  return { items, total };
+    );
+    return { items, total };
+  });
 }
 
 export type RequestLogInput = {
@@ -83,15 +95,15 @@ function requestFilter(installationId: string, query: Pick<RequestLogQuery, 'too
 }
 
 export async function listRequestLogs(db: CommonQueryMethods, installationId: string, query: RequestLogQuery) {
-  const [items, total] = await Promise.all([
-    db.any(sql.type(requestLogRow)`
+  return onOneSnapshot(db, async (tx) => {
+    const items = await tx.any(sql.type(requestLogRow)`
       SELECT ${requestColumns} FROM request_logs WHERE ${requestFilter(installationId, query)}
-      ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`),
-    db.oneFirst(
+      ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`);
+    const total = await tx.oneFirst(
       sql.type(countRow)`SELECT count(*) AS count FROM request_logs WHERE ${requestFilter(installationId, query)}`,
-    ),
-  ]);
-  return { items, total };
+    );
+    return { items, total };
+  });
 }
 
 export async function findRequestLog(db: CommonQueryMethods, installationId: string, requestId: string) {

@@ -1,0 +1,96 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { type Bus, createBus, ensureStream, publishJson, streamName } from '@orbital/bus';
+import type { StreamDefinition } from '@orbital/contracts';
+import { createLogger } from '@orbital/logger';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FeedMessage, openJetStreamFeed } from '../src/index.ts';
+
+let env: TestEnvironment;
+let bus: Bus;
+
+/** A stream of this file's own, so the tests do not depend on the platform's definitions. */
+const feedStream: StreamDefinition = {
+  name: 'SSE_FEED_TEST',
+  subjects: ['sse.feed.test.>'],
+  owner: 'test',
+  description: 'feed test events',
+  maxAgeMs: 60_000,
+  maxBytes: 4 * 1024 * 1024,
+  maxMessageBytes: 64 * 1024,
+  duplicateWindowMs: 60_000,
+  discard: 'old',
+};
+
+/** Consumers the server holds on the stream: a closed feed must leave none. */
+async function serverConsumers(): Promise<number> {
+  const jsm = await jetstreamManager(bus.connection);
+  const info = await jsm.streams.info(streamName(bus, feedStream.name));
+  return info.state.consumer_count;
+}
+
+const open = (startSeq = 1) =>
+  openJetStreamFeed(bus, { stream: feedStream.name, filterSubject: 'sse.feed.test.>', startSeq });
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ withDatabase: false });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'sse-feed-test',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger: createLogger({ name: 'sse-feed-test', level: 'silent' }),
+  });
+  await ensureStream(bus, feedStream);
+  await publishJson(bus, 'sse.feed.test.a', { n: 1 });
+  await publishJson(bus, 'sse.feed.test.a', { n: 2 });
+});
+
+afterAll(async () => {
+  await bus?.drain();
+  await env?.cleanup();
+});
+
+describe('openJetStreamFeed', () => {
+  it('closes a feed nobody iterated yet, and the server forgets its consumer', async () => {
+    // A stream whose client left while the feed was opening closes it without reading it. The
+    // library's own close() settles only once an iterator drains its queue, so this used to hang.
+    const feed = await open();
+    expect(await serverConsumers()).toBe(1);
+    await feed.close();
+    expect(await serverConsumers()).toBe(0);
+    // Iterating afterwards ends at once instead of reading on.
+    const after: FeedMessage[] = [];
+    for await (const message of feed) after.push(message);
+    expect(after).toEqual([]);
+  });
+
+  it('delivers from the start sequence, and close ends a loop waiting for the next message', async () => {
+    const feed = await open(2);
+    const seen: FeedMessage[] = [];
+    let wake: () => void = () => {};
+    const second = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    const loop = (async () => {
+      for await (const message of feed) {
+        seen.push(message);
+        wake();
+      }
+    })();
+    await second;
+    // The loop is now waiting for a message that will never come; close must end it.
+    await feed.close();
+    await loop;
+    expect(seen.map((m) => m.payload)).toEqual([{ n: 2 }]);
+    expect(await serverConsumers()).toBe(0);
+  });
+
+  it('closes once however often it is asked, also after the loop broke off', async () => {
+    const feed = await open();
+    for await (const _ of feed) break;
+    await Promise.all([feed.close(), feed.close()]);
+    await feed.close();
+    expect(await serverConsumers()).toBe(0);
+  });
+});

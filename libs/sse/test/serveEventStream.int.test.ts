@@ -1,0 +1,125 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { type Bus, createBus, ensureStream, publishJson, streamName } from '@orbital/bus';
+import type { StreamDefinition } from '@orbital/contracts';
+import { createLogger } from '@orbital/logger';
+import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLiveStreams, createSseParser, type ReceivedSseEvent, serveEventStream } from '../src/index.ts';
+
+let env: TestEnvironment;
+let bus: Bus;
+let server: Server;
+let base: string;
+const live = createLiveStreams();
+const silent = createLogger({ name: 'sse-stream-test', level: 'silent' });
+/** The promise of every stream served, so a test can wait for the streams to have ended. */
+const served: Promise<void>[] = [];
+/** Per request path: the buffer limit the stream runs with. */
+const bufferLimits = new Map<string, number>();
+
+const testStream: StreamDefinition = {
+  name: 'SSE_STREAM_TEST',
+  subjects: ['sse.stream.test.>'],
+  owner: 'test',
+  description: 'stream test events',
+  maxAgeMs: 60_000,
+  maxBytes: 4 * 1024 * 1024,
+  maxMessageBytes: 64 * 1024,
+  duplicateWindowMs: 60_000,
+  discard: 'old',
+};
+
+async function serverConsumers(): Promise<number> {
+  const jsm = await jetstreamManager(bus.connection);
+  return (await jsm.streams.info(streamName(bus, testStream.name))).state.consumer_count;
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ withDatabase: false });
+  bus = await createBus({
+    servers: env.natsUrl,
+    name: 'sse-stream-test',
+    prefix: env.subjectPrefix,
+    streamMaxBytes: env.streamMaxBytes,
+    logger: silent,
+  });
+  await ensureStream(bus, testStream);
+  server = createServer((request, response) => {
+    const stream = serveEventStream<{ items: string[] }>({
+      request,
+      response,
+      hijack: () => {},
+      bus,
+      live,
+      logger: silent,
+      route: 'test',
+      stream: testStream.name,
+      filterSubject: 'sse.stream.test.>',
+      lastEventId: undefined,
+      keepAliveMs: 60_000,
+      retryMs: 1000,
+      maxBufferedBytes: bufferLimits.get(request.url ?? ''),
+      snapshot: async () => ({ items: [] }),
+      update: (payload) => payload,
+    });
+    served.push(stream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await bus?.drain();
+  await env?.cleanup();
+});
+
+/** Reads events until `count` have arrived, then leaves (aborts the request). */
+async function readThenLeave(url: string, count: number, onEvent?: (events: ReceivedSseEvent[]) => void) {
+  const controller = new AbortController();
+  const response = await fetch(url, { signal: controller.signal });
+  const events: ReceivedSseEvent[] = [];
+  const parser = createSseParser((event) => {
+    events.push(event);
+    onEvent?.(events);
+  });
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  while (reader && events.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.push(value);
+  }
+  controller.abort();
+  return events;
+}
+
+describe('serveEventStream clean-up', () => {
+  it('ends and releases everything when the client leaves mid-stream', async () => {
+    const events = await readThenLeave(`${base}/live`, 2, (received) => {
+      if (received.length === 1) void publishJson(bus, 'sse.stream.test.a', { items: ['x'] });
+    });
+    expect(events.map((e) => e.event)).toEqual(['snapshot', 'update']);
+    await Promise.all(served);
+    expect(live.size()).toBe(0);
+    expect(live.feeds()).toBe(0);
+    expect(await serverConsumers()).toBe(0);
+  });
+
+  it('ends and releases everything when the stream is dropped before its feed has opened', async () => {
+    // A limit no write can meet: the first write (the retry field) drops the client as too slow, so
+    // the 'close' arrives while the feed is being opened, the window in which a departure used to
+    // leave the stream waiting forever on a feed nobody would read.
+    bufferLimits.set('/drop-at-start', -1);
+    const before = served.length;
+    const response = await fetch(`${base}/drop-at-start`).catch(() => null);
+    await response?.body?.cancel().catch(() => {});
+    expect(served.length).toBe(before + 1);
+    await Promise.all(served);
+    expect(live.size()).toBe(0);
+    expect(live.feeds()).toBe(0);
+    expect(await serverConsumers()).toBe(0);
+  });
+});

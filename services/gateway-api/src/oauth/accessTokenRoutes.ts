@@ -1,0 +1,156 @@
+import { mcpScope } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import type { Logger } from '@orbital/logger';
+import { z } from 'zod';
+import { defineRoute } from '../http/defineRoute.ts';
+import { sessionOf } from '../identity/createAccessResolver.ts';
+import { createSecret, hashSecret } from './oauthSecrets.ts';
+import type { GrantView, OAuthStore } from './oauthStore.ts';
+
+const tokenView = z.object({
+  id: z.string(),
+  kind: z.enum(['oauth', 'personal']),
+  name: z.string(),
+  team_id: z.string(),
+  user_id: z.string(),
+  user_email: z.string(),
+  client_id: z.string().nullable(),
+  client_name: z.string().nullable(),
+  scope: z.string(),
+  resource: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+
+const toTokenView = (grant: GrantView): z.input<typeof tokenView> => ({
+  ...grant,
+  created_at: new Date(grant.created_at).toISOString(),
+  expires_at: new Date(grant.expires_at).toISOString(),
+});
+
+const tokenParams = z.object({ tokenId: z.uuid() });
+const teamTokenParams = z.object({ teamId: z.uuid(), tokenId: z.uuid() });
+
+/**
+ * Tokens as people manage them. A user creates personal access tokens (for MCP clients without the
+ * OAuth flow), each for ONE team they are a member of, lists theirs (personal tokens and OAuth
+ * authorizations alike) and revokes them. A team admin lists and revokes every token of their team.
+ * Revocation is immediate here; satellites stop accepting the token when their introspection cache
+ * entry ends (SATELLITE_INTROSPECTION_CACHE_TTL_MS, 30 s by default).
+ */
+export function accessTokenRoutes(deps: {
+  store: OAuthStore;
+  logger: Logger;
+  now: () => number;
+  personalTokenMaxDays: number;
+}) {
+  const { store, logger } = deps;
+  const notFound = () => new AppError('not_found', 'No such token');
+  const createBody = z
+    .object({
+      team_id: z.uuid(),
+      name: z.string().trim().min(1).max(200),
+      expires_in_days: z
+        .number()
+        .int()
+        .min(1)
+        .max(deps.personalTokenMaxDays)
+        .default(Math.min(90, deps.personalTokenMaxDays)),
+    })
+    .strict();
+
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/api/users/me/access-tokens',
+      summary: 'Create a personal access token for one of your teams (the token is shown once)',
+      tags: ['access tokens'],
+      access: { kind: 'session' },
+      body: createBody,
+      response: tokenView.extend({ token: z.string() }),
+      successStatus: 201,
+      async handler({ request, body }) {
+        const session = sessionOf(request);
+        if (!(await store.isMember(session.user.id, body.team_id))) {
+          throw new AppError('forbidden', 'You can only create tokens for a team you are a member of');
+        }
+        const token = createSecret('personalToken');
+        const expiresAt = new Date(deps.now() + body.expires_in_days * 86400 * 1000);
+        const id = await store.createGrant({
+          kind: 'personal',
+          userId: session.user.id,
+          teamId: body.team_id,
+          clientId: null,
+          name: body.name,
+          scope: mcpScope,
+          resource: null,
+          expiresAt,
+          tokens: [{ hash: hashSecret(token), kind: 'access', expiresAt }],
+        });
+        logger.info(
+          { event: 'oauth.personal_token_created', grantId: id, userId: session.user.id, teamId: body.team_id },
+          'personal access token created',
+        );
+        const grant = await store.getGrant(id);
+        if (!grant) throw new AppError('internal', 'The token vanished after it was created');
+        return { ...toTokenView(grant), token };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/users/me/access-tokens',
+      summary: 'Your tokens in force: personal access tokens and OAuth authorizations',
+      tags: ['access tokens'],
+      access: { kind: 'session' },
+      response: z.array(tokenView),
+      handler: async ({ request }) => (await store.listGrantsOfUser(sessionOf(request).user.id)).map(toTokenView),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/users/me/access-tokens/:tokenId',
+      summary: 'Revoke one of your tokens',
+      tags: ['access tokens'],
+      access: { kind: 'session' },
+      params: tokenParams,
+      response: z.object({ revoked: z.literal(true) }),
+      async handler({ request, params }) {
+        const userId = sessionOf(request).user.id;
+        if (!(await store.revokeGrant(params.tokenId, { userId }))) throw notFound();
+        logger.info({ event: 'oauth.token_revoked', grantId: params.tokenId, by: userId }, 'token revoked');
+        return { revoked: true as const };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/teams/:teamId/access-tokens',
+      summary: "The team's tokens in force, for team admins",
+      tags: ['access tokens'],
+      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
+      params: z.object({ teamId: z.uuid() }),
+      response: z.array(tokenView),
+      handler: async ({ params }) => (await store.listGrantsOfTeam(params.teamId)).map(toTokenView),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/teams/:teamId/access-tokens/:tokenId',
+      summary: "Revoke a token of the team's, for team admins",
+      tags: ['access tokens'],
+      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
+      params: teamTokenParams,
+      response: z.object({ revoked: z.literal(true) }),
+      async handler({ request, params }) {
+        if (!(await store.revokeGrant(params.tokenId, { teamId: params.teamId }))) throw notFound();
+        logger.info(
+          {
+            event: 'oauth.token_revoked',
+            grantId: params.tokenId,
+            teamId: params.teamId,
+            by: sessionOf(request).user.id,
+          },
+          'token revoked by a team admin',
+        );
+        return { revoked: true as const };
+      },
+    }),
+  ];
+}

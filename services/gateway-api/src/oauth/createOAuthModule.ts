@@ -1,0 +1,53 @@
+import type { LivePool } from '@orbital/db';
+import type { Logger } from '@orbital/logger';
+import type { RouteDefinition } from '../http/defineRoute.ts';
+import { accessTokenRoutes } from './accessTokenRoutes.ts';
+import { type OAuthLifetimes, oauthServerRoutes } from './oauthServerRoutes.ts';
+import { createOAuthStore } from './oauthStore.ts';
+import type { ResourceServerAuthenticator } from './resourceServerAuthenticator.ts';
+
+export type OAuthModuleOptions = {
+  /** The identity schema's pool: OAuth's tables live beside users, teams and memberships. */
+  pool: LivePool;
+  logger: Logger;
+  /** The public base URL of gateway-api: the issuer in metadata and the base of every endpoint. */
+  issuerUrl: URL;
+  authenticateResourceServer: ResourceServerAuthenticator;
+  lifetimes?: Partial<OAuthLifetimes>;
+  personalTokenMaxDays?: number;
+  now?: () => number;
+};
+
+export const defaultLifetimes: OAuthLifetimes = {
+  accessTokenSeconds: 3600,
+  refreshTokenSeconds: 30 * 86400,
+  authorizationCodeSeconds: 60,
+};
+
+/**
+ * gateway-api as the OAuth 2.1 authorization server of satellites (issue 13): client registration,
+ * the authorization-code flow with PKCE, refresh-token rotation, revocation, introspection for
+ * satellites, and personal access tokens. Users authenticate with their identity session.
+ */
+export function createOAuthModule(options: OAuthModuleOptions): { routes: RouteDefinition[] } {
+  const now = options.now ?? Date.now;
+  const store = createOAuthStore(options.pool);
+  return {
+    routes: [
+      ...oauthServerRoutes({
+        store,
+        logger: options.logger,
+        now,
+        issuerUrl: options.issuerUrl,
+        lifetimes: { ...defaultLifetimes, ...options.lifetimes },
+        authenticateResourceServer: options.authenticateResourceServer,
+      }),
+      ...accessTokenRoutes({
+        store,
+        logger: options.logger,
+        now,
+        personalTokenMaxDays: options.personalTokenMaxDays ?? 365,
+      }),
+    ] as RouteDefinition[],
+  };
+}

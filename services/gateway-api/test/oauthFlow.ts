@@ -1,0 +1,106 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { introspectionSecret, type Session } from './identityStack.ts';
+
+/** Helpers that speak the OAuth endpoints as a client, a browser and a satellite would. */
+
+export function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+const form = (fields: Record<string, string | undefined>) => {
+  const defined = Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return new URLSearchParams(defined).toString();
+};
+
+export async function postForm(
+  app: FastifyInstance,
+  url: string,
+  fields: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+) {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form(fields),
+  });
+}
+
+export const redirectUri = 'http://127.0.0.1:7777/callback';
+
+export async function registerClient(app: FastifyInstance, metadata: Record<string, unknown> = {}) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/register',
+    payload: {
+      client_name: 'Test client',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    },
+  });
+  if (response.statusCode !== 201) throw new Error(`registration failed: ${response.body}`);
+  return response.json() as { client_id: string; client_secret?: string };
+}
+
+export type AuthorizeOptions = {
+  clientId: string;
+  teamId: string;
+  challenge: string;
+  redirect?: string;
+  resource?: string;
+  state?: string;
+  decision?: 'approve' | 'deny';
+  extra?: Record<string, string>;
+};
+
+/** The consent form's answer, as the browser of a logged-in user posts it: the redirect's URL. */
+export async function approve(app: FastifyInstance, session: Session, options: AuthorizeOptions): Promise<URL> {
+  const response = await postForm(
+    app,
+    '/authorize',
+    {
+      client_id: options.clientId,
+      redirect_uri: options.redirect ?? redirectUri,
+      response_type: 'code',
+      code_challenge: options.challenge,
+      code_challenge_method: 'S256',
+      state: options.state ?? 'st4te',
+      resource: options.resource,
+      team_id: options.teamId,
+      decision: options.decision ?? 'approve',
+      ...options.extra,
+    },
+    { cookie: `session=${session.cookie}` },
+  );
+  if (response.statusCode !== 302) throw new Error(`authorize answered ${response.statusCode}: ${response.body}`);
+  return new URL(response.headers.location as string);
+}
+
+export async function exchangeCode(
+  app: FastifyInstance,
+  fields: { clientId: string; code: string; verifier: string; redirect?: string; secret?: string; resource?: string },
+) {
+  return postForm(app, '/token', {
+    grant_type: 'authorization_code',
+    client_id: fields.clientId,
+    client_secret: fields.secret,
+    code: fields.code,
+    code_verifier: fields.verifier,
+    redirect_uri: fields.redirect ?? redirectUri,
+    resource: fields.resource,
+  });
+}
+
+export async function introspect(app: FastifyInstance, token: string, secret = introspectionSecret) {
+  const response = await postForm(app, '/introspect', { token }, { authorization: `Bearer ${secret}` });
+  if (response.statusCode !== 200) throw new Error(`introspection answered ${response.statusCode}: ${response.body}`);
+  return response.json() as Record<string, unknown> & { active: boolean };
+}
+
+/** The PKCE part of an authorization request's query string. */
+export const pkceParams = (challenge: string) =>
+  `response_type=code&code_challenge_method=S256&code_challenge=${challenge}`;

@@ -1,0 +1,141 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
+import { platformProcesses } from '../scripts/platformProcesses.ts';
+
+/**
+ * The whole platform as real processes, as `npm start` runs it (the same list of processes), on this
+ * run's own database, subject prefix and queue prefix: every backend service `replicas` times, one
+ * gateway-api per replica, and the satellite when asked for with a registration token.
+ */
+export type Platform = {
+  env: TestEnvironment;
+  /** Base URL of the first gateway-api. */
+  api: string;
+  gateways: string[];
+  admin: { email: string; password: string };
+  processes: Array<{ name: string; child: ChildService }>;
+  startSatellite(registrationToken: string): Promise<{ url: string; child: ChildService }>;
+  logs(name: string): string;
+  stop(): Promise<void>;
+};
+
+const freePort = () => 20000 + Math.floor(Math.random() * 25000);
+
+export async function startPlatform(
+  options: { replicas?: number; env?: Record<string, string> } = {},
+): Promise<Platform> {
+  const env = await createTestEnvironment();
+  const admin = { email: 'owner@orbital.test', password: 'correct horse battery staple 77' };
+  const common = {
+    ...env.env,
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    REGISTRATION_TOKEN_SECRET: env.env.REGISTRATION_TOKEN_SECRET ?? 'e2e-registration-token-secret-0123456789abcdef',
+    HOST: '127.0.0.1',
+    ...options.env,
+  };
+  const processes: Platform['processes'] = [];
+  const gateways: string[] = [];
+  const replicas = options.replicas ?? 1;
+  try {
+    for (const proc of platformProcesses.filter((p) => p.name !== 'satellite')) {
+      for (let replica = 0; replica < replicas; replica += 1) {
+        const extra: Record<string, string> = {};
+        if (proc.name === 'gateway-api') {
+          const port = freePort();
+          extra.PORT = String(port);
+          gateways.push(`http://127.0.0.1:${port}`);
+        }
+        const child = await startServiceProcess(
+          proc.entry,
+          { ...common, ...proc.env, ...extra },
+          { readyTimeoutMs: 30000 },
+        );
+        processes.push({ name: replicas > 1 ? `${proc.name}#${replica}` : proc.name, child });
+      }
+    }
+  } catch (error) {
+    for (const { child } of processes) await child.kill();
+    await env.cleanup();
+    throw error;
+  }
+  const satelliteProcess = platformProcesses.find((p) => p.name === 'satellite');
+  const satelliteEntry = satelliteProcess?.entry ?? 'satellite/src/main.ts';
+  return {
+    env,
+    api: gateways[0] as string,
+    gateways,
+    admin,
+    processes,
+    async startSatellite(registrationToken) {
+      const port = freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const child = await startServiceProcess(
+        satelliteEntry,
+        {
+          ...common,
+          ...satelliteProcess?.env,
+          PORT: String(port),
+          BACKEND_URL: gateways[0] as string,
+          SATELLITE_REGISTRATION_TOKEN: registrationToken,
+          SATELLITE_STATE_DIR: mkdtempSync(join(tmpdir(), 'orbital-e2e-satellite-')),
+          SATELLITE_PUBLIC_URL: url,
+          // Short intervals keep the walk quick; the behaviour is the same as with the defaults.
+          EVENT_BATCH_INTERVAL_MS: '500',
+        },
+        { readyTimeoutMs: 30000 },
+      );
+      processes.push({ name: 'satellite', child });
+      return { url, child };
+    },
+    logs: (name) =>
+      processes
+        .filter((p) => p.name === name || p.name.startsWith(`${name}#`))
+        .map((p) => p.child.output())
+        .join('\n'),
+    async stop() {
+      await Promise.all(processes.reverse().map(({ child }) => child.stop()));
+      await env.cleanup();
+    },
+  };
+}
+
+/** JSON over HTTP with an optional bearer token; throws with the body when the status is not the expected one. */
+export async function call<T = unknown>(
+  base: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; expect?: number } = {},
+): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  const expected = options.expect ?? (method === 'POST' ? [200, 201] : [200]);
+  const ok = Array.isArray(expected) ? expected.includes(response.status) : response.status === expected;
+  if (!ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Polls until `check` returns a value (not undefined), or fails with the last value seen. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in time (last: ${String(last)})`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
