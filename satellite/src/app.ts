@@ -41,6 +41,8 @@ export function createSatelliteApp(options: {
   /** How introspection reaches the backend; tests may count calls. */
   fetch?: typeof fetch;
   now?: () => number;
+  /** Backend mode: what `GET /` reports about registration, heartbeats, polling and the event queue. */
+  link?: { status(): Record<string, unknown> };
 }): SatelliteApp {
   const { config, events, logger } = options;
   const problems = configurationProblems(config);
@@ -86,6 +88,7 @@ export function createSatelliteApp(options: {
     search: options.search ?? createToolSearchIndex(),
     ...(options.search ? {} : { createSearch: createToolSearchIndex }),
     validator: createArgumentValidator(),
+    events,
   });
 
   // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
@@ -125,14 +128,17 @@ export function createSatelliteApp(options: {
     ...(authenticate ? { authenticate } : {}),
   });
   const startedAt = Date.now();
+  // The spec serves this from the settings cache; satellites have no settings access of their own
+  // (only the backend's satellite routes), so it reports the satellite's own state.
   app.get('/', async () => {
     const servers = runtime.snapshot();
     return {
       status: 'ok',
       service: 'service-satellite',
-      mode: 'standalone',
+      mode: options.link ? 'backend' : 'standalone',
       type: satelliteTypeOf(config),
       auth: config.SATELLITE_AUTH_MODE,
+      ...(options.link ? { backend: options.link.status() } : {}),
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },
       sessions: sessions.size(),

@@ -33,6 +33,7 @@ export const satelliteEnv = logEnv.extend({
   // start unless this says the operator means it.
   SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: envBoolean.default(false),
   // oauth: the URL clients use for /mcp, the resource identifier tokens are issued for (RFC 8707).
+  // Backend mode: sent at registration and in the first heartbeat (the satellite URL of the spec).
   SATELLITE_PUBLIC_URL: z.url().optional(),
   // oauth: the backend's public base URL, named as authorization server in the resource metadata.
   SATELLITE_AUTH_SERVER_URL: z.url().optional(),
@@ -65,6 +66,27 @@ export const satelliteEnv = logEnv.extend({
   PROCESS_MEMORY_LIMIT_MB: nonNegativeInt.default(0),
   PROCESS_CPU_LIMIT_SECONDS: nonNegativeInt.default(0),
   PROCESS_MAX_PROCESSES: nonNegativeInt.default(0),
+
+  // --- Backend link (issue 9). Without BACKEND_URL the satellite stays in standalone mode.
+  // gateway-api's base URL (the Kubernetes manifests use http://gateway-api).
+  BACKEND_URL: z.url().optional(),
+  // The token an administrator generated; needed only until the satellite holds an API key.
+  SATELLITE_REGISTRATION_TOKEN: z.string().min(1).optional(),
+  // Where the satellite id and API key are kept (owner-only files).
+  SATELLITE_STATE_DIR: z.string().min(1).default('.satellite'),
+  // The name shown to administrators; the host name when unset.
+  SATELLITE_NAME: z.string().min(1).max(200).optional(),
+  // Every backend request gives up after this long (and counts as a transient failure).
+  BACKEND_REQUEST_TIMEOUT_MS: positiveInt.default(10000),
+  // Spec "Other message streams" 1: every 30 seconds (the backend's reply may ask for another interval).
+  HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
+  // The safety net behind `configure` commands: the configuration is fetched this often anyway.
+  CONFIG_SYNC_INTERVAL_MS: positiveInt.default(5 * 60 * 1000),
+  // Spec "Batching and queue rules".
+  EVENT_BATCH_INTERVAL_MS: positiveInt.default(3000),
+  EVENT_MAX_BATCH_SIZE: positiveInt.max(100).default(100),
+  EVENT_MAX_QUEUE_SIZE: positiveInt.default(10000),
+  EVENT_FLUSH_TIMEOUT_MS: positiveInt.default(5000),
 });
 
 export type SatelliteEnv = z.infer<typeof satelliteEnv>;

@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '@orbital/config';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createSatelliteApp } from './app.ts';
+import { createBackendLink } from './backend/createBackendLink.ts';
 import { satelliteConfig } from './config.ts';
 import { createLoggingEventSink } from './events/createLoggingEventSink.ts';
 import { loadServerConfigurationFile } from './loadServerConfigurationFile.ts';
@@ -10,20 +11,32 @@ const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
 
 let servers: ServerConfiguration[] = [];
-if (config.SATELLITE_CONFIG_FILE) {
+// Backend mode: the servers come from the backend's configuration (fetched once linked).
+const link = config.BACKEND_URL
+  ? createBackendLink({ config: { ...config, BACKEND_URL: config.BACKEND_URL }, logger })
+  : undefined;
+if (link && config.SATELLITE_CONFIG_FILE) {
+  logger.warn('BACKEND_URL is set: SATELLITE_CONFIG_FILE is ignored, the backend distributes the configuration');
+} else if (config.SATELLITE_CONFIG_FILE) {
   try {
     servers = loadServerConfigurationFile(config.SATELLITE_CONFIG_FILE).servers;
   } catch (error) {
     logger.fatal({ err: error }, 'standalone configuration refused');
     process.exit(1);
   }
-} else {
+} else if (!link) {
   logger.warn(
     'SATELLITE_CONFIG_FILE is not set: starting with no MCP servers (standalone mode needs a configuration file)',
   );
 }
 
-const satellite = createSatelliteApp({ config, servers, events: createLoggingEventSink(logger), logger });
+const satellite = createSatelliteApp({
+  config,
+  servers,
+  events: link ? link.events : createLoggingEventSink(logger),
+  logger,
+  ...(link ? { link } : {}),
+});
 
 let stopping: Promise<void> | undefined;
 const stop = (signal: string) => {
@@ -32,21 +45,28 @@ const stop = (signal: string) => {
     process.exit(1);
   }
   logger.info({ signal }, 'shutting down');
-  const deadline = setTimeout(() => {
-    logger.error('shutdown did not finish in time; exiting');
-    process.exit(1);
-  }, config.PROCESS_KILL_GRACE_MS + 10000);
-  deadline.unref();
-  stopping = satellite.close().then(
+  const deadline = setTimeout(
     () => {
-      logger.info('stopped');
-      process.exit(0);
-    },
-    (error: unknown) => {
-      logger.error({ err: error }, 'shutdown failed');
+      logger.error('shutdown did not finish in time; exiting');
       process.exit(1);
     },
+    config.EVENT_FLUSH_TIMEOUT_MS + config.PROCESS_KILL_GRACE_MS + 10000,
   );
+  deadline.unref();
+  // Rule 5: the event queue stops accepting and flushes (at most EVENT_FLUSH_TIMEOUT_MS) first.
+  const flushed = link ? link.stop() : Promise.resolve();
+  stopping = flushed
+    .then(() => satellite.close())
+    .then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
@@ -55,9 +75,23 @@ try {
   await satellite.start();
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
   logger.info(
-    { port: config.PORT, host: config.HOST, servers: servers.length, auth: config.SATELLITE_AUTH_MODE },
+    {
+      port: config.PORT,
+      host: config.HOST,
+      servers: servers.length,
+      mode: link ? 'backend' : 'standalone',
+      auth: config.SATELLITE_AUTH_MODE,
+    },
     'ready',
   );
+  if (link) {
+    link.start(satellite.runtime).catch((error: unknown) => {
+      if (stopping) return;
+      // Not registered and cannot register (no token, or the token was refused): nothing to serve.
+      logger.fatal({ err: error }, 'cannot link to the backend');
+      void link.stop().finally(() => satellite.close().finally(() => process.exit(1)));
+    });
+  }
 } catch (error) {
   logger.fatal({ err: error }, 'start-up failed');
   await satellite.close().catch(() => {});

@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
@@ -61,6 +62,12 @@ class MetaToolServer extends Server {
   }
 }
 
+/** The text a failing tool gave, as the request log's error message. */
+function firstText(result: CallToolResult): string {
+  const item = result.content?.find((c) => c.type === 'text');
+  return item && item.type === 'text' ? item.text : 'the tool reported an error';
+}
+
 function textResult(value: unknown, isError = false): CallToolResult {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
@@ -81,7 +88,18 @@ export type MetaToolDependencies = {
   validator: ReturnType<typeof createArgumentValidator>;
   /** Called after each execute_mcp_tool that reached a server, for the session's statistics. */
   onExecuted?: (tool: CachedTool, ok: boolean) => void;
+  /** Where each execution that reached a server is reported as `mcp.tool.executed` (request logs). */
+  events?: EventSink;
 };
+
+/** Tool responses kept in request logs are capped, so one huge result cannot fill an event batch. */
+const maxLoggedResponseChars = 64 * 1024;
+
+function loggedResponse(result: CallToolResult): unknown {
+  const text = JSON.stringify(result);
+  if (text.length <= maxLoggedResponseChars) return result;
+  return { truncated: true, original_chars: text.length, preview: text.slice(0, maxLoggedResponseChars) };
+}
 
 /**
  * Whose tools a call may see: an authenticated session's team (and user, for the user level of the
@@ -149,7 +167,11 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     });
   };
 
-  const execute = async (raw: unknown, scope: ToolScope = null): Promise<CallToolResult> => {
+  const execute = async (
+    raw: unknown,
+    scope: ToolScope = null,
+    context: { sessionId?: string } = {},
+  ): Promise<CallToolResult> => {
     const parsed = executeArguments.safeParse(raw ?? {});
     if (!parsed.success) throw invalidParams(parsed.error);
     const { tool_path: toolPath, arguments: args } = parsed.data;
@@ -181,12 +203,33 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     if (!check.ok) {
       return textResult(`Invalid arguments for "${toolPath}": ${check.problems.join('; ')}`, true);
     }
+    const began = performance.now();
+    const executedAt = new Date().toISOString();
+    const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
+      const config = deps.runtime.configuration(tool.installation_id) ?? tool.server.config;
+      deps.events?.emit('mcp.tool.executed', {
+        installation_id: tool.installation_id,
+        team_id: tool.team_id,
+        server_slug: tool.server_slug,
+        tool_name: tool.tool_name,
+        session_id: context.sessionId ?? null,
+        request_params: args,
+        // The response only when the installation asked for it (spec: request_logging_enabled).
+        ...(config.settings.request_logging_enabled && response ? { tool_response: loggedResponse(response) } : {}),
+        duration_ms: Math.round((performance.now() - began) * 1000) / 1000,
+        success,
+        error_message: errorMessage?.slice(0, 4000) ?? null,
+        executed_at: executedAt,
+      });
+    };
     try {
       const result = await deps.runtime.callTool(tool, args);
       deps.onExecuted?.(tool, !result.isError);
+      requestLog(!result.isError, result, result.isError ? firstText(result) : null);
       return textResult(result, result.isError === true);
     } catch (error) {
       deps.onExecuted?.(tool, false);
+      requestLog(false, undefined, (error as Error).message);
       // Only the message: errors from our runtime are written for clients, and a server's own
       // error message reaches its caller as the server wrote it.
       return textResult(`Tool "${toolPath}" failed: ${(error as Error).message}`, true);
@@ -207,13 +250,13 @@ export function createMetaToolServer(
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     switch (request.params.name) {
       case 'discover_mcp_tools':
         return handlers.discover(request.params.arguments, scope);
       case 'execute_mcp_tool':
         options.onExecute?.();
-        return handlers.execute(request.params.arguments, scope);
+        return handlers.execute(request.params.arguments, scope, extra.sessionId ? { sessionId: extra.sessionId } : {});
       default:
         throw new McpError(
           ErrorCode.InvalidParams,

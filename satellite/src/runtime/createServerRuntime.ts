@@ -3,6 +3,7 @@ import type { InstallationStatus, McpTransport, ServerConfiguration } from '@orb
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 import { assignServerNames } from './assignServerNames.ts';
+import { canonicalJson } from './canonicalJson.ts';
 import { createProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createRemoteServer } from './createRemoteServer.ts';
 import { createStdioServer, type ResourceLimits } from './createStdioServer.ts';
@@ -61,16 +62,34 @@ export function createServerRuntime(options: {
 }) {
   const { settings, events, logger } = options;
   const watchdog = createProcessGroupWatchdog();
-  const names = assignServerNames(options.servers, { teamScoped: options.teamScoped ?? false });
+  const teamScoped = options.teamScoped ?? false;
   let dirty = true;
   const onChange = () => {
     dirty = true;
   };
 
-  const stdio: ReturnType<typeof createStdioServer>[] = [];
-  const remote: ReturnType<typeof createRemoteServer>[] = [];
-  const servers: ManagedServer[] = options.servers.map((config) => {
+  type Entry =
+    | { kind: 'stdio'; server: ReturnType<typeof createStdioServer>; fingerprint: string }
+    | { kind: 'remote'; server: ReturnType<typeof createRemoteServer>; fingerprint: string };
+
+  /** The configured installations by id; `entries` holds those that run (a killed one is only configured). */
+  let configured = new Map<string, ServerConfiguration>();
+  let names = new Map<string, string>();
+  const entries = new Map<string, Entry>();
+  let servers: ManagedServer[] = [];
+
+  /**
+   * What a running server was built from: its configuration and the name its tools are listed under.
+   * Settings are left out: they are read per call (request logging), so changing them restarts nothing.
+   */
+  const fingerprintOf = (config: ServerConfiguration, serverName: string) => {
+    const { settings: _settings, ...process } = config;
+    return canonicalJson({ process, serverName });
+  };
+
+  const build = (config: ServerConfiguration): Entry => {
     const serverName = names.get(config.installation_id) ?? config.installation_name;
+    const fingerprint = fingerprintOf(config, serverName);
     if (config.transport === 'stdio') {
       const server = createStdioServer({
         config,
@@ -89,8 +108,7 @@ export function createServerRuntime(options: {
         ...(options.now ? { now: options.now } : {}),
         ...(settings.resourceLimits ? { resourceLimits: settings.resourceLimits } : {}),
       });
-      stdio.push(server);
-      return server;
+      return { kind: 'stdio', server, fingerprint };
     }
     const server = createRemoteServer({
       config,
@@ -103,9 +121,61 @@ export function createServerRuntime(options: {
       reconnectBaseMs: settings.reconnectBaseMs,
       reconnectMaxMs: settings.reconnectMaxMs,
     });
-    remote.push(server);
-    return server;
-  });
+    return { kind: 'remote', server, fingerprint };
+  };
+
+  const refreshList = () => {
+    servers = [...entries.values()].map((entry) => entry.server);
+    dirty = true;
+  };
+
+  const setConfigured = (list: readonly ServerConfiguration[]) => {
+    configured = new Map(list.map((config) => [config.installation_id, config]));
+    names = assignServerNames(list, { teamScoped });
+  };
+  setConfigured(options.servers);
+  for (const config of options.servers) entries.set(config.installation_id, build(config));
+  refreshList();
+
+  /** Stops one running server; an installation that stops being served is reported offline. */
+  const stopEntry = async (installationId: string, report: boolean) => {
+    const entry = entries.get(installationId);
+    if (!entry) return false;
+    entries.delete(installationId);
+    refreshList();
+    const previous = entry.server.status();
+    await entry.server.stop();
+    if (report && previous !== 'offline') {
+      const config = entry.server.config;
+      events.emit('mcp.server.status_changed', {
+        server_id: config.installation_id,
+        server_slug: config.installation_name,
+        team_id: config.team_id,
+        status: 'offline',
+        previous_status: previous,
+        status_message: 'stopped by the backend',
+        reason: 'process',
+        changed_at: new Date().toISOString(),
+      });
+    }
+    return true;
+  };
+
+  const startEntry = async (config: ServerConfiguration) => {
+    const entry = build(config);
+    entries.set(config.installation_id, entry);
+    refreshList();
+    await entry.server.start();
+  };
+
+  /** Changes to the set of servers run one at a time, so a configure and a spawn never interleave. */
+  let mutations: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = mutations.then(work, work);
+    mutations = run.catch(() => {});
+    return run;
+  };
+  let running = false;
 
   let byInternalName = new Map<string, CachedTool[]>();
   let online: CachedTool[] = [];
@@ -148,6 +218,10 @@ export function createServerRuntime(options: {
 
   return {
     servers: (): readonly ManagedServer[] => servers,
+    /** The configuration of an installation, whether or not its server runs now. */
+    configuration: (installationId: string): ServerConfiguration | undefined => configured.get(installationId),
+    configurations: (): ServerConfiguration[] => [...configured.values()],
+    server: (installationId: string): ManagedServer | undefined => entries.get(installationId)?.server,
     /**
      * Tools of `online` servers only, of one team when `teamId` is given; the same array until
      * something changes.
@@ -182,27 +256,108 @@ export function createServerRuntime(options: {
       return tool.server.callTool(tool.tool_name, args);
     },
     async start(): Promise<void> {
+      running = true;
       await Promise.all(servers.map((server) => server.start()));
       if (settings.idleTimeoutMs > 0 && settings.idleCheckIntervalMs > 0) {
         timers.push(setInterval(() => this.checkIdle(), settings.idleCheckIntervalMs).unref());
       }
-      if (remote.length > 0 && settings.remoteHealthIntervalMs > 0) {
+      // Remote servers may arrive later through the backend's configuration: the timer runs regardless.
+      if (settings.remoteHealthIntervalMs > 0) {
         timers.push(setInterval(() => void this.checkHealth(), settings.remoteHealthIntervalMs).unref());
       }
       logger.info({ servers: servers.length }, servers.length ? 'MCP servers started' : 'no MCP servers configured');
     },
     /** Puts idle stdio processes to sleep; returns how many went dormant. */
     checkIdle(): number {
-      return stdio.filter((server) => server.checkIdle()).length;
+      let dormant = 0;
+      for (const entry of entries.values()) if (entry.kind === 'stdio' && entry.server.checkIdle()) dormant++;
+      return dormant;
     },
     async checkHealth(): Promise<void> {
+      const remote = [...entries.values()].flatMap((entry) => (entry.kind === 'remote' ? [entry.server] : []));
       await Promise.all(remote.map((server) => server.checkHealth()));
+    },
+    /**
+     * Makes the running set match `next` (the backend's configuration): starts new installations,
+     * stops removed ones, restarts those whose configuration or tool-path name changed, and leaves the
+     * rest alone (a running process is not touched; one stopped by a kill command stays stopped).
+     */
+    apply(next: readonly ServerConfiguration[]) {
+      return serialized(async () => {
+        const before = configured;
+        const previousNames = names;
+        setConfigured(next);
+        const outcome = {
+          started: [] as string[],
+          stopped: [] as string[],
+          restarted: [] as string[],
+          unchanged: [] as string[],
+        };
+        for (const id of before.keys()) {
+          if (configured.has(id)) continue;
+          await stopEntry(id, false);
+          outcome.stopped.push(id);
+        }
+        const starts: Promise<void>[] = [];
+        for (const config of configured.values()) {
+          const id = config.installation_id;
+          const previous = before.get(id);
+          const entry = entries.get(id);
+          const name = names.get(id) ?? config.installation_name;
+          if (!previous) {
+            outcome.started.push(id);
+          } else if (
+            fingerprintOf(previous, previousNames.get(id) ?? previous.installation_name) ===
+              fingerprintOf(config, name) &&
+            (!entry || entry.fingerprint === fingerprintOf(config, name))
+          ) {
+            outcome.unchanged.push(id);
+            continue;
+          } else {
+            outcome.restarted.push(id);
+            await stopEntry(id, false);
+          }
+          starts.push(running ? startEntry(config) : Promise.resolve(void entries.set(id, build(config))));
+        }
+        refreshList();
+        await Promise.all(starts);
+        return outcome;
+      });
+    },
+    /** Starts a configured installation that is not running; `already_running` otherwise. */
+    spawn(installationId: string) {
+      return serialized(async () => {
+        const config = configured.get(installationId);
+        if (!config) return 'not_configured' as const;
+        if (entries.has(installationId)) return 'already_running' as const;
+        await startEntry(config);
+        return 'started' as const;
+      });
+    },
+    /** Stops an installation's server (its configuration stays, so `spawn` can start it again). */
+    kill(installationId: string) {
+      return serialized(async () => {
+        if (!configured.has(installationId)) return 'not_configured' as const;
+        return (await stopEntry(installationId, true)) ? ('stopped' as const) : ('not_running' as const);
+      });
+    },
+    /** A fresh process (or connection) from the current configuration. */
+    restart(installationId: string) {
+      return serialized(async () => {
+        const config = configured.get(installationId);
+        if (!config) return 'not_configured' as const;
+        await stopEntry(installationId, false);
+        await startEntry(config);
+        return 'restarted' as const;
+      });
     },
     snapshot(): ServerSnapshot[] {
       return servers.map((server) => server.snapshot());
     },
     async stop(): Promise<void> {
+      running = false;
       for (const timer of timers) clearInterval(timer);
+      await mutations;
       await Promise.all(servers.map((server) => server.stop()));
       watchdog.close();
     },

@@ -118,6 +118,9 @@ describe('command polling', () => {
   it('tells the satellite to poll at the high rate after a high command and slowly when quiet', async () => {
     const sat = await registerSatellite(stack, { scope: 'global' }, 'modes');
     await activate(stack, sat);
+    // New: quiet since registration, not yet ten minutes.
+    expect((await poll(stack, sat)).polling).toEqual({ mode: 'normal', next_poll_ms: 30000 });
+    stack.clock.advance(10 * 60000);
     expect((await poll(stack, sat)).polling).toEqual({ mode: 'slow', next_poll_ms: 60000 });
     await queueCommand(stack, { ...spawn('team-a'), priority: 'high', satellite_id: sat.id });
     const delivered = await poll(stack, sat);

@@ -98,7 +98,9 @@ export function createCommandQueue(deps: RegistryDeps) {
             instructions: 'Register again with a new registration token.',
           });
         }
-        const lastCommandAt = satellite.last_command_at === null ? null : new Date(satellite.last_command_at);
+        // A satellite that never had a command has been quiet since it registered, not forever: a new
+        // one polls at the normal rate for its first ten minutes, so its first installations arrive soon.
+        const lastCommandAt = new Date(satellite.last_command_at ?? satellite.registered_at);
         // Spec "Errors" 2: an inactive satellite gets an empty list, not an error, until its first heartbeat.
         if (satellite.status !== 'active') {
           return {

@@ -1,0 +1,245 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '@orbital/config';
+import { registrySubjects, serviceIdentity } from '@orbital/contracts';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  adminCredentials,
+  bearer,
+  type IdentityStack,
+  login,
+  type Session,
+  startIdentityStack,
+} from '../../../services/gateway-api/test/identityStack.ts';
+import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
+import { fixtureStdioServer, silentLogger, textOf } from '../../test/helpers.ts';
+import { tempStateDir } from '../../test/linkFixture.ts';
+import { createSatelliteApp, type SatelliteApp } from '../app.ts';
+import { satelliteEnv } from '../config.ts';
+import { type BackendLink, createBackendLink } from './createBackendLink.ts';
+
+/**
+ * The satellite's link against the real backend: settings, registry, installations and gateway-api on
+ * real PostgreSQL, NATS and Redis (gateway-api's identity stack), the satellite talking to gateway-api
+ * over HTTP. The link's clock is manual; the backend, the MCP servers and HTTP run in real time.
+ */
+let stack: IdentityStack;
+let gateway: FastifyInstance;
+let backendUrl = '';
+let admin: Session;
+let teamId = '';
+let firstInstallation = '';
+let scheduler: ManualScheduler;
+let link: BackendLink;
+let satellite: SatelliteApp;
+let mcp: Client;
+let db: pg.Client;
+
+async function api(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
+  const response = await gateway.inject({
+    method,
+    url,
+    headers: bearer(admin),
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+  return { status: response.statusCode, body: response.json() };
+}
+
+async function installationStatus(id: string): Promise<string> {
+  return (await api('GET', `/api/teams/${teamId}/mcp/installations/${id}/status`)).body.data?.status;
+}
+
+/** Runs the event queue's next batch (the 3-second window) until the queue is empty. */
+async function sendEvents() {
+  for (let i = 0; i < 20 && link.events.stats().queueSize > 0; i++) await link.events.runCycle();
+}
+
+const satelliteId = () => link.identity.current()?.satellite_id ?? '';
+
+async function commandsOf(status?: string) {
+  const rows = await db.query(
+    `SELECT id, command_type, priority, status, payload FROM registry.satellite_commands WHERE satellite_id = $1 ${
+      status ? 'AND status = $2' : ''
+    } ORDER BY created_at`,
+    status ? [satelliteId(), status] : [satelliteId()],
+  );
+  return rows.rows as Array<{ id: string; command_type: string; priority: string; status: string; payload: object }>;
+}
+
+beforeAll(async () => {
+  stack = await startIdentityStack();
+  const first = stack.gateways[0];
+  if (!first) throw new Error('no gateway');
+  gateway = first.app;
+  await gateway.listen({ port: 0, host: '127.0.0.1' });
+  const address = gateway.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  backendUrl = `http://127.0.0.1:${address.port}`;
+  db = new pg.Client({ ...stack.env.postgres });
+  await db.connect();
+
+  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
+  teamId = (await api('POST', '/api/teams', { slug: 'team-a', name: 'A' })).body.data.id;
+  const template = {
+    slug: 'fixture',
+    name: 'Fixture',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [fixtureStdioServer],
+  };
+  expect((await api('POST', '/api/mcp/servers', template)).status).toBe(201);
+  const created = await api('POST', `/api/teams/${teamId}/mcp/installations`, {
+    server_slug: 'fixture',
+    name: 'first',
+  });
+  expect(created.status).toBe(201);
+  firstInstallation = created.body.data.id;
+
+  const token = await api('POST', '/api/satellites/registration-tokens', { expires_in_minutes: 60 });
+  expect(token.status).toBe(201);
+  const config = loadConfig(satelliteEnv, {
+    LOG_LEVEL: 'silent',
+    // A global satellite on loopback, without client authentication (the oauth branch's rule).
+    SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+    BACKEND_URL: backendUrl,
+    SATELLITE_REGISTRATION_TOKEN: token.body.data.token,
+    SATELLITE_STATE_DIR: await tempStateDir(),
+    SATELLITE_PUBLIC_URL: 'http://satellite.test:3001',
+    REMOTE_HEALTH_INTERVAL_MS: '0',
+    PROCESS_IDLE_TIMEOUT_MS: '0',
+  });
+  scheduler = createManualScheduler(Date.now());
+  link = createBackendLink({ config: { ...config, BACKEND_URL: backendUrl }, logger: silentLogger, scheduler });
+  satellite = createSatelliteApp({ config, servers: [], events: link.events, logger: silentLogger, link });
+  await satellite.start();
+  await satellite.app.listen({ port: 0, host: '127.0.0.1' });
+  await link.start(satellite.runtime);
+  const satelliteAddress = satellite.app.server.address();
+  if (!satelliteAddress || typeof satelliteAddress === 'string') throw new Error('no port');
+  mcp = new Client({ name: 'stack-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${satelliteAddress.port}/mcp`)));
+}, 120000);
+
+afterAll(async () => {
+  await mcp?.close();
+  await link?.stop();
+  await satellite?.close();
+  await db?.end();
+  await stack?.stop();
+});
+
+describe('the satellite linked to the real backend', () => {
+  it('registers with a real token, activates with its first heartbeat and runs the configured installation', async () => {
+    const view = await api('GET', `/api/satellites/${satelliteId()}`);
+    expect(view.body.data).toMatchObject({
+      status: 'active',
+      satellite_type: 'global',
+      satellite_url: 'http://satellite.test:3001',
+    });
+    const metrics = await api('GET', `/api/satellites/${satelliteId()}/metrics`);
+    const beat = metrics.body.data.heartbeats[0];
+    expect(beat.memory_total_mb).toBeGreaterThan(0);
+    expect(beat.disk_total_mb).toBeGreaterThan(0);
+    expect(beat.network_status).toBe('online');
+    // Configuration fetched at start: the team's installation runs here.
+    expect(satellite.runtime.configuration(firstInstallation)).toMatchObject({ team_id: teamId, transport: 'stdio' });
+    await vi.waitFor(() => expect(satellite.runtime.server(firstInstallation)?.status()).toBe('online'), {
+      timeout: 20000,
+    });
+    // Its events reach JetStream and the installations service, which moves the status to online.
+    await sendEvents();
+    await vi.waitFor(async () => expect(await installationStatus(firstInstallation)).toBe('online'), {
+      timeout: 10000,
+      interval: 50,
+    });
+    expect(link.events.stats()).toMatchObject({ totalFailed: 0, totalDropped: 0 });
+  });
+
+  it('reports tool executions as request logs, with the response only once request logging is on', async () => {
+    const call = async (text: string) =>
+      textOf(
+        (await mcp.callTool({
+          name: 'execute_mcp_tool',
+          arguments: { tool_path: 'first:echo', arguments: { text } },
+        })) as never,
+      );
+    expect(await call('without response')).toContain('without response');
+    await sendEvents();
+    const requests = `/api/teams/${teamId}/mcp/installations/${firstInstallation}/requests`;
+    await vi.waitFor(async () => expect((await api('GET', requests)).body.data.total).toBe(1), {
+      timeout: 10000,
+      interval: 50,
+    });
+    const logged = (await api('GET', requests)).body.data.items[0];
+    expect(logged).toMatchObject({ tool_name: 'echo', success: true });
+    expect(logged.tool_response ?? null).toBeNull();
+
+    // Turning request logging on queues a configure command; one poll applies it, no restart needed.
+    const pid = satellite.runtime.server(firstInstallation)?.snapshot().process_id;
+    expect(
+      (
+        await api('PATCH', `/api/teams/${teamId}/mcp/installations/${firstInstallation}/settings`, {
+          request_logging_enabled: true,
+        })
+      ).status,
+    ).toBe(200);
+    await vi.waitFor(async () => expect((await commandsOf('pending')).length).toBe(1), { timeout: 10000 });
+    await link.poll();
+    await vi.waitFor(async () => expect((await commandsOf('completed')).length).toBeGreaterThanOrEqual(1));
+    expect(satellite.runtime.configuration(firstInstallation)?.settings.request_logging_enabled).toBe(true);
+    expect(satellite.runtime.server(firstInstallation)?.snapshot().process_id).toBe(pid);
+
+    expect(await call('with response')).toContain('with response');
+    await sendEvents();
+    await vi.waitFor(async () => expect((await api('GET', requests)).body.data.total).toBe(2), {
+      timeout: 10000,
+      interval: 50,
+    });
+    const withResponse = (await api('GET', requests)).body.data.items[0];
+    expect(JSON.stringify(withResponse.tool_response)).toContain('with response');
+  });
+
+  it('applies an immediate configure command at the next poll, 2 seconds after the previous one', async () => {
+    // The installation exists in the backend before the satellite hears of it.
+    const created = await api('POST', `/api/teams/${teamId}/mcp/installations`, {
+      server_slug: 'fixture',
+      name: 'second',
+    });
+    const second = created.body.data.id as string;
+    await vi.waitFor(async () => expect((await commandsOf('pending')).length).toBe(1), { timeout: 10000 });
+    // Something urgent puts the satellite in immediate mode (2 s).
+    await stack.gateways[0]?.bus.request(
+      registrySubjects.createCommand,
+      {
+        satellite_id: satelliteId(),
+        command_type: 'health_check',
+        priority: 'immediate',
+        payload: { team_id: teamId, installation_id: firstInstallation, check_type: 'process' },
+      } as never,
+      { identity: serviceIdentity('installations') },
+    );
+    await link.poll();
+    expect(link.status().polling).toMatchObject({ mode: 'immediate', interval_ms: 2000 });
+    expect(satellite.runtime.configuration(second)).toBeDefined();
+    const healthCheck = (await commandsOf()).find((c) => c.command_type === 'health_check');
+    expect(healthCheck?.status).toBe('completed');
+
+    // An immediate configure queued now is applied within that one 2-second interval.
+    await stack.gateways[0]?.bus.request(
+      registrySubjects.createCommand,
+      {
+        satellite_id: satelliteId(),
+        command_type: 'configure',
+        priority: 'immediate',
+        payload: { team_id: teamId, event: 'mcp_recovery', installation_id: second },
+      } as never,
+      { identity: serviceIdentity('installations') },
+    );
+    const before = (await commandsOf('completed')).length;
+    await scheduler.advance(2000);
+    await vi.waitFor(async () => expect((await commandsOf('completed')).length).toBe(before + 1), { timeout: 20000 });
+    await vi.waitFor(() => expect(satellite.runtime.server(second)?.status()).toBe('online'), { timeout: 20000 });
+  });
+});

@@ -1,0 +1,244 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
+import {
+  acceptAll,
+  errorReply,
+  type RecordedRequest,
+  type ScriptedBackend,
+  startScriptedBackend,
+} from '../../test/createScriptedBackend.ts';
+import { createCapturedLogger, createLinkParts } from '../../test/linkFixture.ts';
+import { createEventQueue, type EventQueue } from './createEventQueue.ts';
+import { createEventBatchSender } from './sendEventBatch.ts';
+
+let backend: ScriptedBackend;
+let scheduler: ManualScheduler;
+let log: ReturnType<typeof createCapturedLogger>;
+
+beforeEach(async () => {
+  backend = await startScriptedBackend();
+  scheduler = createManualScheduler();
+  log = createCapturedLogger();
+});
+afterEach(async () => {
+  await backend.close();
+});
+
+async function buildQueue(overrides: { maxQueueSize?: number; timeoutMs?: number } = {}): Promise<EventQueue> {
+  const parts = await createLinkParts({
+    backendUrl: backend.url,
+    scheduler,
+    logger: log.logger,
+    ...(overrides.timeoutMs ? { timeoutMs: overrides.timeoutMs } : {}),
+  });
+  await parts.identity.ensure();
+  return createEventQueue({
+    send: createEventBatchSender(parts.api),
+    scheduler,
+    logger: log.logger,
+    batchIntervalMs: 3000,
+    maxBatchSize: 100,
+    maxQueueSize: overrides.maxQueueSize ?? 10000,
+    flushTimeoutMs: 5000,
+  });
+}
+
+function emitMany(queue: EventQueue, count: number, from = 0) {
+  for (let i = from; i < from + count; i++) {
+    queue.emit('config.error', {
+      error_type: 'server_error',
+      error_message: `event ${i}`,
+      status_code: 500,
+      retry_in: 30,
+    });
+  }
+}
+
+const messagesOf = (request: RecordedRequest | undefined) => {
+  const body = (request?.body ?? { events: [] }) as { events: Array<{ data: { error_message: string } }> };
+  return body.events.map((e) => e.data.error_message);
+};
+
+describe('the event queue against a scripted backend', () => {
+  it('makes no request while the queue is empty, then sends at most 100 per 3-second window', async () => {
+    backend.respond(acceptAll);
+    const queue = await buildQueue();
+    queue.start();
+    await scheduler.advance(9000);
+    expect(backend.requests).toHaveLength(0);
+
+    emitMany(queue, 250);
+    expect(queue.stats()).toMatchObject({ queueSize: 250, totalEmitted: 250 });
+    await scheduler.advance(3000);
+    await vi.waitFor(() => expect(queue.stats().totalSent).toBe(100));
+    expect(backend.requests).toHaveLength(1);
+    expect(backend.requests[0]?.path).toMatch(/^\/api\/satellites\/[0-9a-f-]+\/events$/);
+    expect(backend.requests[0]?.authorization).toMatch(/^Bearer sk_/);
+    expect(messagesOf(backend.requests[0])[0]).toBe('event 0');
+
+    await scheduler.advance(3000);
+    await vi.waitFor(() => expect(queue.stats().totalSent).toBe(200));
+    await scheduler.advance(3000);
+    await vi.waitFor(() => expect(queue.stats().totalSent).toBe(250));
+    expect(backend.requests.map((r) => messagesOf(r).length)).toEqual([100, 100, 50]);
+    expect(queue.stats()).toMatchObject({ queueSize: 0, totalFailed: 0, totalDropped: 0, lastErrorAt: null });
+    expect(queue.stats().lastBatchSentAt).not.toBeNull();
+
+    await scheduler.advance(30000);
+    expect(backend.requests).toHaveLength(3);
+  });
+
+  it('backs off 6, 12, 24, 48, 48 seconds on repeated 429s, keeps every event, and returns to 3 s after a success', async () => {
+    backend.respond(() => errorReply(429, 'rate_limited'));
+    const queue = await buildQueue();
+    queue.start();
+    emitMany(queue, 120);
+    const windows: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await queue.runCycle();
+      windows.push(queue.stats().batchIntervalMs);
+      // The timer the queue set is the window it announces.
+      expect(scheduler.pending()).toEqual([queue.stats().batchIntervalMs]);
+    }
+    expect(windows).toEqual([6000, 12000, 24000, 48000, 48000]);
+    expect(queue.stats()).toMatchObject({ queueSize: 120, totalSent: 0, totalFailed: 0 });
+
+    backend.respond(acceptAll);
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ batchIntervalMs: 3000, totalSent: 100, queueSize: 20 });
+    expect(scheduler.pending()).toEqual([3000]);
+    // The same events, oldest first, were retried: nothing lost or reordered by the put-back.
+    expect(messagesOf(backend.requests.at(-1))[0]).toBe('event 0');
+  });
+
+  it('keeps events through 500s, timeouts and an unreachable backend, and delivers them afterwards', async () => {
+    const queue = await buildQueue({ timeoutMs: 2000 });
+    emitMany(queue, 10);
+
+    backend.respond(() => errorReply(500, 'internal'));
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ queueSize: 10, totalSent: 0, batchIntervalMs: 3000 });
+    expect(queue.stats().lastErrorAt).not.toBeNull();
+
+    backend.respond(() => 'hang');
+    const cycle = queue.runCycle();
+    await backend.waitForRequests(2);
+    // One batch in flight at a time: a cycle now sends nothing.
+    await queue.runCycle();
+    expect(backend.requests).toHaveLength(2);
+    await scheduler.advance(2000);
+    await cycle;
+    expect(queue.stats()).toMatchObject({ queueSize: 10, totalSent: 0 });
+
+    await backend.close();
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ queueSize: 10, totalSent: 0 });
+    expect(log.text()).toContain('events kept for the next cycle');
+  });
+
+  it('drops and logs only the events the backend rejects in its partial reply', async () => {
+    backend.respond((request) => {
+      const events = (request.body as { events: Array<{ id: string }> }).events;
+      return {
+        status: 200,
+        body: {
+          success: true,
+          data: {
+            accepted: events.length - 1,
+            rejected: 1,
+            results: events.map((e, index) =>
+              index === 1
+                ? { index, id: e.id, status: 'rejected', error: { code: 'validation_failed', message: 'bad data' } }
+                : { index, id: e.id, status: 'accepted', duplicate: false },
+            ),
+          },
+        },
+      };
+    });
+    const queue = await buildQueue();
+    emitMany(queue, 5);
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ queueSize: 0, totalSent: 4, totalFailed: 1 });
+    const rejectedLine = log.lines().find((l) => l.msg === 'event rejected by the backend; dropped');
+    expect(rejectedLine).toMatchObject({ event_type: 'config.error', reason: 'validation_failed: bad data' });
+    await queue.runCycle();
+    expect(backend.requests).toHaveLength(1);
+  });
+
+  it('drops a batch the backend refuses as a whole (400) instead of retrying it forever', async () => {
+    backend.respond(() => errorReply(400, 'validation_failed'));
+    const queue = await buildQueue();
+    emitMany(queue, 3);
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ queueSize: 0, totalSent: 0, totalFailed: 3 });
+  });
+
+  it('keeps events on 401 and says what the operator must do when no token can re-register', async () => {
+    backend.respond(() => errorReply(401, 'unauthenticated'));
+    const queue = await buildQueue();
+    emitMany(queue, 3);
+    await queue.runCycle();
+    await queue.runCycle();
+    expect(queue.stats()).toMatchObject({ queueSize: 3, totalSent: 0, totalFailed: 0 });
+    const operator = log.lines().filter((l) => String(l.msg).includes('SATELLITE_REGISTRATION_TOKEN'));
+    // Said once, not on every cycle.
+    expect(operator).toHaveLength(1);
+  });
+
+  it('holds at most 10,000 events: the oldest are dropped, counted and logged', async () => {
+    backend.respond(acceptAll);
+    const queue = await buildQueue();
+    emitMany(queue, 10250);
+    expect(queue.stats()).toMatchObject({ queueSize: 10000, totalEmitted: 10250, totalDropped: 250 });
+    expect(log.lines().some((l) => l.msg === 'event queue full: oldest events dropped')).toBe(true);
+    await queue.runCycle();
+    expect(messagesOf(backend.requests[0])[0]).toBe('event 250');
+  });
+
+  it('never throws into the emitter, and refuses an invalid event without queueing it', async () => {
+    const queue = await buildQueue();
+    expect(() => queue.emit('config.error', { error_type: 'nonsense' } as never)).not.toThrow();
+    expect(() => queue.emit('no.such.type' as never, {} as never)).not.toThrow();
+    expect(queue.stats()).toMatchObject({ queueSize: 0, totalEmitted: 0 });
+    expect(log.lines().filter((l) => l.msg === 'invalid satellite event not queued')).toHaveLength(2);
+  });
+
+  it('flushes 10,000 queued events on shutdown without the clock reaching the 5-second deadline', async () => {
+    backend.respond(acceptAll);
+    const queue = await buildQueue();
+    queue.start();
+    emitMany(queue, 10000);
+    const began = scheduler.now();
+    const result = await queue.shutdown();
+    expect(result).toEqual({ sent: 10000, lost: 0 });
+    expect(backend.requests).toHaveLength(100);
+    // Only the scheduler's clock can time the flush out, and it never moved.
+    expect(scheduler.now()).toBe(began);
+    expect(queue.stats()).toMatchObject({ isShuttingDown: true, queueSize: 0 });
+    // Accepting no more events once shutting down.
+    emitMany(queue, 1);
+    expect(queue.stats().totalEmitted).toBe(10000);
+  });
+
+  it('gives up at the 5-second deadline against a hanging backend and logs how many events are lost', async () => {
+    backend.respond(() => 'hang');
+    const queue = await buildQueue();
+    queue.start();
+    emitMany(queue, 10000);
+    const shutdown = queue.shutdown();
+    await backend.waitForRequests(1);
+    await scheduler.advance(4999);
+    let done = false;
+    void shutdown.then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    await scheduler.advance(1);
+    expect(await shutdown).toEqual({ sent: 0, lost: 10000 });
+    expect(log.lines().find((l) => l.msg === 'shutdown: events not delivered are lost')).toMatchObject({
+      lost: 10000,
+      timed_out: true,
+    });
+  });
+});
