@@ -16,62 +16,76 @@ const everythingScript = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
 
-let platform: Platform;
-const state: Record<string, string> = {};
+// Schedules short enough that the walk sees several ticks of each job.
+const tickEveryMs = 3000;
 
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+describe.each([1, 2])('a platform team, day one, with %i replica(s) of every service', (replicas) => {
+  let platform: Platform;
+  const state: Record<string, string> = {};
+  let calls = 0;
 
-const api = <T>(method: string, path: string, options: { token?: string; body?: unknown; expect?: number } = {}) =>
-  call<Envelope<T>>(platform.api, method, path, options).then((r) => r?.data as T);
+  beforeAll(async () => {
+    platform = await startPlatform({
+      replicas,
+      env: {
+        JOBS_CREDENTIAL_VALIDATION_EVERY_MS: String(tickEveryMs),
+        JOBS_TEMPLATE_HEALTH_EVERY_MS: String(tickEveryMs),
+        JOBS_LOG_CLEANUP_EVERY_MS: String(tickEveryMs),
+      },
+    });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
 
-async function mcpClient(url: string): Promise<Client> {
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
-  return client;
-}
+  /** The gateways take turns, so with replicas every step also crosses from one gateway to another. */
+  const api = <T>(method: string, path: string, options: { token?: string; body?: unknown; expect?: number } = {}) => {
+    const base = platform.gateways[calls++ % platform.gateways.length] as string;
+    return call<Envelope<T>>(base, method, path, options).then((r) => r?.data as T);
+  };
 
-function textOf(result: unknown): string {
-  const content = (result as { content: Array<{ type: string; text: string }> }).content;
-  return content.map((c) => c.text).join('');
-}
-
-/** Reads an SSE stream until an `update` event whose data matches, then closes it. */
-async function waitForStreamUpdate(url: string, token: string, match: (data: unknown) => boolean): Promise<unknown> {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error('stream ended');
-      buffer += value;
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = block
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .join('\n');
-        if (event === 'update' && data && match(JSON.parse(data))) return JSON.parse(data);
-        end = buffer.indexOf('\n\n');
-      }
-    }
-  } finally {
-    controller.abort();
+  async function mcpClient(url: string): Promise<Client> {
+    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    return client;
   }
-}
 
-describe('a platform team, day one', () => {
+  function textOf(result: unknown): string {
+    const content = (result as { content: Array<{ type: string; text: string }> }).content;
+    return content.map((c) => c.text).join('');
+  }
+
+  /** Reads an SSE stream until an `update` event whose data matches, then closes it. */
+  async function waitForStreamUpdate(url: string, token: string, match: (data: unknown) => boolean): Promise<unknown> {
+    const controller = new AbortController();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += value;
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
+          if (event === 'update' && data && match(JSON.parse(data))) return JSON.parse(data);
+          end = buffer.indexOf('\n\n');
+        }
+      }
+    } finally {
+      controller.abort();
+    }
+  }
+
   it('sets the database up and logs the first admin in', async () => {
     expect(await call(platform.api, 'GET', '/api/db/status')).toEqual({
       configured: true,
@@ -251,5 +265,18 @@ describe('a platform team, day one', () => {
       });
       return logged.items.find((i) => JSON.stringify(i.tool_response ?? '').includes('kept this time'));
     });
+  });
+
+  it('ran each tick of each job once, whichever replica took it', async () => {
+    const ticks = platform
+      .logs('jobs')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"tick done"'))
+      .map((line) => JSON.parse(line) as { schedule: string; tickAt: string });
+    for (const schedule of ['credential_validation', 'template_health', 'log_cleanup']) {
+      const times = ticks.filter((t) => t.schedule === schedule).map((t) => t.tickAt);
+      expect(times.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(times).size).toBe(times.length);
+    }
   });
 });
