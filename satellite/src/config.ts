@@ -12,6 +12,9 @@ const nonNegativeInt = z.coerce.number().int().min(0);
 /** The satellite's environment. Durations are milliseconds. */
 export const satelliteEnv = logEnv.extend({
   PORT: port.default(3001),
+  // The /metrics, /healthz and /readyz listener, apart from /mcp so a shared satellite's clients never
+  // see operators' data; off unless set (the manifests set it).
+  METRICS_PORT: port.optional(),
   // 0.0.0.0 inside containers; the Host/Origin check below is what keeps browsers out.
   HOST: z.string().default('127.0.0.1'),
   // Standalone mode: the servers to run, in the shape the backend distributes. Unset: no servers.

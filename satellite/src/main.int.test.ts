@@ -158,4 +158,19 @@ describe('the satellite process', () => {
     expect(await exited).toBe(0);
     await waitUntil(() => groups.every((pgid) => groupMembers(pgid).length === 0), 10000, 'process groups gone');
   });
+
+  it('serves Prometheus metrics on its own ops port, apart from /mcp', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ servers: [stdioServer('one'), stdioServer('two')] }));
+    const metricsPort = await freePort();
+    const { port } = await startSatellite({ SATELLITE_CONFIG_FILE: file, METRICS_PORT: String(metricsPort) });
+    const ops = `http://127.0.0.1:${metricsPort}`;
+    expect((await fetch(`${ops}/readyz`)).status).toBe(200);
+    const text = await (await fetch(`${ops}/metrics`)).text();
+    expect(text).toContain('orbital_satellite_servers{status="online",transport="stdio",service="satellite"} 2');
+    expect(text).toContain('orbital_satellite_processes{state="running",service="satellite"} 2');
+    expect(text).toContain('orbital_satellite_sessions{service="satellite"} 0');
+    // Not on the MCP listener.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+  });
 });

@@ -1,11 +1,13 @@
 import { loadConfigOrExit } from '@orbital/config';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
+import { startOpsServer } from '@orbital/service';
 import { createSatelliteApp } from './app.ts';
 import { createBackendLink } from './backend/createBackendLink.ts';
 import { satelliteConfig } from './config.ts';
 import { createLoggingEventSink } from './events/createLoggingEventSink.ts';
 import { loadServerConfigurationFile } from './loadServerConfigurationFile.ts';
+import { createSatelliteMetrics } from './metrics/createSatelliteMetrics.ts';
 
 const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
@@ -71,9 +73,26 @@ const stop = (signal: string) => {
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 
+let ready = false;
+const metrics = createSatelliteMetrics({
+  servers: () => satellite.runtime.snapshot(),
+  sessions: () => satellite.sessions.size(),
+  ...(link ? { events: () => link.events.stats() } : {}),
+});
+
 try {
   await satellite.start();
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
+  if (config.METRICS_PORT !== undefined) {
+    const ops = await startOpsServer({
+      port: config.METRICS_PORT,
+      host: config.HOST,
+      registry: metrics.registry,
+      isReady: () => ready && !stopping,
+    });
+    process.once('exit', () => void ops.close());
+  }
+  ready = true;
   logger.info(
     {
       port: config.PORT,

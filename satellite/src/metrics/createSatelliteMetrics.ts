@@ -1,0 +1,74 @@
+import { createMetrics, type ServiceMetrics } from '@orbital/service';
+import type { EventQueueStats } from '../backend/createEventQueue.ts';
+import type { ServerSnapshot } from '../runtime/managedServer.ts';
+
+export type SatelliteMetricSources = {
+  servers(): ServerSnapshot[];
+  sessions(): number;
+  /** The backend link's event queue statistics (rule 7); absent in standalone mode. */
+  events?: () => EventQueueStats;
+};
+
+/**
+ * The satellite's Prometheus metrics, read at scrape time from what the runtime, the session store and
+ * the event queue already count: servers by status, process states, per-process requests and errors,
+ * open MCP sessions, and the event queue statistics. Servers are labelled by process id, never by
+ * anything a client sent.
+ */
+export function createSatelliteMetrics(sources: SatelliteMetricSources): ServiceMetrics {
+  const metrics = createMetrics('satellite');
+  metrics.gauge(
+    'orbital_satellite_servers',
+    'MCP servers by installation status and transport',
+    ['status', 'transport'],
+    (gauge) => {
+      gauge.reset();
+      for (const server of sources.servers()) gauge.inc({ status: server.status, transport: server.transport });
+    },
+  );
+  metrics.gauge(
+    'orbital_satellite_processes',
+    'stdio processes by state (running, dormant, crashed, ...)',
+    ['state'],
+    (gauge) => {
+      gauge.reset();
+      for (const server of sources.servers()) if (server.transport === 'stdio') gauge.inc({ state: server.state });
+    },
+  );
+  metrics.gauge(
+    'orbital_satellite_server_requests',
+    'Tool calls a server has answered since it started, and how many failed',
+    ['process_id', 'outcome'],
+    (gauge) => {
+      gauge.reset();
+      for (const server of sources.servers()) {
+        const processId = `${server.server_slug}-${server.installation_id}`;
+        gauge.set(
+          { process_id: processId, outcome: 'ok' },
+          server.requests.request_count - server.requests.error_count,
+        );
+        gauge.set({ process_id: processId, outcome: 'error' }, server.requests.error_count);
+      }
+    },
+  );
+  metrics.gauge('orbital_satellite_sessions', 'Open MCP client sessions', [], (gauge) => {
+    gauge.set(sources.sessions());
+  });
+  if (sources.events) {
+    const events = sources.events;
+    metrics.gauge(
+      'orbital_satellite_event_queue',
+      'Event queue statistics (spec: batching rule 7)',
+      ['stat'],
+      (gauge) => {
+        const stats = events();
+        gauge.set({ stat: 'queue_size' }, stats.queueSize);
+        gauge.set({ stat: 'emitted' }, stats.totalEmitted);
+        gauge.set({ stat: 'sent' }, stats.totalSent);
+        gauge.set({ stat: 'failed' }, stats.totalFailed);
+        gauge.set({ stat: 'dropped' }, stats.totalDropped);
+      },
+    );
+  }
+  return metrics;
+}
