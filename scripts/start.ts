@@ -10,7 +10,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { developmentAdminEmail, developmentSecretNames, platformProcesses } from './platformProcesses.ts';
+import {
+  developmentAdminEmail,
+  developmentSecretNames,
+  type PlatformProcess,
+  platformProcesses,
+} from './platformProcesses.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, '.orbital');
@@ -81,11 +86,15 @@ await ensureDatabase();
 const children: Array<{ name: string; child: ChildProcess }> = [];
 const width = Math.max(...platformProcesses.map((p) => p.name.length));
 let stopping = false;
+const apiPort = baseEnv.PORT ?? '3000';
+const satellitePort = baseEnv.SATELLITE_PORT ?? '3001';
+const apiUrl = `http://127.0.0.1:${apiPort}`;
+const satelliteUrl = `http://127.0.0.1:${satellitePort}`;
 
-for (const proc of platformProcesses) {
+function startChild(proc: PlatformProcess, env: Record<string, string>) {
   const child = spawn(process.execPath, [resolve(root, proc.entry)], {
     cwd: root,
-    env: { ...baseEnv, ...proc.env },
+    env: { ...baseEnv, ...proc.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this launcher, which stops each child once, in order.
     detached: true,
@@ -101,10 +110,87 @@ for (const proc of platformProcesses) {
   children.push({ name: proc.name, child });
 }
 
-const apiUrl = `http://127.0.0.1:${baseEnv.PORT ?? 3000}`;
+/** The few fields of gateway-api answers the launcher reads. */
+type ApiBody = { initialized?: boolean; message?: string; data?: { token?: string } };
+
+async function requestJson(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: ApiBody }> {
+  const response = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: ((await response.json().catch(() => null)) ?? {}) as ApiBody };
+}
+
+async function retry<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 120; i += 1) {
+    const value = await attempt().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${what} did not succeed within a minute`);
+}
+
+/**
+ * The satellite joins the way a person would join it: the database is set up on first start, the
+ * development admin makes a global registration token, and the satellite registers with it. Its
+ * credentials stay in .orbital/satellite, so later starts need no token.
+ */
+async function startSatellite(proc: PlatformProcess) {
+  await retry('gateway-api readiness', async () => ((await fetch(`${apiUrl}/readyz`)).ok ? true : undefined));
+  const status = await requestJson('GET', '/api/db/status');
+  if (status.json.initialized === false) {
+    const setup = await requestJson('POST', '/api/db/setup', { type: 'postgresql' });
+    console.log(`database setup: ${setup.json.message ?? setup.status}`);
+  }
+  const stateDirectory = resolve(stateDir, 'satellite');
+  const env: Record<string, string> = {
+    PORT: satellitePort,
+    BACKEND_URL: apiUrl,
+    SATELLITE_STATE_DIR: stateDirectory,
+    SATELLITE_PUBLIC_URL: satelliteUrl,
+  };
+  if (!existsSync(resolve(stateDirectory, 'credentials.json'))) {
+    const token = await retry('the development admin login', async () => {
+      const login = await requestJson('POST', '/api/auth/login', {
+        email: baseEnv.ADMIN_EMAIL,
+        password: baseEnv.ADMIN_PASSWORD,
+      });
+      return login.status === 200 ? login.json.data?.token : undefined;
+    });
+    const created = await requestJson('POST', '/api/satellites/registration-tokens', {}, token);
+    if (created.status !== 201)
+      throw new Error(`could not create a registration token: ${JSON.stringify(created.json)}`);
+    const registrationToken = created.json.data?.token;
+    if (!registrationToken) throw new Error('the registration token answer had no token');
+    env.SATELLITE_REGISTRATION_TOKEN = registrationToken;
+  }
+  startChild(proc, env);
+}
+
+for (const proc of platformProcesses.filter((p) => p.name !== 'satellite')) {
+  startChild(proc, proc.name === 'gateway-api' ? { PORT: apiPort } : {});
+}
+const satelliteProcess = platformProcesses.find((p) => p.name === 'satellite');
+if (satelliteProcess) {
+  startSatellite(satelliteProcess).catch((error: unknown) => {
+    console.error(`the satellite could not join: ${(error as Error).message}`);
+    void stopAll(1);
+  });
+}
+
 console.log(
   `\nOrbital is starting. API: ${apiUrl}  (docs at /documentation). Ctrl-C stops everything.\n` +
-    `Log in as ${baseEnv.ADMIN_EMAIL} once the database is set up; the password is ADMIN_PASSWORD in ${devEnvFile}:\n` +
+    `MCP clients: point them at ${satelliteUrl}/mcp (Streamable HTTP).\n` +
+    `Log in as ${baseEnv.ADMIN_EMAIL}; the password is ADMIN_PASSWORD in ${devEnvFile}:\n` +
     `  curl -X POST ${apiUrl}/api/auth/login -H 'content-type: application/json' \\\n` +
     `    -d "{\\"email\\":\\"${baseEnv.ADMIN_EMAIL}\\",\\"password\\":\\"$(grep ^ADMIN_PASSWORD= ${devEnvFile} | cut -d= -f2-)\\"}"\n`,
 );
