@@ -37,7 +37,7 @@ const satellite = createSatelliteApp({
   servers,
   events: link ? link.events : createLoggingEventSink(logger),
   logger,
-  ...(link ? { link } : {}),
+  ...(link ? { link, introspectionCredential: link.introspectionCredential } : {}),
 });
 
 let stopping: Promise<void> | undefined;
