@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +13,7 @@ import { loadConfig } from '@orbital/config';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSatelliteApp, type SatelliteApp } from '../satellite/src/app.ts';
+import { type BackendLink, createBackendLink } from '../satellite/src/backend/createBackendLink.ts';
 import { satelliteEnv } from '../satellite/src/config.ts';
 import { createRecordingEventSink } from '../satellite/src/events/createRecordingEventSink.ts';
 import { freePort, silentLogger, stdioServer, textOf } from '../satellite/test/helpers.ts';
@@ -17,7 +21,6 @@ import {
   adminCredentials,
   bearer,
   type IdentityStack,
-  introspectionSecret,
   login,
   type Session,
   startIdentityStack,
@@ -32,6 +35,7 @@ import {
 let stack: IdentityStack;
 let gateway: FastifyInstance;
 let satellite: SatelliteApp;
+let link: BackendLink;
 let mcpUrl: URL;
 let issuer: URL;
 let clock = Date.now();
@@ -76,20 +80,32 @@ beforeAll(async () => {
       team_slug: teamSlug,
       env: { FIXTURE_GIVEN: `configured for ${teamSlug}` },
     });
+  // The satellite registers as in production (backend mode): the backend link registers with a
+  // registration token, keeps the API key in its state directory and hands it to introspection.
+  // Its loops (heartbeats, configuration sync) are not started: the servers below are fixtures, so
+  // the one heartbeat that activates the satellite is sent here.
+  const registration = await asAdmin('POST', '/api/satellites/registration-tokens', {});
+  const config = loadConfig(satelliteEnv, {
+    LOG_LEVEL: 'silent',
+    PROCESS_IDLE_TIMEOUT_MS: '0',
+    REMOTE_HEALTH_INTERVAL_MS: '0',
+    // The fake clock jumps past an access token's hour; the MCP session must outlive that.
+    SESSION_IDLE_TIMEOUT_MS: String(24 * 3600_000),
+    SATELLITE_AUTH_MODE: 'oauth',
+    SATELLITE_TYPE: 'global',
+    SATELLITE_PUBLIC_URL: mcpUrl.href,
+    SATELLITE_AUTH_SERVER_URL: issuer.href,
+    SATELLITE_INTROSPECTION_CACHE_TTL_MS: String(cacheTtlMs),
+    BACKEND_URL: issuer.href,
+    SATELLITE_REGISTRATION_TOKEN: registration.token,
+    SATELLITE_STATE_DIR: await mkdtemp(join(tmpdir(), 'orbital-oauth-e2e-')),
+  });
+  link = createBackendLink({ config: { ...config, BACKEND_URL: issuer.href }, logger: silentLogger });
+  const credentials = await link.identity.ensure();
+  await activate(credentials.satellite_id, credentials.api_key);
   satellite = createSatelliteApp({
-    config: loadConfig(satelliteEnv, {
-      LOG_LEVEL: 'silent',
-      PROCESS_IDLE_TIMEOUT_MS: '0',
-      REMOTE_HEALTH_INTERVAL_MS: '0',
-      // The fake clock jumps past an access token's hour; the MCP session must outlive that.
-      SESSION_IDLE_TIMEOUT_MS: String(24 * 3600_000),
-      SATELLITE_AUTH_MODE: 'oauth',
-      SATELLITE_TYPE: 'global',
-      SATELLITE_PUBLIC_URL: mcpUrl.href,
-      SATELLITE_AUTH_SERVER_URL: issuer.href,
-      SATELLITE_INTROSPECTION_SECRET: introspectionSecret,
-      SATELLITE_INTROSPECTION_CACHE_TTL_MS: String(cacheTtlMs),
-    }),
+    config,
+    introspectionCredential: link.introspectionCredential,
     servers: [
       teamServer('alpha', teamA, 'team-a'),
       teamServer('shared', teamA, 'team-a'),
@@ -111,9 +127,31 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
   await satellite?.close();
+  await link?.stop();
   await gateway?.close();
   await stack?.stop();
 });
+
+/** The first heartbeat, which moves a registered satellite from inactive to active. */
+async function activate(satelliteId: string, apiKey: string) {
+  const response = await gateway.inject({
+    method: 'POST',
+    url: `/api/satellites/${satelliteId}/heartbeat`,
+    headers: { authorization: `Bearer ${apiKey}` },
+    payload: {
+      system: {
+        cpu_percent: 1,
+        memory: { used_mb: 100, total_mb: 1000 },
+        disk: { used_mb: 100, total_mb: 1000 },
+        network_status: 'online',
+        process_counts: { total: 0, running: 0, failed: 0 },
+        uptime_seconds: 1,
+      },
+      processes: [],
+    },
+  });
+  expect(response.statusCode).toBe(200);
+}
 
 /** An MCP client's OAuth state, in memory, as the SDK's OAuthClientProvider describes it. */
 class MemoryOAuthProvider implements OAuthClientProvider {

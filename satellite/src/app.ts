@@ -43,8 +43,8 @@ export function createSatelliteApp(options: {
   logger: Logger;
   search?: ToolSearchIndex;
   /**
-   * What the satellite presents to the introspection endpoint (oauth mode). Defaults to the TEMPORARY
-   * SATELLITE_INTROSPECTION_SECRET; the registry's API key (issue 7) goes here.
+   * What the satellite presents to the introspection endpoint: its registry API key, from the backend
+   * link (`link.introspectionCredential`). Required in oauth mode.
    */
   introspectionCredential?: IntrospectionCredential;
   /** How introspection reaches the backend; tests may count calls. */
@@ -116,14 +116,16 @@ export function createSatelliteApp(options: {
     // satelliteConfig guarantees these in oauth mode.
     const resource = new URL(config.SATELLITE_PUBLIC_URL as string);
     const authorizationServer = new URL(config.SATELLITE_AUTH_SERVER_URL as string);
-    const secret = config.SATELLITE_INTROSPECTION_SECRET as string;
+    if (!options.introspectionCredential) {
+      throw new Error('SATELLITE_AUTH_MODE=oauth needs the backend link: introspection uses the satellite API key');
+    }
     const { metadataUrl } = registerProtectedResourceMetadata(app, { resource, authorizationServer });
     authenticate = createBearerAuthenticator({
       verifier: createIntrospectionVerifier({
         introspectionUrl: new URL(
           config.SATELLITE_INTROSPECTION_URL ?? new URL(introspectionPath, authorizationServer).href,
         ),
-        credential: options.introspectionCredential ?? (() => secret),
+        credential: options.introspectionCredential,
         resource,
         teamId: satelliteTypeOf(config) === 'team' ? (config.SATELLITE_TEAM_ID ?? null) : null,
         cacheTtlMs: config.SATELLITE_INTROSPECTION_CACHE_TTL_MS,

@@ -42,8 +42,6 @@ export const satelliteEnv = logEnv.extend({
   SATELLITE_AUTH_SERVER_URL: z.url().optional(),
   // oauth: where the satellite introspects tokens, when it reaches the backend by another address.
   SATELLITE_INTROSPECTION_URL: z.url().optional(),
-  // oauth, TEMPORARY until the registry's API key (issue 7): the credential sent to introspection.
-  SATELLITE_INTROSPECTION_SECRET: z.string().min(32).optional(),
   // How long an introspection answer is trusted: a revoked token is refused at the latest this long after.
   SATELLITE_INTROSPECTION_CACHE_TTL_MS: positiveInt.default(30 * 1000),
   // The satellite's default for global.enable_swagger_docs (/documentation): used in standalone mode
@@ -101,7 +99,7 @@ export function satelliteTypeOf(config: Pick<SatelliteEnv, 'SATELLITE_TYPE' | 'S
 
 /**
  * The rules that join the satellite's variables: a team satellite names its team, oauth needs its URLs
- * and credential, and a global satellite is not left open by accident. Checked when the environment is
+ * and the backend link, and a global satellite is not left open by accident. Checked when the environment is
  * loaded (satelliteConfig) and again by createSatelliteApp, so no way of starting skips them.
  */
 export function configurationProblems(config: SatelliteEnv): Array<{ variable: keyof SatelliteEnv; message: string }> {
@@ -111,12 +109,15 @@ export function configurationProblems(config: SatelliteEnv): Array<{ variable: k
     problems.push({ variable: 'SATELLITE_TEAM_ID', message: 'a team satellite needs its team id' });
   }
   if (config.SATELLITE_AUTH_MODE === 'oauth') {
-    for (const name of [
-      'SATELLITE_PUBLIC_URL',
-      'SATELLITE_AUTH_SERVER_URL',
-      'SATELLITE_INTROSPECTION_SECRET',
-    ] as const) {
+    for (const name of ['SATELLITE_PUBLIC_URL', 'SATELLITE_AUTH_SERVER_URL'] as const) {
       if (!config[name]) problems.push({ variable: name, message: 'required when SATELLITE_AUTH_MODE=oauth' });
+    }
+    // Introspection authenticates with the API key registration gives: no backend, no key.
+    if (!config.BACKEND_URL) {
+      problems.push({
+        variable: 'BACKEND_URL',
+        message: 'required when SATELLITE_AUTH_MODE=oauth (introspection uses the API key of the backend registration)',
+      });
     }
   } else if (type === 'global' && !config.SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL) {
     problems.push({

@@ -20,18 +20,18 @@ describe('the satellite configuration rules', () => {
     expect(() => loadConfig(satelliteConfig, {})).toThrow(/SATELLITE_AUTH_MODE: a global satellite serves every team/);
   });
 
-  it('needs the URLs and the credential in oauth mode, and a team for a team satellite', () => {
+  it('needs the URLs and the backend link in oauth mode, and a team for a team satellite', () => {
     expect(problemsOf({ SATELLITE_AUTH_MODE: 'oauth' }).map((p) => p.variable)).toEqual([
       'SATELLITE_PUBLIC_URL',
       'SATELLITE_AUTH_SERVER_URL',
-      'SATELLITE_INTROSPECTION_SECRET',
+      'BACKEND_URL',
     ]);
     expect(
       problemsOf({
         SATELLITE_AUTH_MODE: 'oauth',
         SATELLITE_PUBLIC_URL: 'https://sat.test/mcp',
         SATELLITE_AUTH_SERVER_URL: 'https://api.test',
-        SATELLITE_INTROSPECTION_SECRET: 'x'.repeat(32),
+        BACKEND_URL: 'https://api.test',
       }),
     ).toEqual([]);
     expect(problemsOf({ SATELLITE_TYPE: 'team' }).map((p) => p.variable)).toEqual(['SATELLITE_TEAM_ID']);

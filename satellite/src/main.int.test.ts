@@ -113,9 +113,9 @@ describe('the satellite process', () => {
       'SATELLITE_AUTH_MODE: a global satellite serves every team: set SATELLITE_AUTH_MODE=oauth, or SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true',
     ],
     [
-      'oauth without its URLs and credential',
+      'oauth without its URLs and the backend',
       { SATELLITE_AUTH_MODE: 'oauth' },
-      'SATELLITE_INTROSPECTION_SECRET: required when SATELLITE_AUTH_MODE=oauth',
+      'BACKEND_URL: required when SATELLITE_AUTH_MODE=oauth',
     ],
     [
       'a team satellite without its team',

@@ -47,7 +47,7 @@ const satellite = createSatelliteApp({
   events: link ? link.events : createLoggingEventSink(logger),
   logger,
   settings,
-  ...(link ? { link } : {}),
+  ...(link ? { link, introspectionCredential: link.introspectionCredential } : {}),
 });
 
 let stopping: Promise<void> | undefined;

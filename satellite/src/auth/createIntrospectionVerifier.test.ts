@@ -36,7 +36,7 @@ const active = (overrides: Record<string, unknown> = {}) =>
 function verifier(fetchFn: typeof fetch, clock: { now: number }, teamId: string | null = null) {
   return createIntrospectionVerifier({
     introspectionUrl: new URL('https://backend.test/introspect'),
-    credential: () => 'the-credential',
+    credential: { current: () => 'the-credential' },
     resource,
     teamId,
     cacheTtlMs: 30_000,
@@ -112,5 +112,36 @@ describe('createIntrospectionVerifier', () => {
       throw new TypeError('fetch failed');
     }) as typeof fetch;
     await expect(verifier(down, { now: 0 }).verifyAccessToken('x')).rejects.toBeInstanceOf(ServerError);
+  });
+
+  it('re-reads the API key: a 401 hands the key to the backend link, and a replaced key is retried once', async () => {
+    let key: string | null = null;
+    const refusedKeys: string[] = [];
+    const { fetchFn, calls } = backend(() =>
+      calls.at(-1)?.authorization === 'Bearer new-key' ? active() : new Response(null, { status: 401 }),
+    );
+    const verify = createIntrospectionVerifier({
+      introspectionUrl: new URL('https://backend.test/introspect'),
+      credential: {
+        current: () => key,
+        refused: async (refused) => {
+          refusedKeys.push(refused);
+          key = 'new-key';
+          return true;
+        },
+      },
+      resource,
+      teamId: null,
+      cacheTtlMs: 30_000,
+      now: () => nowSeconds * 1000,
+      fetch: fetchFn,
+    });
+    // Not registered yet: a server error, and nothing asked.
+    await expect(verify.verifyAccessToken('tok')).rejects.toBeInstanceOf(ServerError);
+    expect(calls).toHaveLength(0);
+    key = 'old-key';
+    await verify.verifyAccessToken('tok');
+    expect(refusedKeys).toEqual(['old-key']);
+    expect(calls.map((c) => c.authorization)).toEqual(['Bearer old-key', 'Bearer new-key']);
   });
 });

@@ -12,11 +12,16 @@ export function identityOf(auth: AuthInfo): TokenIdentity {
 }
 
 /**
- * The credential the satellite presents to the introspection endpoint. TEMPORARY: the shared
- * SATELLITE_INTROSPECTION_SECRET. When the satellite has its registry API key (issue 7), pass a
- * function returning that key instead; nothing else changes.
+ * The credential the satellite presents to the introspection endpoint: its registry API key, read
+ * at every call so a key replaced by re-registration is used at once (the backend link's
+ * `introspectionCredential`).
  */
-export type IntrospectionCredential = () => string;
+export type IntrospectionCredential = {
+  /** The API key to send; null while the satellite is not registered yet. */
+  current(): string | null;
+  /** The backend refused `key` (401): resolves true when a new key is there to retry with once. */
+  refused?(key: string): Promise<boolean>;
+};
 
 export type IntrospectionVerifierOptions = {
   introspectionUrl: URL;
@@ -60,13 +65,12 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
     cache.set(key, { until: Math.min(now() + options.cacheTtlMs, expiresAtMs), auth });
   }
 
-  async function introspect(token: string): Promise<AuthInfo | null> {
-    let response: Response;
+  async function ask(token: string, key: string): Promise<Response> {
     try {
-      response = await doFetch(options.introspectionUrl, {
+      return await doFetch(options.introspectionUrl, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${options.credential()}`,
+          authorization: `Bearer ${key}`,
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
         },
@@ -76,6 +80,20 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
     } catch (error) {
       throw new ServerError(`The authorization server cannot be reached: ${(error as Error).name}`);
     }
+  }
+
+  const currentKey = () => {
+    const key = options.credential.current();
+    // Not the client's fault: the satellite has no API key until it registers with the backend.
+    if (!key) throw new ServerError('The satellite is not registered with the backend yet');
+    return key;
+  };
+
+  async function introspect(token: string): Promise<AuthInfo | null> {
+    const key = currentKey();
+    let response = await ask(token, key);
+    // A revoked or replaced key: the backend link re-registers when it can, then one retry.
+    if (response.status === 401 && (await options.credential.refused?.(key))) response = await ask(token, currentKey());
     if (!response.ok) {
       // Not the client's fault, and not an answer about the token: nothing is cached.
       throw new ServerError(`Token introspection failed with HTTP ${response.status}`);

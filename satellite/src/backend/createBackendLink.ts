@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Logger } from '@orbital/logger';
+import type { IntrospectionCredential } from '../auth/createIntrospectionVerifier.ts';
 import type { SatelliteEnv } from '../config.ts';
 import type { ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { SettingsCache } from '../settings/createSettingsCache.ts';
@@ -100,6 +101,14 @@ export function createBackendLink(options: {
   return {
     events,
     identity,
+    /**
+     * oauth mode: the API key introspection sends, read at every call (a re-registration's new key is
+     * used at once); a 401 of introspection goes through the same re-registration as any other.
+     */
+    introspectionCredential: {
+      current: () => identity.current()?.api_key ?? null,
+      refused: (apiKey: string) => identity.handleUnauthorized(apiKey),
+    } satisfies IntrospectionCredential,
     /**
      * Registers (or loads the credentials), then starts everything against `runtime`. Transient
      * failures are retried; a refused or missing token rejects, with what the operator must do.

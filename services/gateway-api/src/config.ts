@@ -36,9 +36,6 @@ export const gatewayConfigSchema = z.object({
   // satellites name in their protected resource metadata. https in production (clients refuse plain
   // http except on loopback); defaults to http://localhost:PORT for development.
   OAUTH_ISSUER_URL: z.url().optional(),
-  // TEMPORARY shared credential satellites send to the introspection endpoint until they have
-  // registry API keys (issue 7). Unset: introspection refuses every caller (no satellite can use OAuth).
-  OAUTH_INTROSPECTION_SECRET: z.string().min(32).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt.max(24 * 3600).default(3600),
   OAUTH_REFRESH_TOKEN_TTL_DAYS: positiveInt.max(365).default(30),
   OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.max(600).default(60),

@@ -11,7 +11,7 @@ import { createDocsSwitch } from './http/createDocsSwitch.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 import { createOAuthModule } from './oauth/createOAuthModule.ts';
-import { createSharedSecretAuthenticator } from './oauth/resourceServerAuthenticator.ts';
+import { createSatelliteResourceServerAuthenticator } from './oauth/resourceServerAuthenticator.ts';
 import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -48,15 +48,12 @@ await runService({
       satellite: satellites.authenticate,
     });
     if (identityDb.pool.isReady()) await identity.afterMigrations();
-    if (!config.OAUTH_INTROSPECTION_SECRET) {
-      logger.warn('OAUTH_INTROSPECTION_SECRET is not set: token introspection refuses every satellite');
-    }
     const oauth = createOAuthModule({
       pool: identityDb.pool,
       logger,
       issuerUrl: new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`),
-      // The seam for satellite API keys (issue 7): replace with an authenticator of registry keys.
-      authenticateResourceServer: createSharedSecretAuthenticator(config.OAUTH_INTROSPECTION_SECRET),
+      // Satellites introspect with their registry API key, through the same cache as their routes.
+      authenticateResourceServer: createSatelliteResourceServerAuthenticator(satellites.verifyKey),
       lifetimes: {
         accessTokenSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
         refreshTokenSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 86400,

@@ -24,7 +24,7 @@ import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts'
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
 import { createOAuthModule } from '../src/oauth/createOAuthModule.ts';
 import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
-import { createSharedSecretAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
+import { createSatelliteResourceServerAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
 import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
 
 const identityMigrations = join(import.meta.dirname, '../migrations');
@@ -82,9 +82,6 @@ export type IdentityStackOptions = {
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
   sse?: GatewayDeps['sse'];
 };
-
-/** The satellites' introspection credential in every stack. */
-export const introspectionSecret = 'introspection-secret-of-the-test-stack-0123456789';
 
 export const adminCredentials: FirstAdmin = {
   email: 'root@orbital.test',
@@ -171,7 +168,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       pool: db.pool,
       logger,
       issuerUrl: options.issuerUrl ?? new URL('http://localhost:3000'),
-      authenticateResourceServer: createSharedSecretAuthenticator(introspectionSecret),
+      authenticateResourceServer: createSatelliteResourceServerAuthenticator(satellites.verifyKey),
       ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
       ...(options.now ? { now: options.now } : {}),
     });

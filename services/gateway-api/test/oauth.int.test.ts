@@ -6,7 +6,6 @@ import {
   adminCredentials,
   bearer,
   type IdentityStack,
-  introspectionSecret,
   login,
   type Session,
   startIdentityStack,
@@ -14,12 +13,14 @@ import {
 import {
   approve,
   exchangeCode,
-  introspect,
+  introspect as introspectAs,
   pkcePair,
   pkceParams,
   postForm,
   redirectUri,
   registerClient,
+  registerTestSatellite,
+  type TestSatellite,
 } from './oauthFlow.ts';
 
 let stack: IdentityStack;
@@ -29,6 +30,10 @@ let teamA: string;
 let teamB: string;
 const users: Record<'admin' | 'alice' | 'bob' | 'dave' | 'ann', Session> = {} as never;
 const resource = 'https://satellite.test/mcp';
+/** The resource servers: an active global satellite, and one of team A. */
+let globalSatellite: TestSatellite;
+let teamASatellite: TestSatellite;
+const introspect = (on: FastifyInstance, token: string) => introspectAs(on, token, globalSatellite.apiKey);
 
 async function asAdmin(method: 'POST' | 'GET' | 'DELETE', url: string, payload?: Record<string, unknown>) {
   const response = await app.inject({ method, url, headers: bearer(users.admin), ...(payload ? { payload } : {}) });
@@ -58,6 +63,8 @@ beforeAll(async () => {
       await asAdmin('POST', `/api/teams/${teamId}/members`, { user_id: user.id, role });
     users[name as keyof typeof users] = await login(app, credentials.email, credentials.password);
   }
+  globalSatellite = await registerTestSatellite(app, users.admin);
+  teamASatellite = await registerTestSatellite(app, users.admin, { teamId: teamA });
 });
 
 afterAll(async () => {
@@ -434,21 +441,76 @@ describe('the token endpoint', () => {
 });
 
 describe('introspection', () => {
-  it('needs the satellite credential', async () => {
+  const asSatellite = (apiKey: string, body: Record<string, string>) =>
+    postForm(app, '/introspect', body, { authorization: `Bearer ${apiKey}` });
+
+  it("needs an active satellite's API key: none, a bad one, or a user's session is 401", async () => {
     const { tokens } = await authorizeAlice();
     const none = await postForm(app, '/introspect', { token: tokens.access_token });
     expect(none.statusCode).toBe(401);
-    const wrong = await postForm(
-      app,
-      '/introspect',
-      { token: tokens.access_token },
-      { authorization: 'Bearer not the secret at all, not at all' },
-    );
-    expect(wrong.statusCode).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="introspection"');
+    expect(none.json()).toMatchObject({ error: 'invalid_client' });
+    expect((await asSatellite('not an api key at all', { token: tokens.access_token })).statusCode).toBe(401);
+    // The right key id with a wrong secret: Argon2 says no.
+    const [keyId] = globalSatellite.apiKey.split('.');
+    expect((await asSatellite(`${keyId}.${'x'.repeat(43)}`, { token: tokens.access_token })).statusCode).toBe(401);
     const userSession = await postForm(app, '/introspect', { token: tokens.access_token }, bearer(users.alice));
     expect(userSession.statusCode).toBe(401);
-    const missing = await postForm(app, '/introspect', {}, { authorization: `Bearer ${introspectionSecret}` });
+    const missing = await asSatellite(globalSatellite.apiKey, {});
     expect(missing.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('refuses a satellite until its first heartbeat, then answers it', async () => {
+    const { tokens } = await authorizeAlice({ teamId: teamA });
+    const fresh = await registerTestSatellite(app, users.admin, { activate: false });
+    const early = await asSatellite(fresh.apiKey, { token: tokens.access_token });
+    expect(early.statusCode).toBe(403);
+    expect(early.body).not.toContain(tokens.access_token);
+    const heartbeat = await app.inject({
+      method: 'POST',
+      url: `/api/satellites/${fresh.id}/heartbeat`,
+      headers: { authorization: `Bearer ${fresh.apiKey}` },
+      payload: {
+        system: {
+          cpu_percent: 1,
+          memory: { used_mb: 1, total_mb: 2 },
+          disk: { used_mb: 1, total_mb: 2 },
+          network_status: 'online',
+          process_counts: { total: 0, running: 0, failed: 0 },
+          uptime_seconds: 1,
+        },
+        processes: [],
+      },
+    });
+    expect(heartbeat.statusCode).toBe(200);
+    const later = await asSatellite(fresh.apiKey, { token: tokens.access_token });
+    expect(later.statusCode).toBe(200);
+    expect(later.json()).toMatchObject({ active: true, team_id: teamA });
+  });
+
+  it('refuses a revoked satellite at once, though its key was verified and cached', async () => {
+    const { tokens } = await authorizeAlice({ teamId: teamA });
+    const doomed = await registerTestSatellite(app, users.admin);
+    expect((await introspectAs(app, tokens.access_token, doomed.apiKey)).active).toBe(true);
+    const revoked = await app.inject({
+      method: 'DELETE',
+      url: `/api/satellites/${doomed.id}`,
+      headers: bearer(users.admin),
+    });
+    expect(revoked.statusCode).toBe(200);
+    // The registry's broadcast reaches the gateway's subscription asynchronously.
+    await expect
+      .poll(async () => (await asSatellite(doomed.apiKey, { token: tokens.access_token })).statusCode)
+      .toBe(401);
+  });
+
+  it("answers a team satellite about its team's tokens only", async () => {
+    const inA = (await authorizeAlice({ teamId: teamA })).tokens.access_token;
+    const inB = (await authorizeAlice({ teamId: teamB })).tokens.access_token;
+    expect(await introspectAs(app, inA, teamASatellite.apiKey)).toMatchObject({ active: true, team_id: teamA });
+    expect(await introspectAs(app, inB, teamASatellite.apiKey)).toEqual({ active: false });
+    // A global satellite serves every team.
+    expect((await introspect(app, inB)).team_id).toBe(teamB);
   });
 
   it('answers inactive for garbage, refresh tokens, expired tokens and users who left the team', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { introspectionSecret, type Session } from './identityStack.ts';
+import { bearer, type Session } from './identityStack.ts';
 
 /** Helpers that speak the OAuth endpoints as a client, a browser and a satellite would. */
 
@@ -95,8 +95,9 @@ export async function exchangeCode(
   });
 }
 
-export async function introspect(app: FastifyInstance, token: string, secret = introspectionSecret) {
-  const response = await postForm(app, '/introspect', { token }, { authorization: `Bearer ${secret}` });
+/** Introspection as a satellite does it, with its API key. */
+export async function introspect(app: FastifyInstance, token: string, apiKey: string) {
+  const response = await postForm(app, '/introspect', { token }, { authorization: `Bearer ${apiKey}` });
   if (response.statusCode !== 200) throw new Error(`introspection answered ${response.statusCode}: ${response.body}`);
   return response.json() as Record<string, unknown> & { active: boolean };
 }
@@ -104,3 +105,49 @@ export async function introspect(app: FastifyInstance, token: string, secret = i
 /** The PKCE part of an authorization request's query string. */
 export const pkceParams = (challenge: string) =>
   `response_type=code&code_challenge_method=S256&code_challenge=${challenge}`;
+
+export type TestSatellite = { id: string; apiKey: string };
+
+/**
+ * A satellite registered through the API as an operator would (a token from an admin, then
+ * registration), and activated by its first heartbeat unless `activate` is false.
+ */
+export async function registerTestSatellite(
+  app: FastifyInstance,
+  admin: Session,
+  options: { teamId?: string; activate?: boolean } = {},
+): Promise<TestSatellite> {
+  const tokenUrl = options.teamId
+    ? `/api/teams/${options.teamId}/satellites/registration-tokens`
+    : '/api/satellites/registration-tokens';
+  const token = await app.inject({ method: 'POST', url: tokenUrl, headers: bearer(admin), payload: {} });
+  if (token.statusCode !== 201) throw new Error(`registration token: ${token.statusCode} ${token.body}`);
+  const registered = await app.inject({
+    method: 'POST',
+    url: '/api/satellites/register',
+    headers: { authorization: token.json().data.authorization },
+    payload: { name: `introspecting-${options.teamId ?? 'global'}`, capabilities: ['stdio'], system_info: {} },
+  });
+  if (registered.statusCode !== 201) throw new Error(`registration: ${registered.statusCode} ${registered.body}`);
+  const satellite = { id: registered.json().data.satellite_id, apiKey: registered.json().data.api_key };
+  if (options.activate !== false) {
+    const heartbeat = await app.inject({
+      method: 'POST',
+      url: `/api/satellites/${satellite.id}/heartbeat`,
+      headers: { authorization: `Bearer ${satellite.apiKey}` },
+      payload: {
+        system: {
+          cpu_percent: 1,
+          memory: { used_mb: 100, total_mb: 1000 },
+          disk: { used_mb: 100, total_mb: 1000 },
+          network_status: 'online',
+          process_counts: { total: 0, running: 0, failed: 0 },
+          uptime_seconds: 1,
+        },
+        processes: [],
+      },
+    });
+    if (heartbeat.statusCode !== 200) throw new Error(`heartbeat: ${heartbeat.statusCode} ${heartbeat.body}`);
+  }
+  return satellite;
+}

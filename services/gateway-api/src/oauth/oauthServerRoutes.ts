@@ -552,7 +552,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             reply.header('www-authenticate', 'Bearer realm="introspection"');
             return sendOAuthError(
               reply,
-              new InvalidClientError('Introspection needs the satellite credential'),
+              new InvalidClientError("Introspection needs the satellite's API key: Authorization: Bearer <api key>"),
             ) as never;
           }
           reply.header('cache-control', 'no-store');

@@ -1,30 +1,38 @@
-import { timingSafeEqual } from 'node:crypto';
+import { isAppError } from '@orbital/errors';
 import type { FastifyRequest } from 'fastify';
-import { hashSecret } from './oauthSecrets.ts';
+import type { SatelliteKeyVerifier } from '../satellites/createSatelliteAuthenticator.ts';
 
 /** A resource server (a satellite) allowed to introspect tokens; a team satellite only for its team. */
-export type ResourceServer = { name: string; teamId: string | null };
+export type ResourceServer = { satelliteId: string; teamId: string | null };
 
 /**
- * How the introspection endpoint knows its caller is a satellite. This is the seam where the
- * satellite's registry API key (issue 7) goes: an authenticator that verifies
- * `Authorization: Bearer <api key>` and returns the satellite with its type and team. Until then,
- * createSharedSecretAuthenticator below.
+ * How the introspection endpoint knows its caller is a satellite. Null: not authenticated (401
+ * `invalid_client`); a thrown AppError keeps its status (403 for an address outside a team
+ * satellite's allowlist or a satellite not active yet).
  */
 export type ResourceServerAuthenticator = (request: FastifyRequest) => Promise<ResourceServer | null>;
 
 /**
- * TEMPORARY, until satellites have registry API keys: one secret shared by every satellite
- * (`OAUTH_INTROSPECTION_SECRET` here, `SATELLITE_INTROSPECTION_SECRET` on satellites), sent as
- * `Authorization: Bearer <secret>`. It cannot tell satellites apart, so every caller counts as a
- * global satellite. Without a configured secret, introspection refuses everyone.
+ * Introspection callers authenticate with their satellite API key (`Authorization: Bearer <api key>`),
+ * verified by the same cached, revocation-aware verifier as the satellite routes, without their
+ * path-id check (introspection names no satellite). Only an active satellite may introspect. The old
+ * shared secret is gone: it could not tell satellites apart, so every caller counted as global.
  */
-export function createSharedSecretAuthenticator(secret: string | undefined): ResourceServerAuthenticator {
-  const expected = secret ? hashSecret(secret) : null;
+export function createSatelliteResourceServerAuthenticator(
+  verifyKey: SatelliteKeyVerifier,
+): ResourceServerAuthenticator {
   return async (request) => {
-    if (!expected) return null;
-    const match = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '');
-    if (!match?.[1]) return null;
-    return timingSafeEqual(hashSecret(match[1]), expected) ? { name: 'shared-secret satellite', teamId: null } : null;
+    let key: Awaited<ReturnType<SatelliteKeyVerifier>>;
+    try {
+      key = await verifyKey(request, { requireActive: true });
+    } catch (error) {
+      if (isAppError(error) && error.code === 'unauthenticated') return null;
+      throw error;
+    }
+    const { satelliteType, teamId } = key.identity;
+    if (satelliteType === 'global') return { satelliteId: key.satelliteId, teamId: null };
+    // A team satellite always has its team; without one it must not pass for a global satellite.
+    if (!teamId) return null;
+    return { satelliteId: key.satelliteId, teamId };
   };
 }

@@ -3,6 +3,8 @@ import { createApiKeyCache, type VerifiedKey } from './createApiKeyCache.ts';
 
 const key = (satelliteId: string): VerifiedKey => ({
   satelliteId,
+  keyId: `key-${satelliteId}`,
+  status: 'active',
   identity: { kind: 'satellite', satelliteId, satelliteType: 'global', teamId: null },
   allowlist: null,
 });

@@ -1,8 +1,11 @@
 import type { BlockList } from 'node:net';
-import type { CallerIdentity } from '@orbital/contracts';
+import type { CallerIdentity, SatelliteStatus } from '@orbital/contracts';
 
 export type VerifiedKey = {
   satelliteId: string;
+  keyId: string;
+  /** At verification; `inactive` until the first heartbeat (revoked keys are never cached). */
+  status: SatelliteStatus;
   identity: Extract<CallerIdentity, { kind: 'satellite' }>;
   /** Null: any address may use the key. */
   allowlist: BlockList | null;
