@@ -13,7 +13,9 @@ import {
   httpServer,
   memoryServer,
   silentLogger,
+  sseServer,
   startHttpFixture,
+  startSseFixture,
   stdioServer,
   stopChild,
   textOf,
@@ -48,7 +50,9 @@ function reference(name: string, script: string, env: Record<string, string> = {
 beforeAll(async () => {
   const port = await freePort();
   const doomedPort = await freePort();
+  const ssePort = await freePort();
   fixtures.push(await startHttpFixture(port));
+  fixtures.push(await startSseFixture(ssePort));
   doomedFixture = await startHttpFixture(doomedPort);
   fixtures.push(doomedFixture);
   const memoryFile = join(mkdtempSync(join(tmpdir(), 'satellite-memory-')), 'memory.jsonl');
@@ -64,6 +68,7 @@ beforeAll(async () => {
       reference('memory', memoryServer, { MEMORY_FILE_PATH: memoryFile }),
       httpServer('remote', port),
       httpServer('doomed', doomedPort, { server_slug: 'doomed-http' }),
+      sseServer('legacy', ssePort),
       stdioServer('fixture'),
     ],
     events,
@@ -169,6 +174,18 @@ describe('the MCP gateway', () => {
     expect((await execute(client, 'remote:greet', { name: 'ada' })).content[0]?.text).toContain('hello ada');
   });
 
+  it('discovers and executes the tools of a remote server over SSE', async () => {
+    const { client } = await connect();
+    expect((await discover(client, 'over SSE')).tools[0]).toMatchObject({
+      tool_path: 'legacy:greet',
+      server_name: 'legacy',
+      transport: 'sse',
+    });
+    const greeted = await execute(client, 'legacy:greet', { name: 'grace' });
+    expect(greeted.isError).toBeUndefined();
+    expect(greeted.content[0]?.text).toContain('hello grace');
+  });
+
   it('validates arguments against the tool schema before calling the server', async () => {
     const { client } = await connect();
     const before = satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count;
@@ -266,7 +283,7 @@ describe('the MCP gateway', () => {
 
   it('serves health and documentation', async () => {
     const health = await fetch(new URL('/', url));
-    expect(await health.json()).toMatchObject({ status: 'ok', servers: { total: 5 } });
+    expect(await health.json()).toMatchObject({ status: 'ok', servers: { total: 6 } });
     const docs = await fetch(new URL('/documentation', url));
     expect(((await docs.json()) as { paths: object }).paths).toHaveProperty('/mcp');
   });

@@ -8,6 +8,7 @@ import type { RuntimeSettings } from '../src/runtime/createServerRuntime.ts';
 
 export const fixtureStdioServer = fileURLToPath(new URL('./fixtures/fixtureStdioServer.ts', import.meta.url));
 export const fixtureHttpServer = fileURLToPath(new URL('./fixtures/fixtureHttpServer.ts', import.meta.url));
+export const fixtureSseServer = fileURLToPath(new URL('./fixtures/fixtureSseServer.ts', import.meta.url));
 export const everythingServer = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
 );
@@ -63,6 +64,17 @@ export function httpServer(name: string, port: number, overrides: Partial<Server
   });
 }
 
+/** A remote server over the older SSE transport, served by `fixtureSseServer`. */
+export function sseServer(name: string, port: number, overrides: Partial<ServerConfiguration> = {}) {
+  return httpServer(name, port, {
+    process_id: `fixture-sse-alpha-${name}`,
+    server_slug: 'fixture-sse',
+    transport: 'sse',
+    url: `http://127.0.0.1:${port}/sse`,
+    ...overrides,
+  });
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -73,8 +85,17 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the HTTP fixture and resolves once it listens. */
-export async function startHttpFixture(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [fixtureHttpServer], {
+export function startHttpFixture(port: number): Promise<ChildProcess> {
+  return startFixture(fixtureHttpServer, port);
+}
+
+/** Starts the SSE fixture and resolves once it listens. */
+export function startSseFixture(port: number): Promise<ChildProcess> {
+  return startFixture(fixtureSseServer, port);
+}
+
+async function startFixture(script: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -82,7 +103,7 @@ export async function startHttpFixture(port: number): Promise<ChildProcess> {
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('listening')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`HTTP fixture exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`fixture ${script} exited with ${code}`)));
   });
   return child;
 }

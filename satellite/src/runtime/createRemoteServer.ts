@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -87,6 +87,13 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
       });
       client.onclose = () => {
         if (connection === next) lose(new Error('connection closed'));
+      };
+      // An SSE stream that ends is only reported as an error: the SDK's transport neither closes nor
+      // fails the requests waiting for answers on it, and its EventSource would quietly open a new,
+      // uninitialised session. Treat it as the lost connection it is: close (pending calls fail at
+      // once, without a retry) and reconnect with a fresh handshake.
+      client.onerror = (error) => {
+        if (connection === next && error instanceof SseError) lose(error);
       };
       if (closed) {
         await client.close().catch(() => {});

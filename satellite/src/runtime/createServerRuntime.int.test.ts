@@ -6,7 +6,9 @@ import {
   httpServer,
   pidAlive,
   silentLogger,
+  sseServer,
   startHttpFixture,
+  startSseFixture,
   stdioServer,
   stopChild,
   testSettings,
@@ -223,5 +225,113 @@ describe('remote servers', () => {
     const rt = start([httpServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
     await rt.start();
     expect(rt.snapshot()[0]?.status).toBe('offline');
+  });
+});
+
+describe('remote servers over SSE', () => {
+  it('discovers the tools of an SSE server and calls them with the configured headers', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    const rt = start([sseServer('legacy', port)]);
+    await rt.start();
+    const discovered = await events.waitFor('mcp.tools.discovered');
+    expect(discovered).toMatchObject({ server_slug: 'fixture-sse' });
+    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
+      'drop_calls',
+      'drop_stream',
+      'greet',
+      'server_pid',
+    ]);
+    expect(rt.snapshot()[0]).toMatchObject({
+      transport: 'sse',
+      status: 'online',
+      state: 'connected',
+      health: 'healthy',
+    });
+    expect(found(rt, 'legacy:greet').transport).toBe('sse');
+    expect(textOf(await rt.callTool(found(rt, 'legacy:greet'), { name: 'ada' }))).toBe('hello ada');
+    expect(Number(textOf(await rt.callTool(found(rt, 'legacy:server_pid'), {})))).toBe(fixtures[0]?.pid);
+  });
+
+  it('sends the configured headers (the fixture refuses requests without them)', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    const rt = start([sseServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
+    await rt.start();
+    expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'disconnected' });
+    expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
+  });
+
+  it('reconnects an SSE server that goes away and comes back', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    const rt = start([sseServer('remote', port)]);
+    await rt.start();
+    const firstPid = Number(textOf(await rt.callTool(found(rt, 'remote:server_pid'), {})));
+
+    // Marked before the kill: the end of the stream may report the loss before any health check.
+    const mark = events.events.length;
+    await stopChild(fixtures.pop() as ChildProcess);
+    await rt.checkHealth();
+    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
+
+    fixtures.push(await startSseFixture(port));
+    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
+      after: mark,
+    });
+    expect(textOf(await rt.callTool(found(rt, 'remote:greet'), { name: 'bob' }))).toBe('hello bob');
+    const secondPid = Number(textOf(await rt.callTool(found(rt, 'remote:server_pid'), {})));
+    expect(secondPid).toBe(fixtures[0]?.pid);
+    expect(secondPid).not.toBe(firstPid);
+  });
+
+  it('notices a stream that ends without waiting for a health check', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
+    const rt = start([sseServer('watched', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    await rt.start();
+    const mark = events.events.length;
+    await stopChild(fixtures.pop() as ChildProcess);
+    const offline = await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    expect(offline.previous_status).toBe('online');
+  });
+
+  it('recovers at once when a call reaches an offline SSE server that answers again', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    const rt = start([sseServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    await rt.start();
+    const tool = found(rt, 'lazy:greet');
+    await stopChild(fixtures.pop() as ChildProcess);
+    await rt.checkHealth();
+    expect(rt.snapshot()[0]?.status).toBe('offline');
+    await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
+
+    fixtures.push(await startSseFixture(port));
+    const mark = events.events.length;
+    expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
+    expect(events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
+      status: 'online',
+      previous_status: 'offline',
+      reason: 'recovery',
+    });
+    await events.waitFor('mcp.tools.discovered', () => true, { after: mark });
+  });
+
+  it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
+    const port = await freePort();
+    fixtures.push(await startSseFixture(port));
+    const rt = start([sseServer('flaky', port)]);
+    await rt.start();
+    const mark = events.events.length;
+    await expect(rt.callTool(found(rt, 'flaky:drop_stream'), {})).rejects.toThrow(/closed/i);
+    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
+      after: mark,
+    });
+    // The same process served both sessions: one run means the dropped call was not retried.
+    expect(textOf(await rt.callTool(found(rt, 'flaky:drop_calls'), {}))).toBe('1');
   });
 });
