@@ -24,6 +24,7 @@ import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
+import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -104,6 +105,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   registerHealthRoutes(app, deps.readiness);
   if (deps.metrics) registerMetrics(app, deps.metrics);
+  const streams = { live, keepAliveMs: deps.sse?.keepAliveMs ?? 30000, retryMs: deps.sse?.retryMs ?? 3000 };
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
@@ -115,11 +117,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
     }) as RouteDefinition[]),
     ...(installationRoutes(deps.bus) as RouteDefinition[]),
-    ...(installationStreamRoutes(deps.bus, deps.logger, {
-      live,
-      keepAliveMs: deps.sse?.keepAliveMs ?? 30000,
-      retryMs: deps.sse?.retryMs ?? 3000,
-    }) as RouteDefinition[]),
+    ...(installationStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
+    ...(satelliteStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
     ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);

@@ -303,6 +303,12 @@ export const accessMatrix: AccessRow[] = [
     expect: loggedIn(404),
   },
   {
+    method: 'GET',
+    route: '/api/satellites/:id/metrics/stream',
+    url: () => `/api/satellites/${randomUUID()}/metrics/stream`,
+    expect: loggedIn(404),
+  },
+  {
     method: 'DELETE',
     route: '/api/satellites/:id',
     url: () => `/api/satellites/${randomUUID()}`,

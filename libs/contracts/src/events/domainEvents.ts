@@ -5,10 +5,12 @@ import {
   installationStatusChanged,
   installationStatusChangedSubjectName,
 } from '../installations/installationEvents.ts';
+import { satelliteHeartbeatRecorded } from '../registry/heartbeatEvents.ts';
 import { commandPriority, commandType } from '../satellite/commands.ts';
 import { settingsChangedEvent, settingsChangedSubject } from '../settings/settingsSubjects.ts';
 import {
   commandEventsStream,
+  heartbeatEventsStream,
   installationEventsStream,
   type StreamDefinition,
   settingsEventsStream,
@@ -75,5 +77,12 @@ export const domainEvents: DomainEventDefinition[] = [
     producer: 'satellite-registry',
     description: 'A command was queued for a satellite.',
     payload: commandCreatedEvent,
+  },
+  {
+    subject: 'evt.heartbeat.recorded.<satellite_id>',
+    stream: heartbeatEventsStream,
+    producer: 'satellite-registry',
+    description: 'A heartbeat was stored: its metrics point and process metrics (feeds the metrics stream).',
+    payload: satelliteHeartbeatRecorded,
   },
 ];
