@@ -15,6 +15,7 @@ import {
   requestIdFor,
 } from './http/defineRoute.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
+import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
@@ -119,6 +120,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(installationRoutes(deps.bus) as RouteDefinition[]),
     ...(installationStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
     ...(satelliteStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
+    ...(clientActivityRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
     ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);

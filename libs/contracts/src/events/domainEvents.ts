@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientActivityRecorded } from '../installations/clientActivity.ts';
 import {
   installationLogAppended,
   installationRequestLogged,
@@ -70,6 +71,13 @@ export const domainEvents: DomainEventDefinition[] = [
     producer: 'installations',
     description: 'A tool execution committed to the request log (feeds the requests stream).',
     payload: installationRequestLogged,
+  },
+  {
+    subject: 'evt.installation.client_activity.<team_id or _global>',
+    stream: installationEventsStream,
+    producer: 'installations',
+    description: 'An MCP client session connected or disconnected (feeds the client activity stream).',
+    payload: clientActivityRecorded,
   },
   {
     subject: commandCreatedSubject,
