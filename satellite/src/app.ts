@@ -1,7 +1,13 @@
 import type { ServerConfiguration } from '@orbital/contracts';
 import { introspectionPath, mcpScope } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { createBearerAuthenticator } from './auth/createBearerAuthenticator.ts';
 import { createIntrospectionVerifier, type IntrospectionCredential } from './auth/createIntrospectionVerifier.ts';
 import { registerProtectedResourceMetadata } from './auth/protectedResourceMetadata.ts';
@@ -15,11 +21,14 @@ import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
 import { createToolSearchIndex } from './search/createToolSearchIndex.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
+import { createSettingsCache, type SettingsCache } from './settings/createSettingsCache.ts';
 
 export type SatelliteApp = {
   app: FastifyInstance;
   runtime: ServerRuntime;
   sessions: SessionStore;
+  /** The global settings the satellite acts on; the backend link's configuration sync fills it. */
+  settings: SettingsCache;
   /** Starts the MCP servers (the HTTP listener is the caller's, so tests can use any port). */
   start(): Promise<void>;
   /** Sessions first, then servers and their process groups, then the HTTP server. */
@@ -43,6 +52,11 @@ export function createSatelliteApp(options: {
   now?: () => number;
   /** Backend mode: what `GET /` reports about registration, heartbeats, polling and the event queue. */
   link?: { status(): Record<string, unknown> };
+  /**
+   * The settings cache, shared with the backend link (main.ts). Without one the satellite holds its
+   * defaults: the spec's, with SATELLITE_ENABLE_DOCS for `enable_swagger_docs`.
+   */
+  settings?: SettingsCache;
 }): SatelliteApp {
   const { config, events, logger } = options;
   const problems = configurationProblems(config);
@@ -127,11 +141,14 @@ export function createSatelliteApp(options: {
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
   });
+  const settings =
+    options.settings ??
+    createSettingsCache({ initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS }, source: 'defaults' });
   const startedAt = Date.now();
-  // The spec serves this from the settings cache; satellites have no settings access of their own
-  // (only the backend's satellite routes), so it reports the satellite's own state.
+  // Served from the settings cache (spec): which settings the satellite holds, where from, and their hash.
   app.get('/', async () => {
     const servers = runtime.snapshot();
+    const held = settings.current();
     return {
       status: 'ok',
       service: 'service-satellite',
@@ -142,18 +159,22 @@ export function createSatelliteApp(options: {
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },
       sessions: sessions.size(),
+      settings: { ...held.settings, source: held.source, hash: held.hash, updated_at: held.updated_at },
     };
   });
-  if (config.SATELLITE_ENABLE_DOCS) {
-    app.get('/documentation', async () => satelliteOpenApi);
-    app.get('/documentation/json', async () => satelliteOpenApi);
-  }
+  // Registered always and checked per request, so a change of global.enable_swagger_docs applies at
+  // once; while it is off the routes answer exactly as an unknown path does.
+  const documentation = async (_request: FastifyRequest, reply: FastifyReply) =>
+    settings.settings().enable_swagger_docs ? satelliteOpenApi : reply.callNotFound();
+  app.get('/documentation', documentation);
+  app.get('/documentation/json', documentation);
 
   let sweeper: NodeJS.Timeout | undefined;
   return {
     app,
     runtime,
     sessions,
+    settings,
     async start() {
       sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
       await runtime.start();

@@ -46,7 +46,8 @@ export const satelliteEnv = logEnv.extend({
   SATELLITE_INTROSPECTION_SECRET: z.string().min(32).optional(),
   // How long an introspection answer is trusted: a revoked token is refused at the latest this long after.
   SATELLITE_INTROSPECTION_CACHE_TTL_MS: positiveInt.default(30 * 1000),
-  // Stands in for the global.enable_swagger_docs setting until the settings cache reaches satellites.
+  // The satellite's default for global.enable_swagger_docs (/documentation): used in standalone mode
+  // unless the configuration file has settings, and in backend mode until the first configuration.
   SATELLITE_ENABLE_DOCS: envBoolean.default(true),
   // Spec: sessions end after 30 minutes without a message.
   SESSION_IDLE_TIMEOUT_MS: positiveInt.default(30 * 60 * 1000),

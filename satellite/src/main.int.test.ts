@@ -68,6 +68,22 @@ describe('the satellite process', () => {
     expect(await exited).toBe(0);
   });
 
+  it('standalone: serves /documentation by SATELLITE_ENABLE_DOCS, unless the file carries settings', async () => {
+    const off = await startSatellite({ SATELLITE_ENABLE_DOCS: 'false' });
+    expect((await fetch(`http://127.0.0.1:${off.port}/documentation`)).status).toBe(404);
+    off.child.kill('SIGTERM');
+
+    const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'settings.json');
+    writeFileSync(file, JSON.stringify({ servers: [], settings: { enable_swagger_docs: true } }));
+    const { port } = await startSatellite({ SATELLITE_ENABLE_DOCS: 'false', SATELLITE_CONFIG_FILE: file });
+    expect((await fetch(`http://127.0.0.1:${port}/documentation`)).status).toBe(200);
+    const health = (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as { settings: unknown };
+    expect(health.settings).toMatchObject({
+      enable_swagger_docs: true,
+      source: 'file',
+    });
+  });
+
   it('refuses a configuration file that is not valid, naming the field', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ servers: [{ ...stdioServer('x'), transport: 'stdio', command: undefined }] }));

@@ -8,20 +8,29 @@ import { satelliteConfig } from './config.ts';
 import { createLoggingEventSink } from './events/createLoggingEventSink.ts';
 import { loadServerConfigurationFile } from './loadServerConfigurationFile.ts';
 import { createSatelliteMetrics } from './metrics/createSatelliteMetrics.ts';
+import { createSettingsCache } from './settings/createSettingsCache.ts';
 
 const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
 
 let servers: ServerConfiguration[] = [];
+// The spec's defaults, docs switchable by SATELLITE_ENABLE_DOCS; replaced by the file's settings in
+// standalone mode, and by the backend's with each configuration in backend mode.
+const settings = createSettingsCache({
+  initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS },
+  source: 'defaults',
+});
 // Backend mode: the servers come from the backend's configuration (fetched once linked).
 const link = config.BACKEND_URL
-  ? createBackendLink({ config: { ...config, BACKEND_URL: config.BACKEND_URL }, logger })
+  ? createBackendLink({ config: { ...config, BACKEND_URL: config.BACKEND_URL }, logger, settings })
   : undefined;
 if (link && config.SATELLITE_CONFIG_FILE) {
   logger.warn('BACKEND_URL is set: SATELLITE_CONFIG_FILE is ignored, the backend distributes the configuration');
 } else if (config.SATELLITE_CONFIG_FILE) {
   try {
-    servers = loadServerConfigurationFile(config.SATELLITE_CONFIG_FILE).servers;
+    const file = loadServerConfigurationFile(config.SATELLITE_CONFIG_FILE);
+    servers = file.servers;
+    if (file.settings) settings.update(file.settings, 'file');
   } catch (error) {
     logger.fatal({ err: error }, 'standalone configuration refused');
     process.exit(1);
@@ -37,6 +46,7 @@ const satellite = createSatelliteApp({
   servers,
   events: link ? link.events : createLoggingEventSink(logger),
   logger,
+  settings,
   ...(link ? { link } : {}),
 });
 

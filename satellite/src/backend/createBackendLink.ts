@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Logger } from '@orbital/logger';
 import type { SatelliteEnv } from '../config.ts';
 import type { ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { SettingsCache } from '../settings/createSettingsCache.ts';
 import { createBackendClient } from './createBackendClient.ts';
 import { createCommandExecutor } from './createCommandExecutor.ts';
 import { createCommandPoller } from './createCommandPoller.ts';
@@ -41,6 +42,8 @@ export function createBackendLink(options: {
   config: BackendLinkConfig & { BACKEND_URL: string };
   logger: Logger;
   scheduler?: Scheduler;
+  /** The app's settings cache: the configuration sync keeps it to the backend's global settings. */
+  settings?: SettingsCache;
 }) {
   const { config } = options;
   const scheduler = options.scheduler ?? systemScheduler;
@@ -126,6 +129,7 @@ export function createBackendLink(options: {
         logger,
         scheduler,
         intervalMs: config.CONFIG_SYNC_INTERVAL_MS,
+        ...(options.settings ? { settings: options.settings } : {}),
       });
       const executor = createCommandExecutor({
         api,

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type ServerConfiguration, serverConfiguration } from '@orbital/contracts';
+import { type ServerConfiguration, satelliteGlobalSettings, serverConfiguration } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 import { canonicalJson } from '../runtime/canonicalJson.ts';
 import type { ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { SettingsCache } from '../settings/createSettingsCache.ts';
 import { describeFailure } from './createBackendClient.ts';
 import type { SatelliteApi } from './createSatelliteApi.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
@@ -61,6 +62,27 @@ function readServers(data: unknown, logger: Logger): ServerConfiguration[] | nul
 }
 
 /**
+ * Stores the global settings that came with the configuration. A reply without them (the registry
+ * could not read them) or with a bad object leaves the cache as it is: better the last known settings
+ * than defaults an administrator may have turned off.
+ */
+function storeSettings(data: unknown, cache: SettingsCache, logger: Logger): void {
+  const sent = (data as { settings?: unknown } | null)?.settings;
+  if (sent === undefined) return;
+  const parsed = satelliteGlobalSettings.safeParse(sent);
+  if (!parsed.success) {
+    logger.warn(
+      { fields: parsed.error.issues.map((i) => i.path.join('.')) },
+      'global settings in the configuration not understood; keeping the settings held',
+    );
+    return;
+  }
+  if (cache.update(parsed.data, 'backend')) {
+    logger.info({ settings_hash: cache.current().hash, ...parsed.data }, 'global settings applied');
+  }
+}
+
+/**
  * Configuration sync: fetches GET /api/satellites/:id/config on `configure` commands and on a slow
  * safety interval, and applies the difference to the runtime (start new, stop removed, restart
  * changed, leave unchanged alone). Emits `config.refreshed` after each fetch and `config.error` (with
@@ -74,6 +96,8 @@ export function createConfigSync(options: {
   scheduler: Scheduler;
   intervalMs: number;
   retryBaseMs?: number;
+  /** Receives the global settings sent with each configuration. */
+  settings?: SettingsCache;
 }) {
   const { api, runtime, events, logger, scheduler } = options;
   const retryBaseMs = options.retryBaseMs ?? 30000;
@@ -118,6 +142,7 @@ export function createConfigSync(options: {
       throw failure;
     }
     failures = 0;
+    if (options.settings && result.kind === 'ok') storeSettings(result.data, options.settings, logger);
     const nextHash = configurationHash(servers);
     const changed = nextHash !== hash;
     const applied = changed

@@ -45,6 +45,8 @@ export type GatewayDeps = {
   oauth?: { routes: RouteDefinition[] };
   /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
   sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
+  /** Whether /documentation is served (global.enable_swagger_docs); always when not given. */
+  docsEnabled?: () => Promise<boolean>;
   /** The process's metrics; when given, /metrics serves them and HTTP latency is recorded by route. */
   metrics?: ServiceMetrics;
   /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
@@ -102,6 +104,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       },
     },
   });
+  // The documentation follows global.enable_swagger_docs (spec "Built-in groups and settings").
+  if (deps.docsEnabled) {
+    const docsEnabled = deps.docsEnabled;
+    app.addHook('onRequest', async (request, reply) => {
+      if (!request.url.startsWith('/documentation') || (await docsEnabled())) return;
+      notFoundHandler(request, reply);
+      return reply;
+    });
+  }
   await app.register(swaggerUi, { routePrefix: '/documentation' });
 
   registerHealthRoutes(app, deps.readiness);

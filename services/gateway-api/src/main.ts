@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
+import { serviceIdentity } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import { runService, startDatabaseOwner } from '@orbital/service';
+import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { gatewayConfigSchema } from './config.ts';
 import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
+import { createDocsSwitch } from './http/createDocsSwitch.ts';
 import { createIdentityModule, type IdentityModule } from './identity/createIdentityModule.ts';
 import { firstAdminFromConfig } from './identity/ensureFirstAdmin.ts';
 import { createOAuthModule } from './oauth/createOAuthModule.ts';
@@ -82,6 +85,14 @@ await runService({
       sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
       eventRateLimiter,
+      docsEnabled: createDocsSwitch({
+        read: () =>
+          createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))).boolean(
+            'global.enable_swagger_docs',
+            true,
+          ),
+        logger,
+      }),
     });
     await app.listen({ port: config.PORT, host: config.HOST });
     return {

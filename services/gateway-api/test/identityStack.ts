@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
+import { serviceIdentity } from '@orbital/contracts';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
 import { createLogger, type Logger } from '@orbital/logger';
@@ -12,10 +13,12 @@ import { configSchema as registryConfigSchema } from '@orbital/satellite-registr
 import { startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
+import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildGateway, type GatewayDeps } from '../src/app.ts';
+import { createDocsSwitch } from '../src/http/createDocsSwitch.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
@@ -179,6 +182,16 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       identity,
       oauth,
       ...(options.sse ? { sse: options.sse } : {}),
+      // As main.ts wires it, with no time-to-live so tests see a change at once.
+      docsEnabled: createDocsSwitch({
+        read: () =>
+          createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))).boolean(
+            'global.enable_swagger_docs',
+            true,
+          ),
+        logger,
+        ttlMs: 0,
+      }),
     });
     const replica = { app, identity, bus, migrate: db.migrate };
     gateways.push(replica);

@@ -1,10 +1,17 @@
-import type { InstallationConfigRecord } from '@orbital/contracts';
+import { type InstallationConfigRecord, settingsSubjects } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, registerSatellite, type SatelliteStack, startSatelliteStack } from './satelliteHarness.ts';
+import {
+  call,
+  globalAdmin,
+  registerSatellite,
+  type SatelliteStack,
+  startSatelliteStack,
+  teamMember,
+} from './satelliteHarness.ts';
 
 let stack: SatelliteStack;
 beforeAll(async () => {
-  stack = await startSatelliteStack();
+  stack = await startSatelliteStack({ settings: true });
   stack.installations.push(
     installation('a-files', 'team-a', 'alpha', {
       team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
@@ -42,8 +49,18 @@ function installation(
 async function configOf(satellite: { id: string; apiKey: string }) {
   const response = await call(stack, satellite, 'GET', `${satellite.id}/config`);
   expect(response.statusCode).toBe(200);
-  return response.json().data as { servers: Array<Record<string, unknown>> };
+  return response.json().data as {
+    servers: Array<Record<string, unknown>>;
+    settings?: { enable_swagger_docs: boolean };
+  };
 }
+
+const setSwaggerDocs = (value: string, identity = globalAdmin) =>
+  stack.adminBus.request(
+    settingsSubjects.updateSetting,
+    { key: 'global.enable_swagger_docs', changes: { value } },
+    { identity },
+  );
 
 describe('GET /api/satellites/:id/config', () => {
   it("gives a team satellite its team's installations only, merged, with secrets in the response", async () => {
@@ -85,5 +102,43 @@ describe('GET /api/satellites/:id/config', () => {
     const b = await registerSatellite(stack, { scope: 'team', team_id: 'team-b' }, 'cfg-other');
     const response = await call(stack, a, 'GET', `${b.id}/config`);
     expect(response.statusCode).toBe(403);
+  });
+});
+
+describe('global settings in the configuration', () => {
+  it('carries global.enable_swagger_docs as the settings service holds it, changed by a global admin', async () => {
+    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-a' }, 'cfg-settings');
+    // The definition's default, 'true', before anyone changed it.
+    expect((await configOf(sat)).settings).toEqual({ enable_swagger_docs: true });
+
+    await setSwaggerDocs('false');
+    const off = await configOf(sat);
+    expect(off.settings).toEqual({ enable_swagger_docs: false });
+    expect(off.servers.map((s) => s.installation_id)).toEqual(['a-files']);
+
+    await setSwaggerDocs('true');
+    expect((await configOf(sat)).settings).toEqual({ enable_swagger_docs: true });
+  });
+
+  it('keeps the setting when someone who is not a global admin tries to change it', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'cfg-settings-refused');
+    await setSwaggerDocs('false');
+    await expect(setSwaggerDocs('true', teamMember('team-a', 'team_admin'))).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    expect((await configOf(sat)).settings).toEqual({ enable_swagger_docs: false });
+    await setSwaggerDocs('true');
+  });
+
+  it('sends the servers without settings when the stored value is not a boolean, so satellites keep theirs', async () => {
+    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-a' }, 'cfg-settings-bad');
+    await setSwaggerDocs('sometimes');
+    try {
+      const reply = await configOf(sat);
+      expect(reply).not.toHaveProperty('settings');
+      expect(reply.servers.map((s) => s.installation_id)).toEqual(['a-files']);
+    } finally {
+      await setSwaggerDocs('true');
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
@@ -8,11 +10,14 @@ import {
   registrySubjects,
   serviceIdentity,
 } from '@orbital/contracts';
+import { writeDatabaseSetupRecord } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
 import { startDatabaseOwner } from '@orbital/service';
+import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
+import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -32,6 +37,8 @@ export type SatelliteStack = {
   env: TestEnvironment;
   gateway: FastifyInstance;
   registry: RegistryApp;
+  /** The real settings service, when asked for (`settings: true`); otherwise nothing answers `settings.*`. */
+  settings: SettingsApp | undefined;
   adminBus: Bus;
   satellites: Awaited<ReturnType<typeof createSatelliteAuthenticator>>;
   clock: { now: Date; advance(ms: number): void };
@@ -41,7 +48,9 @@ export type SatelliteStack = {
   stop(): Promise<void>;
 };
 
-export async function startSatelliteStack(options: { leaseMs?: number } = {}): Promise<SatelliteStack> {
+export async function startSatelliteStack(
+  options: { leaseMs?: number; settings?: boolean } = {},
+): Promise<SatelliteStack> {
   const env = await createTestEnvironment();
   const buses: Bus[] = [];
   const bus = async (name: string) => {
@@ -64,6 +73,22 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
     argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
   });
   await registry.database.migrate();
+  let settings: SettingsApp | undefined;
+  if (options.settings) {
+    // Set up already, so the settings service migrates and loads its definitions at start.
+    await writeDatabaseSetupRecord(
+      { ...env.postgres, ssl: false },
+      { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
+    );
+    settings = await createSettingsApp({
+      bus: await bus('settings'),
+      logger,
+      config: loadConfig(settingsConfigSchema, {
+        ...env.env,
+        PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-satellite-settings-')),
+      }),
+    });
+  }
 
   const installations: InstallationConfigRecord[] = [];
   const installationRequests: Array<{ team_ids: string[] | null }> = [];
@@ -114,6 +139,7 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
     env,
     gateway,
     registry,
+    settings,
     adminBus,
     satellites,
     clock,
@@ -127,8 +153,10 @@ export async function startSatelliteStack(options: { leaseMs?: number } = {}): P
       await identityDb.pool.end();
       redis.disconnect();
       await db.end();
+      settings?.stop();
       for (const b of buses) await b.drain();
       await registry.database.pool.end();
+      await settings?.database.pool.end();
       await env.cleanup();
     },
   };

@@ -147,4 +147,14 @@ describe('settings over HTTP', () => {
     ]);
     expect((await call('GET', '/api/settings/bulk.http.a')).statusCode).toBe(404);
   });
+
+  it('serves /documentation only while global.enable_swagger_docs is true', async () => {
+    expect((await gateway.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
+    await call('PUT', '/api/settings/global.enable_swagger_docs', { value: 'false' });
+    const hidden = await gateway.inject({ method: 'GET', url: '/documentation/json' });
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+    await call('PUT', '/api/settings/global.enable_swagger_docs', { value: 'true' });
+    expect((await gateway.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
+  });
 });

@@ -52,8 +52,25 @@ export const serverConfiguration = z
   });
 export type ServerConfiguration = z.infer<typeof serverConfiguration>;
 
+/**
+ * The global settings a satellite acts on (spec "Satellite gateway endpoints"): the registry reads them
+ * from the settings service and sends them with every configuration, the satellite keeps the last ones
+ * in its settings cache. Defaults are the spec's defaults of the matching `global.*` settings.
+ */
+export const satelliteGlobalSettings = z.object({
+  /** `global.enable_swagger_docs`: whether the satellite serves `/documentation`. */
+  enable_swagger_docs: z.boolean().default(true),
+});
+export type SatelliteGlobalSettings = z.infer<typeof satelliteGlobalSettings>;
+
 export const satelliteConfiguration = z.object({
   servers: z.array(serverConfiguration),
+  /**
+   * Optional: a standalone file may leave it out (the satellite then uses its defaults), and the
+   * registry leaves it out when the settings service cannot answer, so a satellite keeps what it holds
+   * rather than falling back to defaults an administrator may have turned off.
+   */
+  settings: satelliteGlobalSettings.optional(),
 });
 export type SatelliteConfiguration = z.infer<typeof satelliteConfiguration>;
 

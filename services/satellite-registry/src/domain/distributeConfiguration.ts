@@ -2,9 +2,11 @@ import {
   type CallerIdentity,
   installationsConfigForSatelliteSubject,
   type SatelliteConfiguration,
+  type SatelliteGlobalSettings,
   serviceIdentity,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
+import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import * as store from '../db/registryStore.ts';
 import { mergeInstallationConfigs } from './mergeInstallationConfigs.ts';
 import { requireSatellite } from './registryAccess.ts';
@@ -17,6 +19,26 @@ import type { RegistryDeps } from './registryDeps.ts';
  */
 export function createConfigurationDistribution(deps: RegistryDeps) {
   const { pool, bus, logger } = deps;
+  const settingsReader = createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('satellite-registry')));
+
+  /**
+   * Read on every fetch, not cached here: the settings service keeps its own cache coherent across its
+   * replicas, so a change reaches each satellite with its next configuration. When the settings cannot
+   * be read, the reply goes without them and the satellite keeps the settings it holds; its servers
+   * still reach it.
+   */
+  const satelliteSettings = async (satelliteId: string): Promise<SatelliteGlobalSettings | undefined> => {
+    try {
+      return { enable_swagger_docs: (await settingsReader.boolean('global.enable_swagger_docs', true)) ?? true };
+    } catch (error) {
+      logger.warn(
+        { event: 'config.settings_unavailable', satelliteId, err: error },
+        'global settings could not be read; configuration sent without them',
+      );
+      return undefined;
+    }
+  };
+
   return async function configurationFor(
     { satellite_id }: { satellite_id: string },
     identity: CallerIdentity,
@@ -29,11 +51,14 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
       throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked');
     }
     const teamIds = satellite.satellite_type === 'team' && satellite.team_id ? [satellite.team_id] : null;
-    const { installations } = await bus.request(
-      installationsConfigForSatelliteSubject,
-      { team_ids: teamIds },
-      { identity: serviceIdentity('satellite-registry'), requestId },
-    );
+    const [{ installations }, settings] = await Promise.all([
+      bus.request(
+        installationsConfigForSatelliteSubject,
+        { team_ids: teamIds },
+        { identity: serviceIdentity('satellite-registry'), requestId },
+      ),
+      satelliteSettings(satellite_id),
+    ]);
     const { servers, skipped } = mergeInstallationConfigs(installations, teamIds ? new Set(teamIds) : null);
     for (const skip of skipped) {
       // Ids and the kind of problem only: the configuration itself may hold secrets.
@@ -44,6 +69,6 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
           : 'installation skipped: its stored configuration is not valid',
       );
     }
-    return { servers };
+    return settings ? { servers, settings } : { servers };
   };
 }
