@@ -15,6 +15,7 @@ import {
   requestIdFor,
 } from './http/defineRoute.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
+import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
 import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
@@ -24,6 +25,7 @@ import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
+import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 
 export type GatewayDeps = {
@@ -115,6 +117,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   registerHealthRoutes(app, deps.readiness);
   if (deps.metrics) registerMetrics(app, deps.metrics);
+  const streams = { live, keepAliveMs: deps.sse?.keepAliveMs ?? 30000, retryMs: deps.sse?.retryMs ?? 3000 };
   const routes: RouteDefinition[] = [
     ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
     ...(deps.identity?.routes ?? []),
@@ -126,11 +129,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
     }) as RouteDefinition[]),
     ...(installationRoutes(deps.bus) as RouteDefinition[]),
-    ...(installationStreamRoutes(deps.bus, deps.logger, {
-      live,
-      keepAliveMs: deps.sse?.keepAliveMs ?? 30000,
-      retryMs: deps.sse?.retryMs ?? 3000,
-    }) as RouteDefinition[]),
+    ...(installationStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
+    ...(satelliteStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
+    ...(clientActivityRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
     ...(jobsRoutes(deps.bus) as RouteDefinition[]),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);

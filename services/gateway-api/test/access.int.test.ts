@@ -84,6 +84,22 @@ describe('the access matrix', () => {
       headers = bearer(session);
     }
     const body = row.body?.(ctx);
+    if (row.stream) {
+      // A stream a caller may open never ends: read its status as soon as the head is written.
+      const response = await app.inject({ method: row.method, url: row.url(ctx), headers, payloadAsStream: true });
+      const payload = response.stream();
+      if (response.statusCode === 200) {
+        expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+        payload.destroy();
+        response.raw.res.destroy();
+      } else {
+        let text = '';
+        for await (const chunk of payload) text += String(chunk);
+        expect(JSON.parse(text)).toMatchObject({ success: false, error: { code: expect.any(String) } });
+      }
+      expect(response.statusCode).toBe(status);
+      return;
+    }
     const response = await app.inject({
       method: row.method,
       url: row.url(ctx),

@@ -31,6 +31,8 @@ export type AccessRow = {
   freshSession?: boolean;
   /** OAuth endpoints answer their own errors in the RFC 6749 shape `{error, error_description}`. */
   errorShape?: 'oauth';
+  /** An SSE route: a caller it admits gets a stream (200, text/event-stream), closed by the test at once. */
+  stream?: true;
   expect: Record<AccessRole, number>;
 };
 
@@ -301,6 +303,26 @@ export const accessMatrix: AccessRow[] = [
     route: '/api/satellites/:id/metrics',
     url: () => `/api/satellites/${randomUUID()}/metrics`,
     expect: loggedIn(404),
+  },
+  {
+    method: 'GET',
+    route: '/api/satellites/:id/metrics/stream',
+    url: () => `/api/satellites/${randomUUID()}/metrics/stream`,
+    expect: loggedIn(404),
+  },
+  // Anyone signed in sees the sessions of their own teams; team_id narrows to a team of theirs.
+  {
+    method: 'GET',
+    route: '/api/users/me/mcp/client-activity',
+    url: () => '/api/users/me/mcp/client-activity',
+    expect: loggedIn(200),
+  },
+  {
+    method: 'GET',
+    route: '/api/users/me/mcp/client-activity/stream',
+    url: (c) => `/api/users/me/mcp/client-activity/stream?team_id=${c.teamA}`,
+    stream: true,
+    expect: teamAReaders(200),
   },
   {
     method: 'DELETE',

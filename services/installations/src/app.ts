@@ -96,7 +96,7 @@ export async function createApp(deps: {
     deps.teamSlug ??
     (async (teamId) => (await bus.request(identityTeamGetSubject, { teamId }, { identity: self })).slug);
   const operations = createInstallationsOperations({ pool: database.pool, box, relay, teamSlug });
-  serveInstallationSubjects(bus, operations);
+  serveInstallationSubjects(bus, operations, database.pool);
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
   bus.serve(installationsConfigForSatelliteSubject, async (request, context) => {

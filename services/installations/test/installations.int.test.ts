@@ -502,6 +502,19 @@ describe('job work', () => {
     expect(rows[0]).toEqual({ count: '100', oldest: 'line 151' });
   });
 
+  it('forgets client sessions a week after their last event, on the same tick', async () => {
+    await h.sql(
+      `INSERT INTO installations.mcp_client_sessions (satellite_id, session_id, team_id, updated_at)
+       VALUES ('sat-r', 'stale', $1, now() - interval '8 days'), ('sat-r', 'recent', $1, now() - interval '6 days')`,
+      [teamA],
+    );
+    await h.client.request(jobWorkSubjects.logCleanup, { keep_per_installation: 100 }, as(jobs));
+    const rows = await h.sql<{ session_id: string }>(
+      "SELECT session_id FROM installations.mcp_client_sessions WHERE satellite_id = 'sat-r'",
+    );
+    expect(rows.map((r) => r.session_id)).toEqual(['recent']);
+  });
+
   it('queues each installation once per credential rotation, and a retried tick queues nothing twice', async () => {
     const start = Date.parse('2026-01-01T00:00:00Z');
     const all = new Map<string, number>();

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Bus, ensureStream } from '@orbital/bus';
-import { commandEventsStream, satelliteEventsStream } from '@orbital/contracts';
+import { commandEventsStream, heartbeatEventsStream, satelliteEventsStream } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
@@ -31,10 +31,11 @@ export async function createApp(deps: {
 }): Promise<RegistryApp> {
   const { bus, logger, config } = deps;
   const now = deps.now ?? (() => new Date());
-  // The registry owns the satellite event and command event streams: it creates them, and brings them
+  // The registry owns the satellite event, command event and heartbeat streams: it creates them, and brings them
   // to the definitions in libs/contracts at every start.
   await ensureStream(deps.bus, satelliteEventsStream);
   await ensureStream(deps.bus, commandEventsStream);
+  await ensureStream(deps.bus, heartbeatEventsStream);
   const database = await startDatabaseOwner({
     bus,
     owner: 'registry',

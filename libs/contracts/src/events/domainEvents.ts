@@ -1,14 +1,17 @@
 import { z } from 'zod';
+import { clientActivityRecorded } from '../installations/clientActivity.ts';
 import {
   installationLogAppended,
   installationRequestLogged,
   installationStatusChanged,
   installationStatusChangedSubjectName,
 } from '../installations/installationEvents.ts';
+import { satelliteHeartbeatRecorded } from '../registry/heartbeatEvents.ts';
 import { commandPriority, commandType } from '../satellite/commands.ts';
 import { settingsChangedEvent, settingsChangedSubject } from '../settings/settingsSubjects.ts';
 import {
   commandEventsStream,
+  heartbeatEventsStream,
   installationEventsStream,
   type StreamDefinition,
   settingsEventsStream,
@@ -70,10 +73,24 @@ export const domainEvents: DomainEventDefinition[] = [
     payload: installationRequestLogged,
   },
   {
+    subject: 'evt.installation.client_activity.<team_id or _global>',
+    stream: installationEventsStream,
+    producer: 'installations',
+    description: 'An MCP client session connected or disconnected (feeds the client activity stream).',
+    payload: clientActivityRecorded,
+  },
+  {
     subject: commandCreatedSubject,
     stream: commandEventsStream,
     producer: 'satellite-registry',
     description: 'A command was queued for a satellite.',
     payload: commandCreatedEvent,
+  },
+  {
+    subject: 'evt.heartbeat.recorded.<satellite_id>',
+    stream: heartbeatEventsStream,
+    producer: 'satellite-registry',
+    description: 'A heartbeat was stored: its metrics point and process metrics (feeds the metrics stream).',
+    payload: satelliteHeartbeatRecorded,
   },
 ];

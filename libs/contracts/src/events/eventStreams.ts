@@ -96,6 +96,25 @@ export const commandEventsStream: StreamDefinition = {
 };
 
 /**
+ * Heartbeats the registry stored (`evt.heartbeat.recorded.<satellite_id>`), feeding the satellite metrics
+ * streams. Owned by satellite-registry. The database keeps the series; the stream only has to cover a
+ * client's reconnection, so a day is plenty, and when full it drops the oldest points (a metric point
+ * is not worth refusing a heartbeat for). At one ~1 KB heartbeat every 30 s, 256 MiB holds a day of
+ * about 3000 satellites.
+ */
+export const heartbeatEventsStream: StreamDefinition = {
+  name: 'EVENTS_HEARTBEAT',
+  subjects: ['evt.heartbeat.>'],
+  owner: 'satellite-registry',
+  description: 'Heartbeats stored by the registry (feeds GET /api/satellites/:id/metrics/stream)',
+  maxAgeMs: day,
+  maxBytes: 256 * mebibyte,
+  maxMessageBytes: mebibyte,
+  duplicateWindowMs: 2 * minute,
+  discard: 'old',
+};
+
+/**
  * Messages a durable consumer gave up on after its last attempt, `parked.<durable>`, kept for 30 days
  * so someone can read them (libs/bus `listParked`) and replay them once the cause is fixed. Every
  * consumer makes sure it exists before consuming, so no one service has to run first. When it is
@@ -118,6 +137,7 @@ export const eventStreams = [
   settingsEventsStream,
   installationEventsStream,
   commandEventsStream,
+  heartbeatEventsStream,
   parkedEventsStream,
 ] as const;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineSubject, emptyRequest } from '../subject.ts';
+import { clientActivityPage, clientActivityQuery } from './clientActivity.ts';
 import {
   installationCreate,
   installationRef,
@@ -142,5 +143,13 @@ export const installationSubjects = {
       "Stores the installation's settings (team admins) and queues configure mcp_installation_updated so satellites apply them.",
     request: installationRef.extend({ settings: settingsPatch }).strict(),
     reply: installationView,
+  }),
+  listClientActivity: defineSubject({
+    subject: 'installations.client_activity.list',
+    service: 'installations',
+    description:
+      "Recent MCP client sessions, newest first: of the caller's teams, or of every team and none for global admins.",
+    request: z.object({ query: clientActivityQuery }).strict(),
+    reply: clientActivityPage,
   }),
 } as const;

@@ -225,5 +225,6 @@ export const satelliteMetrics = z.object({
   heartbeats: z.array(heartbeatPoint),
   processes: z.array(satelliteProcessView),
 });
+export type SatelliteMetrics = z.infer<typeof satelliteMetrics>;
 
 export const updateIpAllowlistBody = z.object({ ip_allowlist: ipAllowlist }).strict();

@@ -18,33 +18,18 @@ import {
   serverLogQuery,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, type LiveStreams, serveEventStream, skipMessage } from '@orbital/sse';
-import { z } from 'zod';
+import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
 import { installationParams, installationsPath } from './installationRoutes.ts';
-
-export type StreamSettings = { live: LiveStreams; keepAliveMs: number; retryMs: number };
-
-const streamResponse = z.unknown().meta({ description: 'text/event-stream: snapshot, then update events' });
+import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
  * The SSE twins of status, logs and requests (spec "Streaming convention"): same path plus `/stream`,
  * same query and access, the REST twin's data as the `snapshot`, then `update` events from JetStream.
  */
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
-  const common = (input: RouteInput<unknown, unknown, unknown>, route: string) => ({
-    request: input.request.raw,
-    response: input.reply.raw,
-    hijack: () => input.reply.hijack(),
-    bus,
-    live: settings.live,
-    logger,
-    route,
-    stream: installationEventsStream.name,
-    lastEventId: header(input.request.headers['last-event-id']),
-    keepAliveMs: settings.keepAliveMs,
-    retryMs: settings.retryMs,
-  });
+  const common = (input: RouteInput<unknown, unknown, unknown>, route: string) =>
+    streamRouteOptions(bus, logger, settings, input, route, installationEventsStream.name);
   const access = { kind: 'team', permission: 'installations.view', teamParam: 'teamId' } as const;
 
   return [
@@ -145,8 +130,4 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
       },
     }),
   ];
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

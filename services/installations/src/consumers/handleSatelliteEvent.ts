@@ -17,6 +17,7 @@ import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
 import type { OutboxRelay } from '../domain/outboxRelay.ts';
 import { requestLogView } from '../domain/views.ts';
+import { type EventSource, storeClientSession } from './storeClientSession.ts';
 
 export type SatelliteEventDeps = { pool: LivePool; bus: Bus; relay: OutboxRelay; logger: Logger };
 
@@ -25,7 +26,11 @@ export type SatelliteEventDeps = { pool: LivePool; bus: Bus; relay: OutboxRelay;
  * events were published, so the message is acknowledged only then; a redelivery stores nothing twice
  * and republishes under the same message ids, which JetStream drops as duplicates.
  */
-export async function handleSatelliteEvent(deps: SatelliteEventDeps, payload: unknown): Promise<void> {
+export async function handleSatelliteEvent(
+  deps: SatelliteEventDeps,
+  payload: unknown,
+  source: EventSource = { satelliteId: null, teamId: null },
+): Promise<void> {
   const parsed = parseSatelliteEvent(payload);
   if (!parsed.success) {
     throw new AppError('validation_failed', 'The satellite event breaks its contract', { details: parsed.issues });
@@ -38,6 +43,9 @@ export async function handleSatelliteEvent(deps: SatelliteEventDeps, payload: un
       return storeRequest(deps, event);
     case 'mcp.tools.discovered':
       return storeTools(deps, event);
+    case 'mcp.client.connected':
+    case 'mcp.client.disconnected':
+      return storeClientSession(deps, event, source);
     default: {
       const trigger = processTrigger(event);
       if (trigger) await applyToInstallation(deps, event, trigger.installationId, trigger.teamId, trigger.trigger);

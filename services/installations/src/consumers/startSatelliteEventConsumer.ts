@@ -1,4 +1,5 @@
 import { type Bus, consumeDurable, type DurableConsumer } from '@orbital/bus';
+import { headerNames } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
 
@@ -6,7 +7,7 @@ export type ConsumerHandle = { stop(): Promise<void> };
 
 /**
  * The installations service's durable consumer of satellite events (server events, tool executions,
- * discovered tools, stderr batches). The stream belongs to the event pipeline; while it does not exist
+ * discovered tools, stderr batches, client sessions). The stream belongs to the event pipeline; while it does not exist
  * yet the consumer looks again every `retryMs`, so the services can start in any order.
  */
 export function startSatelliteEventConsumer(
@@ -23,9 +24,13 @@ export function startSatelliteEventConsumer(
       consumer = await consumeDurable(deps.bus, {
         stream: options.stream,
         durable: 'installations_satellite_events',
-        // One filter (NATS 2.9 knows no filter_subjects); client and config events are skipped by the handler.
+        // One filter (NATS 2.9 knows no filter_subjects); events it has no use for are skipped by the handler.
         filterSubjects: ['evt.satellite.*.mcp.>'],
-        handler: (payload) => handleSatelliteEvent(deps, payload),
+        handler: (payload, message) =>
+          handleSatelliteEvent(deps, payload, {
+            satelliteId: message.headers?.get(headerNames.satelliteId) || null,
+            teamId: message.headers?.get(headerNames.teamId) || null,
+          }),
         logger: deps.logger,
       });
       if (stopped) await consumer.stop();

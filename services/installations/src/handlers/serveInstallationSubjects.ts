@@ -1,9 +1,11 @@
 import type { Bus } from '@orbital/bus';
 import { installationSubjects as s } from '@orbital/contracts';
+import type { LivePool } from '@orbital/db';
 import type { InstallationsOperations } from '../domain/createInstallationsOperations.ts';
+import { listClientActivity } from '../domain/listClientActivity.ts';
 
 /** One thin handler per subject: the operations check the caller's role themselves. */
-export function serveInstallationSubjects(bus: Bus, ops: InstallationsOperations): void {
+export function serveInstallationSubjects(bus: Bus, ops: InstallationsOperations, pool: LivePool): void {
   bus.serve(s.listTemplates, (_r, c) => ops.listTemplates(c.identity));
   bus.serve(s.getTemplate, (r, c) => ops.getTemplate(c.identity, r.slug));
   bus.serve(s.createTemplate, (r, c) => ops.createTemplate(c.identity, r));
@@ -22,4 +24,5 @@ export function serveInstallationSubjects(bus: Bus, ops: InstallationsOperations
   bus.serve(s.listRequests, (r, c) => ops.listRequests(c.identity, r.team_id, r.installation_id, r.query));
   bus.serve(s.getRequest, (r, c) => ops.getRequest(c.identity, r.team_id, r.installation_id, r.request_id));
   bus.serve(s.updateSettings, (r, c) => ops.updateSettings(c.identity, r.team_id, r.installation_id, r.settings));
+  bus.serve(s.listClientActivity, (r, c) => listClientActivity(pool, c.identity, r.query));
 }

@@ -1,11 +1,15 @@
 import type { Bus } from '@orbital/bus';
 import { jobWorkSubjects } from '@orbital/contracts';
 import type { LivePool } from '@orbital/db';
+import { deleteOldClientSessions } from '../db/clientSessionQueries.ts';
 import { dueForCredentialValidation } from '../db/installationQueries.ts';
 import { deleteOldLogLines } from '../db/monitoringQueries.ts';
 import { aggregateTemplateHealth } from '../db/templateQueries.ts';
 import { requireService } from '../domain/access.ts';
 import { type OutboxRelay, queueCommand } from '../domain/outboxRelay.ts';
+
+/** How long a client session stays listed after its last event. */
+const clientSessionRetentionDays = 7;
 
 /** The work the jobs service schedules; each is idempotent, so a retried or doubled tick is harmless. */
 export function serveJobSubjects(bus: Bus, deps: { pool: LivePool; relay: OutboxRelay }): void {
@@ -41,6 +45,9 @@ export function serveJobSubjects(bus: Bus, deps: { pool: LivePool; relay: Outbox
 
   bus.serve(jobWorkSubjects.logCleanup, async (request, context) => {
     requireService(context.identity);
-    return { removed: await deleteOldLogLines(deps.pool.get(), request.keep_per_installation) };
+    const removed = await deleteOldLogLines(deps.pool.get(), request.keep_per_installation);
+    // The same tick bounds the client activity table (7 days of sessions; see migration 0003).
+    await deleteOldClientSessions(deps.pool.get(), clientSessionRetentionDays);
+    return { removed };
   });
 }

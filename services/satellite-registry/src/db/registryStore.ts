@@ -143,7 +143,9 @@ export async function logUsage(
 /** Records the heartbeat and returns the status before and after (the first moves inactive to active). */
 export async function recordHeartbeat(db: CommonQueryMethods, satelliteId: string, hb: HeartbeatBody, now: Date) {
   const at = sql.timestamp(now);
-  const transition = await db.maybeOne(sql.type(z.object({ status: z.string(), previous_status: z.string() }))`
+  const transition = await db.maybeOne(sql.type(
+    z.object({ status: z.string(), previous_status: z.string(), team_id: z.string().nullable() }),
+  )`
     WITH previous AS (SELECT id, status FROM satellites WHERE id = ${satelliteId} FOR UPDATE)
     UPDATE satellites s SET
       status = CASE WHEN previous.status = 'inactive' THEN 'active' ELSE previous.status END,
@@ -151,17 +153,18 @@ export async function recordHeartbeat(db: CommonQueryMethods, satelliteId: strin
       satellite_url = COALESCE(${hb.satellite_url ?? null}, s.satellite_url),
       updated_at = ${at}
     FROM previous WHERE s.id = previous.id AND previous.status <> 'revoked'
-    RETURNING s.status, previous.status AS previous_status`);
+    RETURNING s.status, previous.status AS previous_status, s.team_id`);
   if (!transition) return null;
   const sys = hb.system;
-  await db.query(sql.unsafe`
+  const heartbeatId = await db.oneFirst(sql.type(z.object({ id: z.coerce.number() }))`
     INSERT INTO satellite_heartbeats (satellite_id, received_at, cpu_percent, memory_used_mb, memory_total_mb,
       disk_used_mb, disk_total_mb, network_status, process_total, process_running, process_failed, uptime_seconds,
       processes)
     VALUES (${satelliteId}, ${at}, ${sys.cpu_percent}, ${sys.memory.used_mb}, ${sys.memory.total_mb},
       ${sys.disk?.used_mb ?? null}, ${sys.disk?.total_mb ?? null}, ${sys.network_status}, ${sys.process_counts.total},
       ${sys.process_counts.running}, ${sys.process_counts.failed}, ${sys.uptime_seconds},
-      ${sql.jsonb(hb.processes as never)})`);
+      ${sql.jsonb(hb.processes as never)})
+    RETURNING id`);
   if (hb.processes.length > 0) {
     await db.query(sql.unsafe`
       INSERT INTO satellite_processes (satellite_id, process_id, installation_id, team_id, status, health,
@@ -177,7 +180,7 @@ export async function recordHeartbeat(db: CommonQueryMethods, satelliteId: strin
         p95_response_time_ms = EXCLUDED.p95_response_time_ms, cpu_percent = EXCLUDED.cpu_percent,
         memory_mb = EXCLUDED.memory_mb, updated_at = EXCLUDED.updated_at`);
   }
-  return transition;
+  return { ...transition, heartbeat_id: heartbeatId };
 }
 
 export async function heartbeatSeries(db: CommonQueryMethods, satelliteId: string, limit: number, since: Date | null) {

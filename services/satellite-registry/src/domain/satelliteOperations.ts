@@ -1,8 +1,11 @@
+import { publishJson } from '@orbital/bus';
 import {
   apiKeyInvalidatedSubject,
   type CallerIdentity,
   type ParsedRequestOf,
   type registrySubjects,
+  type SatelliteHeartbeatRecorded,
+  satelliteHeartbeatSubject,
   satelliteStatus,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
@@ -36,6 +39,21 @@ export function createSatelliteOperations(deps: RegistryDeps) {
   /** Every gateway replica drops its cached verification of this satellite's key. */
   function invalidate(satelliteId: string) {
     bus.connection.publish(bus.subject(apiKeyInvalidatedSubject), JSON.stringify({ satellite_id: satelliteId }));
+  }
+
+  /**
+   * Feeds the metrics streams. Stored is what counts: a point that fails to publish stays in the series
+   * (the REST twin and the next snapshot show it), so a publish failure is logged, not returned to the
+   * satellite, which would otherwise retry a heartbeat that was recorded.
+   */
+  async function publishHeartbeat(event: SatelliteHeartbeatRecorded) {
+    try {
+      await publishJson(bus, satelliteHeartbeatSubject(event.satellite_id), event, {
+        msgId: `heartbeat:${event.heartbeat_id}`,
+      });
+    } catch (err) {
+      logger.warn({ err, satelliteId: event.satellite_id }, 'heartbeat stored but not published to the metrics stream');
+    }
   }
 
   return {
@@ -76,6 +94,9 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       }
       const activated = transition.previous_status === 'inactive';
       if (activated) logger.info({ event: 'satellite.activated', satelliteId: satellite_id }, 'satellite active');
+      await publishHeartbeat(
+        heartbeatRecorded(satellite_id, transition.team_id, transition.heartbeat_id, heartbeat, at),
+      );
       return {
         status: satelliteStatus.parse(transition.status),
         activated,
@@ -144,5 +165,47 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       invalidate(satellite_id);
       return view(row);
     },
+  };
+}
+
+/** The stored heartbeat as the metrics route lists it: its point, and its processes as `processes` rows. */
+function heartbeatRecorded(
+  satelliteId: string,
+  teamId: string | null,
+  heartbeatId: number,
+  hb: Req<'heartbeat'>['heartbeat'],
+  at: Date,
+): SatelliteHeartbeatRecorded {
+  const sys = hb.system;
+  return {
+    heartbeat_id: heartbeatId,
+    satellite_id: satelliteId,
+    team_id: teamId,
+    heartbeat: {
+      received_at: at.toISOString(),
+      cpu_percent: sys.cpu_percent,
+      memory_used_mb: sys.memory.used_mb,
+      memory_total_mb: sys.memory.total_mb,
+      disk_used_mb: sys.disk?.used_mb ?? null,
+      disk_total_mb: sys.disk?.total_mb ?? null,
+      network_status: sys.network_status,
+      process_total: sys.process_counts.total,
+      process_running: sys.process_counts.running,
+      process_failed: sys.process_counts.failed,
+      uptime_seconds: sys.uptime_seconds,
+    },
+    processes: hb.processes.map((p) => ({
+      process_id: p.process_id,
+      installation_id: p.installation_id,
+      team_id: p.team_id,
+      status: p.status,
+      health: p.health,
+      request_count: p.request_count,
+      avg_response_time_ms: p.avg_response_time_ms ?? null,
+      p95_response_time_ms: p.p95_response_time_ms ?? null,
+      cpu_percent: p.cpu_percent ?? null,
+      memory_mb: p.memory_mb ?? null,
+      updated_at: at.toISOString(),
+    })),
   };
 }

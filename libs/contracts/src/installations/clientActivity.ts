@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { CallerIdentity } from '../identity.ts';
+import { clientType } from '../satellite/events.ts';
+import { subjectToken } from '../subject.ts';
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/**
+ * One MCP client session of a satellite, from its `mcp.client.connected` and `mcp.client.disconnected`
+ * events (installations keeps the recent ones). `team_id` is the team the session served: for a team
+ * satellite always its own team, whatever the event claims; null for a global satellite's session that
+ * named no team, which only global admins see. The client's IP address is not kept.
+ */
+export const clientSessionView = z.object({
+  satellite_id: z.string(),
+  session_id: z.string(),
+  team_id: z.string().nullable(),
+  client_type: clientType.nullable(),
+  user_agent: z.string().nullable(),
+  transport: z.string().nullable(),
+  /** Null when only the disconnection was seen (the connection fell outside the event window). */
+  connected_at: isoTime.nullable(),
+  disconnected_at: isoTime.nullable(),
+  active: z.boolean(),
+  connection_duration_seconds: z.number().nullable(),
+  tool_execution_count: z.number().int().nullable(),
+  disconnect_reason: z.string().nullable(),
+  /** When the last event of the session was recorded; the list is ordered by it, newest first. */
+  updated_at: isoTime,
+});
+export type ClientSessionView = z.infer<typeof clientSessionView>;
+
+/** Query of GET /api/users/me/mcp/client-activity and its stream. */
+export const clientActivityQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    /** Only this team's sessions (the caller must belong to it, or be a global admin). */
+    team_id: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export type ClientActivityQuery = z.infer<typeof clientActivityQuery>;
+
+export const clientActivityPage = z.object({ items: z.array(clientSessionView) });
+export type ClientActivityPage = z.infer<typeof clientActivityPage>;
+
+/**
+ * The sessions a caller may see, one rule for the REST route and its stream: a global admin sees every
+ * session (sessions of no team included); anyone else the sessions of the teams they belong to, any
+ * role. `team_id` narrows to one team, which must be theirs. `null` means no team restriction.
+ */
+export function clientActivityScope(
+  identity: CallerIdentity,
+  query: Pick<ClientActivityQuery, 'team_id'>,
+): { teams: string[] | null } | { refused: 'unauthenticated' | 'forbidden' } {
+  if (identity.kind !== 'user') return { refused: identity.kind === 'anonymous' ? 'unauthenticated' : 'forbidden' };
+  const all = identity.globalRole === 'global_admin';
+  if (query.team_id === undefined) return { teams: all ? null : identity.memberships.map((m) => m.teamId) };
+  if (!all && !identity.memberships.some((m) => m.teamId === query.team_id)) return { refused: 'forbidden' };
+  return { teams: [query.team_id] };
+}
+
+/** Is a session within a scope (the stream applies the REST twin's scope and filter to live events)? */
+export function inClientActivityScope(session: ClientSessionView, teams: string[] | null): boolean {
+  return teams === null || (session.team_id !== null && teams.includes(session.team_id));
+}
+
+/** The subject token of a session's team: its id, or `_global` for a session without a team (team ids are UUIDs). */
+export const globalClientActivityToken = '_global';
+
+/** One subject per team, so a stream of one team's sessions is a server-side filter. */
+export function clientActivitySubject(teamId: string | null): string {
+  return `evt.installation.client_activity.${teamId === null ? globalClientActivityToken : subjectToken.parse(teamId)}`;
+}
+export const clientActivityAllSubjects = 'evt.installation.client_activity.>';
+
+/** A session's record changed (connected or disconnected); carries the record as the REST route lists it. */
+export const clientActivityRecorded = z.object({ session: clientSessionView });
+export type ClientActivityRecorded = z.infer<typeof clientActivityRecorded>;
