@@ -278,23 +278,31 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         return next;
       } catch (error) {
         if (closed) throw error;
-        crashCount++;
-        lastError = (error as Error).message;
-        const willRestart = restartAttempts < maxAttempts;
-        events.emit('mcp.server.crashed', {
-          ...state.ref,
-          process_id: 0,
-          exit_code: null,
-          signal: null,
-          uptime_seconds: 0,
-          crash_count: crashCount,
-          will_restart: willRestart,
-        });
-        if (!willRestart) {
-          failPermanently();
-          throw unavailable();
-        }
+        recordFailedSpawn(error);
       }
+    }
+  };
+
+  /**
+   * A spawn or handshake that failed counts as a crash of a process that never ran: the event says so
+   * (no pid, no exit code), and when no restart attempt is left the server fails permanently.
+   */
+  const recordFailedSpawn = (error: unknown) => {
+    crashCount++;
+    lastError = (error as Error).message;
+    const willRestart = restartAttempts < maxAttempts;
+    events.emit('mcp.server.crashed', {
+      ...state.ref,
+      process_id: 0,
+      exit_code: null,
+      signal: null,
+      uptime_seconds: 0,
+      crash_count: crashCount,
+      will_restart: willRestart,
+    });
+    if (!willRestart) {
+      failPermanently();
+      throw unavailable();
     }
   };
 
@@ -313,22 +321,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       next = await spawnOnce();
     } catch (error) {
       if (closed) throw error;
-      crashCount++;
-      lastError = (error as Error).message;
-      const willRestart = restartAttempts < maxAttempts;
-      events.emit('mcp.server.crashed', {
-        ...state.ref,
-        process_id: 0,
-        exit_code: null,
-        signal: null,
-        uptime_seconds: 0,
-        crash_count: crashCount,
-        will_restart: willRestart,
-      });
-      if (!willRestart) {
-        failPermanently();
-        throw unavailable();
-      }
+      recordFailedSpawn(error);
       current = 'crashed';
       state.setStatus('restarting', 'process', lastError);
       return restartLoop(0);

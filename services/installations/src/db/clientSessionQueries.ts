@@ -1,25 +1,14 @@
-import { type ClientActivityQuery, type ClientSessionView, clientType } from '@orbital/contracts';
+import { type ClientActivityQuery, type ClientSessionView, clientSessionView } from '@orbital/contracts';
 import { type CommonQueryMethods, sql } from '@orbital/db';
 import { z } from 'zod';
 
 /** slonik parses timestamptz to epoch milliseconds; the API speaks ISO 8601. */
 const iso = z.number().transform((ms) => new Date(ms).toISOString());
 
-const clientSessionRow = z
-  .object({
-    satellite_id: z.string(),
-    session_id: z.string(),
-    team_id: z.string().nullable(),
-    client_type: clientType.nullable(),
-    user_agent: z.string().nullable(),
-    transport: z.string().nullable(),
-    connected_at: iso.nullable(),
-    disconnected_at: iso.nullable(),
-    connection_duration_seconds: z.number().nullable(),
-    tool_execution_count: z.number().int().nullable(),
-    disconnect_reason: z.string().nullable(),
-    updated_at: iso,
-  })
+/** The contract's view as stored: timestamps as slonik parses them, `active` derived from them. */
+const clientSessionRow = clientSessionView
+  .omit({ active: true })
+  .extend({ connected_at: iso.nullable(), disconnected_at: iso.nullable(), updated_at: iso })
   .transform((row): ClientSessionView => ({ ...row, active: row.disconnected_at === null }));
 
 const columns = sql.fragment`satellite_id, session_id, team_id, client_type, user_agent, transport, connected_at,
