@@ -19,3 +19,4 @@ export {
   pgClientConfig,
   postgresConnectionFromEnv,
 } from './postgresConnection.ts';
+export { isoTimestampColumn, timestampToIso } from './timestamps.ts';

@@ -1,4 +1,5 @@
 import { globalPermission, globalRole, teamPermission, teamRole } from '@orbital/contracts';
+import { timestampToIso } from '@orbital/db';
 import { z } from 'zod';
 import type { MemberRow, TeamRow, UserRow } from '../identity/identityStore.ts';
 
@@ -58,22 +59,20 @@ export const teamParams = z.object({ teamId: z.uuid({ error: 'must be a team id 
 export const memberParams = teamParams.extend({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });
 export const userParams = z.object({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 export const toUserView = (u: UserRow) => ({
   id: u.id,
   email: u.email,
   name: u.name,
   global_role: u.global_role,
-  created_at: iso(u.created_at),
+  created_at: timestampToIso(u.created_at),
 });
 
 export const toTeamView = (t: TeamRow) => ({
   id: t.id,
   slug: t.slug,
   name: t.name,
-  created_at: iso(t.created_at),
-  updated_at: iso(t.updated_at),
+  created_at: timestampToIso(t.created_at),
+  updated_at: timestampToIso(t.updated_at),
 });
 
 export const toMemberView = (m: MemberRow) => ({
@@ -81,5 +80,5 @@ export const toMemberView = (m: MemberRow) => ({
   email: m.email,
   name: m.name,
   role: m.role,
-  created_at: iso(m.created_at),
+  created_at: timestampToIso(m.created_at),
 });

@@ -1,14 +1,14 @@
 import { type ClientActivityQuery, type ClientSessionView, clientSessionView } from '@orbital/contracts';
-import { type CommonQueryMethods, sql } from '@orbital/db';
-import { z } from 'zod';
-
-/** slonik parses timestamptz to epoch milliseconds; the API speaks ISO 8601. */
-const iso = z.number().transform((ms) => new Date(ms).toISOString());
+import { type CommonQueryMethods, isoTimestampColumn, sql } from '@orbital/db';
 
 /** The contract's view as stored: timestamps as slonik parses them, `active` derived from them. */
 const clientSessionRow = clientSessionView
   .omit({ active: true })
-  .extend({ connected_at: iso.nullable(), disconnected_at: iso.nullable(), updated_at: iso })
+  .extend({
+    connected_at: isoTimestampColumn.nullable(),
+    disconnected_at: isoTimestampColumn.nullable(),
+    updated_at: isoTimestampColumn,
+  })
   .transform((row): ClientSessionView => ({ ...row, active: row.disconnected_at === null }));
 
 const columns = sql.fragment`satellite_id, session_id, team_id, client_type, user_agent, transport, connected_at,

@@ -1,8 +1,7 @@
 import { installationStatus, logLevel, mcpTransport } from '@orbital/contracts';
+import { isoTimestampColumn } from '@orbital/db';
 import { z } from 'zod';
 
-/** slonik parses timestamptz to epoch milliseconds; the API speaks ISO 8601. */
-const iso = z.number().transform((ms) => new Date(ms).toISOString());
 const stringMap = z.record(z.string(), z.string());
 
 export const templateRow = z.object({
@@ -17,10 +16,10 @@ export const templateRow = z.object({
   url: z.string().nullable(),
   headers: stringMap,
   health_status: z.string().nullable(),
-  last_health_check_at: iso.nullable(),
+  last_health_check_at: isoTimestampColumn.nullable(),
   health_check_error: z.string().nullable(),
-  created_at: iso,
-  updated_at: iso,
+  created_at: isoTimestampColumn,
+  updated_at: isoTimestampColumn,
 });
 export type TemplateRow = z.infer<typeof templateRow>;
 
@@ -37,14 +36,14 @@ export const installationRow = z.object({
   header_keys: z.array(z.string()),
   status: installationStatus,
   status_message: z.string().nullable(),
-  status_updated_at: iso,
-  last_health_check_at: iso.nullable(),
-  last_credential_check_at: iso.nullable(),
-  status_source_at: iso.nullable(),
+  status_updated_at: isoTimestampColumn,
+  last_health_check_at: isoTimestampColumn.nullable(),
+  last_credential_check_at: isoTimestampColumn.nullable(),
+  status_source_at: isoTimestampColumn.nullable(),
   settings: z.object({ request_logging_enabled: z.boolean().default(false) }).catch({ request_logging_enabled: false }),
   created_by: z.string().nullable(),
-  created_at: iso,
-  updated_at: iso,
+  created_at: isoTimestampColumn,
+  updated_at: isoTimestampColumn,
 });
 export type InstallationRow = z.infer<typeof installationRow>;
 
@@ -54,7 +53,7 @@ export const userConfigRow = z.object({
   args: z.array(z.string()),
   secret_config: z.string(),
   env_keys: z.array(z.string()),
-  updated_at: iso,
+  updated_at: isoTimestampColumn,
 });
 export type UserConfigRow = z.infer<typeof userConfigRow>;
 
@@ -64,7 +63,7 @@ export const serverLogRow = z.object({
   team_id: z.string(),
   log_level: logLevel,
   message: z.string(),
-  timestamp: iso,
+  timestamp: isoTimestampColumn,
 });
 
 export const requestLogRow = z.object({
@@ -77,7 +76,7 @@ export const requestLogRow = z.object({
   duration_ms: z.number(),
   success: z.boolean(),
   error_message: z.string().nullable(),
-  timestamp: iso,
+  timestamp: isoTimestampColumn,
 });
 export type RequestLogRow = z.infer<typeof requestLogRow>;
 

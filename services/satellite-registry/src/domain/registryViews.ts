@@ -1,8 +1,8 @@
 import type { CommandView, RegistrationTokenView, SatelliteCommand, SatelliteView } from '@orbital/contracts';
+import { timestampToIso } from '@orbital/db';
 import type { CommandRow, SatelliteRow, TokenRow } from '../db/registryRows.ts';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+const isoOrNull = (ms: number | null) => (ms === null ? null : timestampToIso(ms));
 
 export function toTokenView(row: TokenRow, now: Date): RegistrationTokenView {
   const state = row.revoked_at
@@ -18,8 +18,8 @@ export function toTokenView(row: TokenRow, now: Date): RegistrationTokenView {
     team_id: row.team_id,
     description: row.description,
     created_by: row.created_by,
-    created_at: iso(row.created_at),
-    expires_at: iso(row.expires_at),
+    created_at: timestampToIso(row.created_at),
+    expires_at: timestampToIso(row.expires_at),
     used_at: isoOrNull(row.used_at),
     used_by_satellite_id: row.used_by_satellite_id,
     revoked_at: isoOrNull(row.revoked_at),
@@ -39,7 +39,7 @@ export function toSatelliteView(row: SatelliteRow, now: Date, heartbeatIntervalM
     satellite_url: row.satellite_url,
     ip_allowlist: row.ip_allowlist,
     created_by: row.created_by,
-    registered_at: iso(row.registered_at),
+    registered_at: timestampToIso(row.registered_at),
     last_heartbeat_at: isoOrNull(row.last_heartbeat_at),
     online:
       row.status === 'active' &&
@@ -55,7 +55,7 @@ export function toSatelliteCommand(row: CommandRow): SatelliteCommand {
     priority: row.priority,
     payload: row.payload,
     correlation_id: row.correlation_id,
-    created_at: iso(row.created_at),
+    created_at: timestampToIso(row.created_at),
     expires_at: isoOrNull(row.expires_at),
   } as SatelliteCommand;
 }
@@ -63,8 +63,8 @@ export function toSatelliteCommand(row: CommandRow): SatelliteCommand {
 export function toCommandView(row: CommandRow): CommandView {
   return {
     ...row,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: timestampToIso(row.created_at),
+    updated_at: timestampToIso(row.updated_at),
     expires_at: isoOrNull(row.expires_at),
   };
 }

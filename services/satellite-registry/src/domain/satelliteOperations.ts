@@ -8,6 +8,7 @@ import {
   satelliteHeartbeatSubject,
   satelliteStatus,
 } from '@orbital/contracts';
+import { timestampToIso } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import * as store from '../db/registryStore.ts';
 import { canManage, canSee, requireSatellite, requireService, requireUser, visibleTeams } from './registryAccess.ts';
@@ -15,8 +16,6 @@ import type { RegistryDeps } from './registryDeps.ts';
 import { toSatelliteView } from './registryViews.ts';
 
 type Req<K extends keyof typeof registrySubjects> = ParsedRequestOf<(typeof registrySubjects)[K]>;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function createSatelliteOperations(deps: RegistryDeps) {
   const { pool, now, logger, bus } = deps;
@@ -127,8 +126,8 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       ]);
       return {
         satellite_id,
-        heartbeats: heartbeats.map((h) => ({ ...h, received_at: iso(h.received_at) })),
-        processes: processes.map((p) => ({ ...p, updated_at: iso(p.updated_at) })),
+        heartbeats: heartbeats.map((h) => ({ ...h, received_at: timestampToIso(h.received_at) })),
+        processes: processes.map((p) => ({ ...p, updated_at: timestampToIso(p.updated_at) })),
       };
     },
 

@@ -1,7 +1,5 @@
+import { isoTimestampColumn } from '@orbital/db';
 import { z } from 'zod';
-
-/** slonik parses timestamptz to epoch milliseconds; the API speaks ISO 8601. */
-const isoFromMillis = z.number().transform((ms) => new Date(ms).toISOString());
 
 export const settingRow = z.object({
   key: z.string(),
@@ -9,8 +7,8 @@ export const settingRow = z.object({
   description: z.string().nullable(),
   is_encrypted: z.boolean(),
   group_id: z.string().nullable(),
-  created_at: isoFromMillis,
-  updated_at: isoFromMillis,
+  created_at: isoTimestampColumn,
+  updated_at: isoTimestampColumn,
   revision: z.coerce.number(),
 });
 export type SettingRow = z.infer<typeof settingRow>;
@@ -21,7 +19,7 @@ export const groupRow = z.object({
   description: z.string().nullable(),
   icon: z.string().nullable(),
   sort_order: z.number(),
-  created_at: isoFromMillis,
-  updated_at: isoFromMillis,
+  created_at: isoTimestampColumn,
+  updated_at: isoTimestampColumn,
 });
 export type GroupRow = z.infer<typeof groupRow>;
