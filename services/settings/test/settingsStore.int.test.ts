@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import type { Bus } from '@orbital/bus';
-import { settingsSubjects as s } from '@orbital/contracts';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { type Bus, streamName } from '@orbital/bus';
+import { settingsSubjects as s, settingsChangedSubject, settingsEventsStream } from '@orbital/contracts';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,6 +203,18 @@ describe('cache coherence across replicas', () => {
     expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('Orbital');
     await a.app.operations.reload();
     expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('changed-in-sql');
+  });
+});
+
+describe('the settings domain event', () => {
+  it('stores evt.settings.changed in JetStream with the changed keys, never their values', async () => {
+    await client.request(s.updateSetting, { key: 'smtp.from_email', changes: { value: 'ops@example.org' } }, admin);
+    const jsm = await jetstreamManager(client.connection);
+    const stored = await jsm.streams.getMessage(streamName(client, settingsEventsStream.name), {
+      last_by_subj: client.subject(settingsChangedSubject),
+    });
+    expect(stored?.json()).toMatchObject({ keys: ['smtp.from_email'], action: 'updated' });
+    expect(stored?.string()).not.toContain('ops@example.org');
   });
 });
 

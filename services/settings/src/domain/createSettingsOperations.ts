@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type { Bus } from '@orbital/bus';
+import { createHash, randomUUID } from 'node:crypto';
+import { type Bus, publishJson } from '@orbital/bus';
 import {
   type GroupView,
   type GroupWithSettings,
@@ -65,13 +65,25 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     cache.applyDeletions(change.deletions);
     const sync: SettingsCacheSync = { origin, ...change };
     bus.connection.publish(bus.subject(settingsCacheSyncSubject), JSON.stringify(sync));
-    const keys = [...change.settings.map((s) => s.key), ...change.deletions.map((d) => d.key)];
-    bus.connection.publish(
-      bus.subject(settingsChangedSubject),
-      JSON.stringify({ keys, action, changed_at: new Date().toISOString() }),
-    );
     // Flushed before the reply: a reader asking another replica next finds the change already applied.
     await bus.connection.flush();
+    // The domain event goes to JetStream like every other (acknowledged, stored once): its id is made of
+    // the revisions the change wrote, so a repeated publish of the same change is dropped as a duplicate.
+    const keys = [...change.settings.map((s) => s.key), ...change.deletions.map((d) => d.key)];
+    const identity = [
+      ...change.settings.map((s) => `${s.key}@${s.revision}`),
+      ...change.deletions.map((d) => `${d.key}@${d.revision}`),
+      ...change.groups.map((g) => `group:${g.id}@${g.updated_at}`),
+    ].join(',');
+    await publishJson(
+      bus,
+      settingsChangedSubject,
+      { keys, action, changed_at: new Date().toISOString() },
+      { msgId: `settings:${createHash('sha256').update(identity).digest('hex').slice(0, 32)}` },
+    ).catch((err: unknown) => {
+      // The change is committed and every replica has it; only subscribers of the event miss it.
+      logger.warn({ err, keys }, 'could not publish evt.settings.changed');
+    });
   }
 
   function receive(message: unknown) {
