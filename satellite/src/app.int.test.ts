@@ -213,8 +213,8 @@ describe('the MCP gateway', () => {
     expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).not.toContain('doomed:greet');
     const refused = await execute(client, 'doomed:greet', { name: 'x' });
     expect(refused.isError).toBe(true);
-    expect(refused.content[0]?.text).toBe(
-      'MCP server "doomed" is not online (status: offline); its tools cannot be executed until it is.',
+    expect(refused.content[0]?.text).toMatch(
+      /^MCP server "doomed" is not online \(status: offline; connection lost: .+\); its tools cannot be executed until it is\.$/,
     );
     expect((await execute(client, 'remote:greet', { name: 'still' })).content[0]?.text).toContain('hello still');
   });

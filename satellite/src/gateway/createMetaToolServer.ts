@@ -192,7 +192,7 @@ export function createToolHandlers(deps: MetaToolDependencies) {
         );
       case 'unavailable':
         return textResult(
-          `MCP server "${lookup.tool.server_name}" is not online (status: ${lookup.status}); its tools cannot be executed until it is.`,
+          `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
           true,
         );
       case 'found':

@@ -10,7 +10,7 @@ import type { EventSink } from '../events/eventSink.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
 import { isConnectionRefused } from './isConnectionRefused.ts';
-import type { ManagedServer } from './managedServer.ts';
+import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
 
 export type RemoteServerOptions = {
   config: ServerConfiguration;
@@ -46,6 +46,8 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
   let reconnectAttempt = 0;
   let connectedAt: number | undefined;
   let closed = false;
+  /** Why the server went offline last, for callers told it is not online. */
+  let lastError = '';
 
   const headers = config.headers;
   const fetchWithHeaders = (url: string | URL, init?: RequestInit) => {
@@ -122,7 +124,8 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     connectedAt = undefined;
     if (lost) void lost.client.close().catch(() => {});
     if (closed) return;
-    state.setStatus('offline', 'process', `connection lost: ${(error as Error).message ?? String(error)}`);
+    lastError = `${lost ? 'connection lost' : 'not reachable'}: ${(error as Error).message ?? String(error)}`;
+    state.setStatus('offline', 'process', lastError);
     scheduleReconnect();
   };
 
@@ -144,9 +147,11 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     reconnectTimer.unref();
   };
 
-  const call = async (conn: Connection, name: string, args: Record<string, unknown>) =>
+  const call = async (conn: Connection, name: string, args: Record<string, unknown>, callOptions: ToolCallOptions) =>
     (await conn.client.callTool({ name, arguments: args }, undefined, {
       timeout: options.requestTimeoutMs,
+      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
     })) as CallToolResult;
 
   return {
@@ -165,7 +170,13 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         lose(error);
       }
     },
-    async callTool(name, args) {
+    unavailableReason() {
+      const status = state.status();
+      if (status === 'online') return null;
+      if (status === 'offline') return lastError || 'offline';
+      return closed ? 'stopped' : 'connecting';
+    },
+    async callTool(name, args, callOptions = {}) {
       const began = performance.now();
       let ok = false;
       try {
@@ -185,7 +196,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         }
         let result: CallToolResult;
         try {
-          result = await call(conn, name, args);
+          result = await call(conn, name, args, callOptions);
         } catch (error) {
           if (!isConnectionRefused(error)) throw error;
           // The request never reached the server (refused, or a session it lost): reconnect once and retry.
@@ -197,7 +208,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
             lose(reconnectError);
             throw new AppError('unavailable', `MCP server "${options.serverName}" is offline`);
           }
-          result = await call(conn, name, args);
+          result = await call(conn, name, args, callOptions);
         }
         ok = !result.isError;
         return result;

@@ -7,7 +7,7 @@ import { canonicalJson } from './canonicalJson.ts';
 import { createProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createRemoteServer } from './createRemoteServer.ts';
 import { createStdioServer, type ResourceLimits } from './createStdioServer.ts';
-import type { ManagedServer, ServerSnapshot } from './managedServer.ts';
+import type { ManagedServer, ServerSnapshot, ToolCallOptions } from './managedServer.ts';
 import { internalNameOf, toolPathOf } from './toolPath.ts';
 
 export type RuntimeSettings = {
@@ -43,7 +43,11 @@ export type CachedTool = {
 
 export type ToolLookup =
   | { kind: 'found'; tool: CachedTool }
-  | { kind: 'unavailable'; tool: CachedTool; status: InstallationStatus }
+  /**
+   * The path names a server that is not online: `reason` says why in words an agent and an operator
+   * can act on. `tool` is absent when the server never listed its tools (it failed to start).
+   */
+  | { kind: 'unavailable'; server_name: string; status: InstallationStatus; reason: string; tool?: CachedTool }
   | { kind: 'ambiguous'; tool_paths: string[] }
   | { kind: 'unknown' };
 
@@ -214,6 +218,29 @@ export function createServerRuntime(options: {
     onlineByTeam = new Map();
   };
 
+  const reasonOf = (server: ManagedServer) => server.unavailableReason() ?? `status ${server.status()}`;
+
+  /**
+   * The server a tool path names when it is not online (a server that failed to start has no tools,
+   * so its paths are found by their server part), or one stopped by a kill command.
+   */
+  const unavailableServer = (toolPath: string, teamId: string | undefined): ToolLookup | undefined => {
+    const serverName = toolPath.slice(0, toolPath.indexOf(':'));
+    for (const [id, name] of names) {
+      if (name !== serverName) continue;
+      const config = configured.get(id);
+      if (!config || (teamId !== undefined && config.team_id !== teamId)) continue;
+      const server = entries.get(id)?.server;
+      if (!server) {
+        return { kind: 'unavailable', server_name: name, status: 'offline', reason: 'stopped by the backend' };
+      }
+      const status = server.status();
+      if (status === 'online') return undefined;
+      return { kind: 'unavailable', server_name: name, status, reason: reasonOf(server) };
+    }
+    return undefined;
+  };
+
   const timers: NodeJS.Timeout[] = [];
 
   return {
@@ -236,24 +263,30 @@ export function createServerRuntime(options: {
       }
       return ofTeam;
     },
-    /** A tool by path, among one team's tools when `teamId` is given (other teams' do not exist then). */
+    /**
+     * A tool by path, among one team's tools when `teamId` is given (other teams' do not exist then).
+     * A path naming a server that is not online is `unavailable` with the server's state and last
+     * error, whether or not its tools were ever listed.
+     */
     lookup(toolPath: string, teamId?: string): ToolLookup {
       const internal = internalNameOf(toolPath);
       if (!internal) return { kind: 'unknown' };
       rebuild();
       const all = byInternalName.get(internal);
       const entries = teamId === undefined ? all : all?.filter((tool) => tool.team_id === teamId);
-      if (!entries || entries.length === 0) return { kind: 'unknown' };
+      if (!entries || entries.length === 0) return unavailableServer(toolPath, teamId) ?? { kind: 'unknown' };
       if (entries.length > 1) return { kind: 'ambiguous', tool_paths: entries.map((e) => e.tool_path) };
       const tool = entries[0] as CachedTool;
       // The internal form drops where the `:` was; a path naming another split is not this tool.
-      if (tool.tool_path !== toolPath) return { kind: 'unknown' };
+      if (tool.tool_path !== toolPath) return unavailableServer(toolPath, teamId) ?? { kind: 'unknown' };
       const status = tool.server.status();
-      if (status !== 'online') return { kind: 'unavailable', tool, status };
+      if (status !== 'online') {
+        return { kind: 'unavailable', server_name: tool.server_name, status, reason: reasonOf(tool.server), tool };
+      }
       return { kind: 'found', tool };
     },
-    callTool(tool: CachedTool, args: Record<string, unknown>): Promise<CallToolResult> {
-      return tool.server.callTool(tool.tool_name, args);
+    callTool(tool: CachedTool, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
+      return tool.server.callTool(tool.tool_name, args, options);
     },
     async start(): Promise<void> {
       running = true;

@@ -13,7 +13,7 @@ import type { ProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
 import { createStderrBatcher } from './createStderrBatcher.ts';
-import type { ManagedServer } from './managedServer.ts';
+import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
 import { readProcessUsage } from './readProcessUsage.ts';
 
 /** Per-process limits (spec "Limits": planned, so off unless configured). Applied with `ulimit`. */
@@ -383,6 +383,23 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     }
   };
 
+  const unavailableReason = (): string | null => {
+    if (state.status() === 'online') return null;
+    switch (current) {
+      case 'permanently_failed':
+        return `permanently failed after ${maxAttempts} restarts: ${lastError}`;
+      case 'crashed':
+        return `restarting (attempt ${restartAttempts} of ${maxAttempts}) after: ${lastError}`;
+      case 'idle':
+      case 'spawning':
+        return 'starting';
+      case 'stopped':
+        return 'stopped';
+      default:
+        return lastError || `status ${state.status()}`;
+    }
+  };
+
   const server = {
     config,
     serverName: options.serverName,
@@ -395,7 +412,14 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         log.error({ err: error }, 'stdio server did not start');
       });
     },
-    async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    unavailableReason() {
+      return unavailableReason();
+    },
+    async callTool(
+      name: string,
+      args: Record<string, unknown>,
+      callOptions: ToolCallOptions = {},
+    ): Promise<CallToolResult> {
       inFlight++;
       lastActivityAt = now();
       const began = performance.now();
@@ -404,6 +428,8 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         const target = await ensureRunning();
         const result = (await target.client.callTool({ name, arguments: args }, undefined, {
           timeout: options.requestTimeoutMs,
+          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+          ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
         })) as CallToolResult;
         ok = !result.isError;
         return result;

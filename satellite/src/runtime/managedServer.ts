@@ -21,6 +21,20 @@ export type ServerSnapshot = {
   requests: ResponseStatsSnapshot;
 };
 
+export type ToolCallOptions = {
+  /** Aborted when the client cancels or goes away: the upstream request is cancelled (notifications/cancelled upstream). */
+  signal?: AbortSignal;
+  /** Set when the client asked for progress: a progress token is sent upstream and each upstream notifications/progress is handed here. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Requests the upstream server makes during this call (elicitation/create, sampling/createMessage, roots/list).
+   *  Resolves with the client's result, or rejects with an McpError-like {code, message} the runtime returns upstream.
+   *  Absent: the runtime refuses such requests with a clear error ("the client that made this call did not declare <capability>"). */
+  onServerRequest?: (request: {
+    method: string;
+    params: Record<string, unknown> | undefined;
+  }) => Promise<Record<string, unknown>>;
+};
+
 /** One installation as the runtime runs it, stdio or remote: the gateway needs nothing else. */
 export type ManagedServer = {
   readonly config: ServerConfiguration;
@@ -29,7 +43,14 @@ export type ManagedServer = {
   stop(): Promise<void>;
   status(): InstallationStatus;
   tools(): readonly Tool[];
-  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** The upstream result untouched (every content item, structuredContent, isError, _meta). */
+  callTool(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
+  /**
+   * Why the server is not online, in words an agent and an operator can act on ("failed to start:
+   * spawn ... ENOENT", "permanently failed after 3 restarts: ...", "restarting after a crash: ..."),
+   * or null when it is online.
+   */
+  unavailableReason(): string | null;
   snapshot(): ServerSnapshot;
 };
 
