@@ -502,6 +502,62 @@ describe('job work', () => {
     expect(rows[0]).toEqual({ count: '100', oldest: 'line 151' });
   });
 
+  it('does a cleanup tick once, however often and however concurrently it is asked for', async () => {
+    const created = await install('fs-cleanup-once');
+    const addLines = (count: number) =>
+      h.sql(
+        `INSERT INTO installations.server_logs (installation_id, team_id, log_level, message, "timestamp", event_id, line_no)
+         SELECT $1, $2, 'info', 'line ' || n, now(), gen_random_uuid(), 0 FROM generate_series(1, $3::int) n`,
+        [created.id, teamA, count],
+      );
+    const linesLeft = async () =>
+      Number(
+        (
+          await h.sql<{ count: string }>('SELECT count(*) FROM installations.server_logs WHERE installation_id = $1', [
+            created.id,
+          ])
+        )[0]?.count,
+      );
+    await addLines(30);
+    const tick = { keep_per_installation: 10, tick_at: '2026-03-01T10:00:00.000Z' };
+    // Two replicas of jobs asking for the same tick at once (one took it over from a killed one).
+    const [first, second] = await Promise.all([
+      h.client.request(jobWorkSubjects.logCleanup, tick, as(jobs)),
+      h.client.request(jobWorkSubjects.logCleanup, tick, as(jobs)),
+    ]);
+    expect([first.repeated, second.repeated].sort()).toEqual([false, true]);
+    expect(first.removed).toBe(second.removed);
+    expect(first.removed).toBeGreaterThanOrEqual(20);
+    expect(await linesLeft()).toBe(10);
+
+    // Lines written since: asking for the done tick again changes nothing; the next tick does its work.
+    await addLines(5);
+    expect(await h.client.request(jobWorkSubjects.logCleanup, tick, as(jobs))).toEqual({
+      removed: first.removed,
+      repeated: true,
+    });
+    expect(await linesLeft()).toBe(15);
+    const next = await h.client.request(
+      jobWorkSubjects.logCleanup,
+      { ...tick, tick_at: '2026-03-01T10:10:00.000Z' },
+      as(jobs),
+    );
+    expect(next.repeated).toBe(false);
+    expect(await linesLeft()).toBe(10);
+  });
+
+  it('does a template health tick once', async () => {
+    const tick = { tick_at: '2026-03-01T11:00:00.000Z' };
+    const first = await h.client.request(jobWorkSubjects.templateHealth, tick, as(jobs));
+    await h.sql('UPDATE installations.mcp_server_templates SET last_health_check_at = NULL');
+    const again = await h.client.request(jobWorkSubjects.templateHealth, tick, as(jobs));
+    expect(again).toEqual({ ...first, repeated: true });
+    const stamped = await h.sql<{ count: string }>(
+      'SELECT count(*) FROM installations.mcp_server_templates WHERE last_health_check_at IS NOT NULL',
+    );
+    expect(stamped[0]?.count).toBe('0');
+  });
+
   it('forgets client sessions a week after their last event, on the same tick', async () => {
     await h.sql(
       `INSERT INTO installations.mcp_client_sessions (satellite_id, session_id, team_id, updated_at)
@@ -523,7 +579,8 @@ describe('job work', () => {
       const result = await h.client.request(jobWorkSubjects.credentialValidation, tick, as(jobs));
       for (const id of result.installation_ids) all.set(id, (all.get(id) ?? 0) + 1);
       const again = await h.client.request(jobWorkSubjects.credentialValidation, tick, as(jobs));
-      expect(again).toMatchObject({ due: result.due, queued: 0 });
+      // The retried tick is the done one: the same reply, nothing queued again.
+      expect(again).toEqual({ ...result, repeated: true });
     }
     const installations = await h.sql<{ id: string }>('SELECT id FROM installations.mcp_installations');
     expect([...all.keys()].sort()).toEqual(installations.map((i) => i.id).sort());
@@ -535,8 +592,8 @@ describe('job work', () => {
   it.each([30_000, 300_000])(
     'selects each installation once per rotation when ticks are %i ms apart',
     async (everyMs) => {
-      // Another rotation window than the test above, so its commands do not collide with these.
-      const start = Date.parse('2026-02-01T00:00:00Z');
+      // A rotation window of its own (per interval too): a tick time already done is not done again.
+      const start = Date.parse(everyMs === 30_000 ? '2026-02-01T00:00:00Z' : '2026-02-02T00:00:00Z');
       const rotationMs = 15 * 60_000;
       const seen = new Map<string, number>();
       for (let at = start; at < start + rotationMs; at += everyMs) {

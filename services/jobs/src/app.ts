@@ -71,8 +71,10 @@ export async function createJobsApp(deps: {
           opts: jobTemplateOptions({ attempts: config.JOBS_ATTEMPTS, backoffMs: config.JOBS_BACKOFF_MS }),
         },
       );
-      // One tick of a schedule at a time across all replicas: a slow cleanup never overlaps the next.
-      await queue.setGlobalConcurrency(1);
+      // No queue-wide concurrency limit: with one, a tick held by a killed replica blocked every later tick
+      // of its schedule until the lock expired, on every replica. The owning service serialises the ticks
+      // of a schedule and does each tick once; a queue that had the limit from an earlier version drops it.
+      await queue.removeGlobalConcurrency();
       logger.info({ schedule: schedule.name, everyMs: schedule.everyMs }, 'schedule in place');
     }
 
@@ -90,6 +92,7 @@ export async function createJobsApp(deps: {
           prefix: config.QUEUE_PREFIX,
           logger,
           workTimeoutMs: config.JOBS_WORK_TIMEOUT_MS,
+          lockMs: config.JOBS_LOCK_MS,
         }),
       );
     }
@@ -122,7 +125,7 @@ function queueOf(queues: Map<Schedule['name'], Queue>, schedule: Schedule): Queu
 /**
  * Closes the workers, waiting for a running tick up to the grace period. A tick still running after it
  * is left to BullMQ's stalled-job recovery: its lock expires and another replica runs it again, for the
- * same tick time, which the owning service treats as the same work.
+ * same tick time, which the owning service does once.
  */
 async function stopWorkers(workers: Worker[], graceMs: number, logger: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

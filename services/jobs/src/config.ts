@@ -20,6 +20,10 @@ export const configSchema = z.object({
   // How long a tick waits for the owning service; cleanup of millions of rows can take longer than
   // an ordinary request, and a timed-out tick is retried (the work is idempotent).
   JOBS_WORK_TIMEOUT_MS: positiveInt.default(120_000),
+  // How long a replica holds a running tick without renewing its claim (renewed every half of it). A
+  // replica killed mid-tick loses the tick this long (plus half of it, the stalled-tick check) later, and
+  // another replica runs it again with the same tick time, which the owning service does once.
+  JOBS_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   // How long shutdown waits for a running tick before leaving it to another replica (stalled-job recovery).
   JOBS_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
 });

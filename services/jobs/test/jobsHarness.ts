@@ -18,7 +18,10 @@ export type ReceivedWork = {
 };
 
 /** Decides the answer to one request: return the reply, or throw an AppError to answer with it. */
-export type WorkBehaviour = (payload: Record<string, unknown>, received: ReceivedWork[]) => Record<string, unknown>;
+export type WorkBehaviour = (
+  payload: Record<string, unknown>,
+  received: ReceivedWork[],
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 const defaultReplies: Record<ScheduleName, WorkBehaviour> = {
   credential_validation: () => ({ due: 2, queued: 2, installation_ids: ['inst-a', 'inst-b'] }),

@@ -22,6 +22,15 @@ function ticksOf(requests: Array<{ payload: Record<string, unknown> }>): Map<str
   return counts;
 }
 
+/** The tick times a replica started (`tick started`) and finished (`tick done`), per schedule. */
+function ticksLogged(output: string, schedule: ScheduleName, msg: 'tick started' | 'tick done'): Set<string> {
+  return new Set(
+    logLines(output)
+      .filter((l) => l.msg === msg && l.schedule === schedule)
+      .map((l) => String(l.tickAt)),
+  );
+}
+
 describe('two replicas', () => {
   it('run each tick once, and the survivor keeps ticking after one stops on SIGTERM', async () => {
     const s = isolatedEnv(env, 'replicas', {
@@ -90,6 +99,87 @@ describe('two replicas', () => {
     } finally {
       for (const replica of replicas) await replica.kill();
       await responder.stop();
+    }
+  });
+
+  it('a replica SIGKILLed mid-tick: its tick is run again by the other, with the same tick time, and no tick is missed', async () => {
+    const every = 1000;
+    const s = isolatedEnv(env, 'sigkill', {
+      JOBS_CREDENTIAL_VALIDATION_EVERY_MS: String(every),
+      JOBS_TEMPLATE_HEALTH_EVERY_MS: String(every),
+      JOBS_LOG_CLEANUP_EVERY_MS: String(every),
+      // A killed replica's tick is taken over within a few seconds instead of the production 15 to 30.
+      JOBS_LOCK_MS: '3000',
+    });
+    const killedPrefix = s.queuePrefix;
+    // The reply to one credential tick is held back, so a replica is certainly mid-tick when it is killed.
+    let armed = false;
+    let heldTick: string | null = null;
+    const release = Promise.withResolvers<void>();
+    const responder = await startWorkResponder(s, {
+      credential_validation: async (payload) => {
+        if (armed && heldTick === null) {
+          heldTick = String(payload.tick_at);
+          await release.promise;
+        }
+        return { due: 0, queued: 0, installation_ids: [] };
+      },
+    });
+    const replicas: ChildService[] = [];
+    try {
+      replicas.push(await startServiceProcess('services/jobs/src/main.ts', s.env));
+      replicas.push(await startServiceProcess('services/jobs/src/main.ts', s.env));
+      const distinctTicks = () => ticksOf(responder.of('credential_validation')).size;
+      await waitFor('ticks with both replicas running', () => (distinctTicks() >= 3 ? true : undefined));
+
+      armed = true;
+      const held = await waitFor('a tick held mid-way', () => heldTick ?? undefined);
+      const victim = await waitFor('the replica running the held tick', () =>
+        replicas.find((r) => ticksLogged(r.output(), 'credential_validation', 'tick started').has(held)),
+      );
+      const survivor = replicas.find((r) => r !== victim) as ChildService;
+      await victim.kill();
+      release.resolve();
+
+      // The survivor goes on ticking meanwhile, takes the killed tick over, and goes on after it.
+      const requestsOf = (tick: string) =>
+        responder.of('credential_validation').filter((r) => r.payload.tick_at === tick);
+      await waitFor('the killed tick taken over', () => (requestsOf(held).length >= 2 ? true : undefined), 30000);
+      const afterTakeover = distinctTicks();
+      await waitFor('ticks after the takeover', () => (distinctTicks() >= afterTakeover + 3 ? true : undefined));
+      expect(await survivor.stop()).toBe(0);
+
+      // The held tick reached the owning service twice with the same tick time (its id), and the survivor
+      // finished it; the owning service does such a tick once (see the installations tests).
+      expect(requestsOf(held)).toHaveLength(2);
+      expect(ticksLogged(survivor.output(), 'credential_validation', 'tick done').has(held)).toBe(true);
+
+      for (const schedule of ['credential_validation', 'template_health', 'log_cleanup'] as const) {
+        const unfinished = ticksLogged(victim.output(), schedule, 'tick started');
+        for (const done of ticksLogged(victim.output(), schedule, 'tick done')) unfinished.delete(done);
+        const ticks = ticksOf(responder.of(schedule));
+        for (const [tick, count] of ticks) {
+          // Only a tick the killed replica had started and not finished is asked for a second time.
+          if (unfinished.has(tick)) expect(count).toBeLessThanOrEqual(2);
+          else expect({ tick, count }).toEqual({ tick, count: 1 });
+        }
+        // Every tick the killed replica left unfinished was finished by the survivor.
+        const survivorDone = ticksLogged(survivor.output(), schedule, 'tick done');
+        expect([...unfinished].filter((tick) => !survivorDone.has(tick))).toEqual([]);
+      }
+
+      // No tick was missed from the held one on: while one replica held a dead tick, the other ran the rest.
+      const times = [...ticksOf(responder.of('credential_validation')).keys()]
+        .map((t) => Date.parse(t))
+        .filter((t) => t >= Date.parse(held))
+        .sort((a, b) => a - b);
+      const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+      expect(gaps.filter((gap) => gap !== every)).toEqual([]);
+    } finally {
+      release.resolve();
+      for (const replica of replicas) await replica.kill();
+      await responder.stop();
+      await deleteQueueKeys(env.redisUrl, killedPrefix);
     }
   });
 });

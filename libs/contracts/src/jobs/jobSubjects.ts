@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { defineSubject, emptyRequest } from '../subject.ts';
 
+/** The tick's scheduled time: the tick's id, the same through every retry and every replica that runs it. */
+const tickAt = z.iso.datetime({ offset: true });
+
+/**
+ * True when the owning service had already done this tick (a retry after a lost reply, or a replica
+ * killed mid-tick): the reply is the one recorded then, and nothing was done again.
+ */
+const repeated = z.boolean().optional();
+
 /**
  * The work the jobs service schedules and the installations service does. jobs holds no database:
  * each tick it sends one of these requests; the owning service does the work idempotently and says
@@ -14,8 +23,8 @@ export const jobWorkSubjects = {
       'Queues a health_check (credential_validation) command for the installations due this tick: each installation once per rotation window, spread evenly over the window.',
     request: z
       .object({
-        /** The tick's scheduled time, so a retried tick selects the same installations. */
-        tick_at: z.iso.datetime({ offset: true }),
+        /** So a retried tick selects the same installations, and is done once. */
+        tick_at: tickAt,
         rotation_minutes: z.number().int().min(1).max(1440).default(15),
         /**
          * How far apart ticks are. The tick at `tick_at` covers (tick_at - every_ms, tick_at]; installations
@@ -25,22 +34,33 @@ export const jobWorkSubjects = {
         every_ms: z.number().int().min(100).max(86_400_000).default(60_000),
       })
       .strict(),
-    reply: z.object({ due: z.number().int(), queued: z.number().int(), installation_ids: z.array(z.string()) }),
+    reply: z.object({
+      due: z.number().int(),
+      queued: z.number().int(),
+      installation_ids: z.array(z.string()),
+      repeated,
+    }),
   }),
   templateHealth: defineSubject({
     subject: 'installations.jobs.template_health',
     service: 'installations',
     description:
       "Aggregates installation health into each template's health_status, last_health_check_at, health_check_error.",
-    request: z.object({ tick_at: z.iso.datetime({ offset: true }) }).strict(),
-    reply: z.object({ templates_updated: z.number().int() }),
+    request: z.object({ tick_at: tickAt }).strict(),
+    reply: z.object({ templates_updated: z.number().int(), repeated }),
   }),
   logCleanup: defineSubject({
     subject: 'installations.jobs.log_cleanup',
     service: 'installations',
     description: 'Deletes server log lines beyond the newest N per installation, in one set-based statement.',
-    request: z.object({ keep_per_installation: z.number().int().min(1).max(100000).default(100) }).strict(),
-    reply: z.object({ removed: z.number().int() }),
+    request: z
+      .object({
+        keep_per_installation: z.number().int().min(1).max(100000).default(100),
+        /** Absent from a caller that is not a schedule (an operator's one-off cleanup): done every time. */
+        tick_at: tickAt.optional(),
+      })
+      .strict(),
+    reply: z.object({ removed: z.number().int(), repeated }),
   }),
 } as const;
 

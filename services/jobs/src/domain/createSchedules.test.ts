@@ -56,7 +56,7 @@ describe('createSchedules', () => {
     await cleanup?.perform(tickAt, request);
     expect(asked.map((a) => a.payload)).toEqual([
       { tick_at: '2025-01-01T12:01:00.000Z' },
-      { keep_per_installation: 250 },
+      { keep_per_installation: 250, tick_at: '2025-01-01T12:01:00.000Z' },
     ]);
   });
 });

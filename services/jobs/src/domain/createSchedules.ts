@@ -7,9 +7,10 @@ export type Schedule = {
   name: ScheduleName;
   everyMs: number;
   /**
-   * One tick's work, given the tick's scheduled time. It only asks the owning service, so running it
-   * again for the same tick (a retry) asks for the same work. Resolves to what is recorded as the run's
-   * result in the job record.
+   * One tick's work, given the tick's scheduled time. It only asks the owning service, with the tick time
+   * as the tick's id: running it again for the same tick (a retry, or a takeover after a replica died)
+   * asks for the same tick, which the owning service does once. Resolves to what is recorded as the
+   * run's result in the job record.
    */
   perform(tickAt: Date, request: WorkRequester): Promise<Record<string, unknown>>;
 };
@@ -44,6 +45,7 @@ export function createSchedules(settings: ScheduleSettings): Schedule[] {
           queued: reply.queued,
           installation_ids: ids.slice(0, recordedIdsLimit),
           ...(ids.length > recordedIdsLimit ? { installation_ids_omitted: ids.length - recordedIdsLimit } : {}),
+          ...(reply.repeated ? { repeated: true } : {}),
         };
       },
     },
@@ -57,8 +59,11 @@ export function createSchedules(settings: ScheduleSettings): Schedule[] {
     {
       name: 'log_cleanup',
       everyMs: settings.logCleanupEveryMs,
-      async perform(_tickAt, request) {
-        return request(jobWorkSubjects.logCleanup, { keep_per_installation: settings.logLinesKept });
+      async perform(tickAt, request) {
+        return request(jobWorkSubjects.logCleanup, {
+          keep_per_installation: settings.logLinesKept,
+          tick_at: tickAt.toISOString(),
+        });
       },
     },
   ];

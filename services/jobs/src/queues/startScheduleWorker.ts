@@ -14,6 +14,8 @@ export type WorkerDeps = {
   prefix: string;
   logger: Logger;
   workTimeoutMs: number;
+  /** BullMQ's lock duration: how long a tick stays claimed by a replica that stopped renewing it. */
+  lockMs: number;
 };
 
 /**
@@ -29,8 +31,10 @@ const permanentCodes: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 /**
- * Runs a schedule's ticks in this replica. Every replica runs one; BullMQ hands each job to exactly one
- * worker, so a tick runs once however many replicas there are.
+ * Runs a schedule's ticks in this replica. Every replica runs one; BullMQ hands each job (one per tick)
+ * to one worker at a time. A replica that dies mid-tick stops renewing its lock; the stalled-job check
+ * of the others then puts the tick back and one of them runs it again, with the same tick time, so the
+ * owning service recognises it and does the work once. Repeatable jobs are never failed for stalling.
  */
 export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worker {
   const log = deps.logger.child({ schedule: schedule.name });
@@ -41,6 +45,7 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
     const attempt = job.attemptsStarted;
     const requestId = `job-${schedule.name}-${tickAt.getTime()}-${attempt}`;
     const started = performance.now();
+    log.debug({ tickAt: tickAt.toISOString(), attempt, jobId: job.id }, 'tick started');
     const request: WorkRequester = (def, payload) =>
       deps.bus.request(def, payload, { identity, requestId, timeoutMs: deps.workTimeoutMs });
     try {
@@ -59,8 +64,11 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
   const worker = new Worker(queueNameFor(schedule), processor, {
     connection: deps.connection,
     prefix: deps.prefix,
-    // One tick at a time per replica; the queue's global concurrency keeps it to one across replicas.
+    // One tick of a schedule at a time per replica; across replicas the owning service serialises them.
     concurrency: 1,
+    lockDuration: deps.lockMs,
+    // Ticks whose lock lapsed are found within lockMs + this, and put back for another replica.
+    stalledInterval: Math.max(500, Math.round(deps.lockMs / 2)),
   });
 
   worker.on('failed', (job, error) => {
