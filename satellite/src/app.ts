@@ -74,6 +74,8 @@ export function createSatelliteApp(options: {
     settings: {
       handshakeTimeoutMs: config.MCP_HANDSHAKE_TIMEOUT_MS,
       requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
+      requestMaxTotalMs: config.MCP_REQUEST_MAX_TOTAL_MS,
+      maxMessageBytes: config.MCP_MAX_MESSAGE_BYTES,
       idleTimeoutMs: config.PROCESS_IDLE_TIMEOUT_MS,
       idleCheckIntervalMs: config.PROCESS_IDLE_CHECK_INTERVAL_MS,
       restartBackoffMs: config.RESTART_BACKOFF_MS,

@@ -54,7 +54,15 @@ export const satelliteEnv = logEnv.extend({
   PROCESS_IDLE_TIMEOUT_MS: nonNegativeInt.default(5 * 60 * 1000),
   PROCESS_IDLE_CHECK_INTERVAL_MS: positiveInt.default(30 * 1000),
   MCP_HANDSHAKE_TIMEOUT_MS: positiveInt.default(30 * 1000),
+  // A tool call without an answer or progress for this long is cancelled upstream and answered with a
+  // tool error naming the limit; every progress notification from the server starts it again.
   MCP_REQUEST_TIMEOUT_MS: positiveInt.default(60 * 1000),
+  // However much progress it reports, no tool call runs longer than this.
+  MCP_REQUEST_MAX_TOTAL_MS: positiveInt.default(10 * 60 * 1000),
+  // The longest message a stdio server may write (a tool result, usually). A longer one fails that
+  // call with a tool error; the server and every other call carry on. 32 MiB: results of tens of MB
+  // pass, while one runaway server cannot make the satellite hold hundreds.
+  MCP_MAX_MESSAGE_BYTES: positiveInt.default(32 * 1024 * 1024),
   // First restart delay after a crash; attempt n waits base * 2^(n-1).
   RESTART_BACKOFF_MS: nonNegativeInt.default(1000),
   // A process that ran this long before crashing gets a fresh set of 3 restart attempts.

@@ -22,6 +22,8 @@ export const silentLogger = createLogger({ name: 'satellite-test', level: 'silen
 export const testSettings: RuntimeSettings = {
   handshakeTimeoutMs: 15000,
   requestTimeoutMs: 15000,
+  requestMaxTotalMs: 60000,
+  maxMessageBytes: 32 * 1024 * 1024,
   idleTimeoutMs: 0,
   idleCheckIntervalMs: 0,
   restartBackoffMs: 5,

@@ -1,7 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
+import { upstreamProtocolVersions } from '../runtime/createUpstreamClient.ts';
 import type { ManagedServer } from '../runtime/managedServer.ts';
 
 export type CredentialOutcome = 'valid' | 'token_expired' | 'token_revoked' | 'failed';
@@ -10,7 +9,7 @@ export type CredentialCheck = { outcome: CredentialOutcome; message: string | nu
 /**
  * How a satellite validates an installation's credentials (spec: valid, token expired or revoked,
  * failed). A remote server is asked the way a client would: a fresh connection with the configured
- * headers, `initialize`, then `tools/list`. Every HTTP status is watched on the way: a 401 means the
+ * headers (`server/discover`, or `initialize` for a 2025 server), then `tools/list`. Every HTTP status is watched on the way: a 401 means the
  * credential is no longer accepted (expired, or revoked when the server says so in WWW-Authenticate),
  * a 403 that it was revoked or lost its rights; both need a new authorisation (requires_reauth). Any
  * other failure is `failed`. A stdio server's credentials live in its environment, which the server
@@ -44,10 +43,13 @@ export async function validateCredentials(
     config.transport === 'sse'
       ? new SSEClientTransport(url, { fetch: fetchWithHeaders })
       : new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders });
-  const client = new Client({ name: 'service-satellite-credential-check', version: '0.1.0' });
+  const client = new Client(
+    { name: 'service-satellite-credential-check', version: '0.1.0' },
+    { versionNegotiation: { mode: 'auto' }, supportedProtocolVersions: upstreamProtocolVersions },
+  );
   try {
     await client.connect(transport, { timeout: options.timeoutMs });
-    await client.listTools({}, { timeout: options.timeoutMs });
+    await client.listTools(undefined, { timeout: options.timeoutMs });
     return { outcome: 'valid', message: null };
   } catch (error) {
     const refused = statuses.find((s) => s === 401 || s === 403);

@@ -178,7 +178,7 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     // Another team's tool is "unknown" to this scope, exactly like a tool that does not exist, so
     // execution reveals nothing about other teams. A user-level configuration (spec: template, team,
     // user) would be chosen here from scope.userId; the distributed configuration has no user level yet.
-    const lookup = deps.runtime.lookup(toolPath, scope?.teamId);
+    const lookup = await deps.runtime.resolve(toolPath, scope?.teamId);
     switch (lookup.kind) {
       case 'unknown':
         return textResult(
@@ -223,7 +223,8 @@ export function createToolHandlers(deps: MetaToolDependencies) {
       });
     };
     try {
-      const result = await deps.runtime.callTool(tool, args);
+      // The runtime speaks the SDK's v2 types; this server is still on v1, whose result type is narrower.
+      const result = (await deps.runtime.callTool(tool, args)) as CallToolResult;
       deps.onExecuted?.(tool, !result.isError);
       requestLog(!result.isError, result, result.isError ? firstText(result) : null);
       return textResult(result, result.isError === true);

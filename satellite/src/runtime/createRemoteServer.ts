@@ -1,16 +1,20 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
+import type { InstallationGeneration } from './createGenerationCache.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
-import { isConnectionRefused } from './isConnectionRefused.ts';
-import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
+import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
+import { isConnectionRefused, SessionNotFoundError } from './isConnectionRefused.ts';
+import type { ManagedServer } from './managedServer.ts';
 
 export type RemoteServerOptions = {
   config: ServerConfiguration;
@@ -19,13 +23,15 @@ export type RemoteServerOptions = {
   logger: Logger;
   onChange: () => void;
   handshakeTimeoutMs: number;
-  requestTimeoutMs: number;
+  limits: UpstreamLimits;
+  /** The generation verdict of this installation, kept across its connections. */
+  generation: InstallationGeneration;
   /** First reconnection delay; doubles per failed attempt up to `reconnectMaxMs`. */
   reconnectBaseMs: number;
   reconnectMaxMs: number;
 };
 
-type Connection = { client: Client; transport: Transport };
+type Connection = { upstream: UpstreamClient; transport: Transport };
 
 /**
  * One remote installation over Streamable HTTP or SSE, with the headers of its configuration. A lost
@@ -35,6 +41,7 @@ type Connection = { client: Client; transport: Transport };
 export function createRemoteServer(options: RemoteServerOptions): ManagedServer & {
   checkHealth(): Promise<boolean>;
   connected(): boolean;
+  recover(): Promise<boolean>;
 } {
   const { config, logger } = options;
   const state = createServerState({ config, events: options.events, onChange: options.onChange });
@@ -55,10 +62,19 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
     return fetch(url, { ...init, headers: merged });
   };
+  /** SSE posts answered 404 went into a session the server lost: typed, so the call can be retried. */
+  const fetchForSse = async (url: string | URL, init?: RequestInit) => {
+    const response = await fetchWithHeaders(url, init);
+    if (init?.method === 'POST' && response.status === 404) {
+      await response.body?.cancel().catch(() => {});
+      throw new SessionNotFoundError(String(url));
+    }
+    return response;
+  };
 
   const makeTransport = (): Transport => {
     const url = new URL(config.url ?? '');
-    if (config.transport === 'sse') return new SSEClientTransport(url, { fetch: fetchWithHeaders });
+    if (config.transport === 'sse') return new SSEClientTransport(url, { fetch: fetchForSse });
     // The SDK's own stream reconnection is off: a lost server is this module's business.
     return new StreamableHTTPClientTransport(url, {
       fetch: fetchWithHeaders,
@@ -74,47 +90,60 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
   /** One connection attempt (handshake included); concurrent callers share it. */
   const connectOnce = (): Promise<Connection> => {
     if (connection) return Promise.resolve(connection);
-    connecting ??= (async () => {
-      const client = new Client({ name: 'orbital-satellite', version: '0.1.0' }, { capabilities: {} });
+    connecting ??= outsideCall(async () => {
+      const upstream = createUpstreamClient({ serverName: options.serverName, limits: options.limits });
       const transport = makeTransport();
       try {
-        await client.connect(transport, { timeout: options.handshakeTimeoutMs });
+        options.generation.set(
+          await upstream.connect(transport, { timeoutMs: options.handshakeTimeoutMs, prior: options.generation.get() }),
+        );
       } catch (error) {
-        await client.close().catch(() => {});
+        options.generation.forget();
+        await upstream.close().catch(() => {});
         throw error;
       }
-      const next = { client, transport };
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-        if (connection === next) await state.discover(client).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
-      });
-      client.onclose = () => {
+      const next = { upstream, transport };
+      upstream.client.onclose = () => {
         if (connection === next) lose(new Error('connection closed'));
       };
       // An SSE stream that ends is only reported as an error: the SDK's transport neither closes nor
       // fails the requests waiting for answers on it, and its EventSource would quietly open a new,
       // uninitialised session. Treat it as the lost connection it is: close (pending calls fail at
       // once, without a retry) and reconnect with a fresh handshake.
-      client.onerror = (error) => {
+      upstream.client.onerror = (error) => {
         if (connection === next && error instanceof SseError) lose(error);
       };
       if (closed) {
-        await client.close().catch(() => {});
+        await upstream.close().catch(() => {});
         throw new AppError('unavailable', 'the satellite is shutting down');
       }
+      log.info({ protocol_version: upstream.protocolVersion(), era: upstream.era() }, 'remote server connected');
       connection = next;
       connectedAt = Date.now();
       reconnectAttempt = 0;
       return next;
-    })().finally(() => {
+    }).finally(() => {
       connecting = undefined;
     });
     return connecting;
   };
 
+  /** Lists the tools and keeps watching for changes the server announces. */
+  const discoverTools = async (conn: Connection) => {
+    await state.discover(() => conn.upstream.listTools());
+    await conn.upstream
+      .watchTools(() => {
+        if (connection === conn) {
+          void state.discover(() => conn.upstream.listTools()).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
+        }
+      })
+      .catch((e) => log.warn({ err: e }, 'could not watch the tool list'));
+  };
+
   /** Connected: discover tools, then online (status changes on the way, as the spec's table has them). */
   const becomeOnline = async (conn: Connection, reason: 'process' | 'recovery') => {
     state.setStatus('discovering_tools', reason);
-    await state.discover(conn.client);
+    await discoverTools(conn);
     state.setStatus('online', reason);
   };
 
@@ -122,7 +151,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     const lost = connection;
     connection = undefined;
     connectedAt = undefined;
-    if (lost) void lost.client.close().catch(() => {});
+    if (lost) void lost.upstream.close().catch(() => {});
     if (closed) return;
     lastError = `${lost ? 'connection lost' : 'not reachable'}: ${(error as Error).message ?? String(error)}`;
     state.setStatus('offline', 'process', lastError);
@@ -147,12 +176,27 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     reconnectTimer.unref();
   };
 
-  const call = async (conn: Connection, name: string, args: Record<string, unknown>, callOptions: ToolCallOptions) =>
-    (await conn.client.callTool({ name, arguments: args }, undefined, {
-      timeout: options.requestTimeoutMs,
-      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-      ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
-    })) as CallToolResult;
+  /**
+   * The spec's recovery row: a call (or a lookup) reaching an offline server that answers again brings
+   * it back at once (status event now), and its tools are rediscovered in the background.
+   */
+  const reconnectNow = async (): Promise<Connection | undefined> => {
+    if (connection) return connection;
+    let conn: Connection;
+    try {
+      conn = await connectOnce();
+    } catch {
+      return undefined;
+    }
+    state.setStatus('online', 'recovery');
+    void discoverTools(conn).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
+    return conn;
+  };
+
+  const offline = () =>
+    new AppError('unavailable', `MCP server "${options.serverName}" is offline${lastError ? ` (${lastError})` : ''}`, {
+      instructions: 'The satellite keeps trying to reconnect; call again later.',
+    });
 
   return {
     config,
@@ -180,35 +224,23 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
       const began = performance.now();
       let ok = false;
       try {
-        let conn = connection;
-        if (!conn) {
-          // The spec's recovery row: a call reaching an offline server that answers brings it back at
-          // once (status event now), and its tools are rediscovered in the background.
-          try {
-            conn = await connectOnce();
-          } catch {
-            throw new AppError('unavailable', `MCP server "${options.serverName}" is offline`, {
-              instructions: 'The satellite keeps trying to reconnect; call again later.',
-            });
-          }
-          state.setStatus('online', 'recovery');
-          void state.discover(conn.client).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
-        }
+        let conn = connection ?? (await reconnectNow());
+        if (!conn) throw offline();
         let result: CallToolResult;
         try {
-          result = await call(conn, name, args, callOptions);
+          result = await conn.upstream.callTool(name, args, callOptions);
         } catch (error) {
           if (!isConnectionRefused(error)) throw error;
           // The request never reached the server (refused, or a session it lost): reconnect once and retry.
-          connection = undefined;
-          void conn.client.close().catch(() => {});
+          if (connection === conn) connection = undefined;
+          void conn.upstream.close().catch(() => {});
           try {
             conn = await connectOnce();
           } catch (reconnectError) {
             lose(reconnectError);
-            throw new AppError('unavailable', `MCP server "${options.serverName}" is offline`);
+            throw offline();
           }
-          result = await call(conn, name, args, callOptions);
+          result = await conn.upstream.callTool(name, args, callOptions);
         }
         ok = !result.isError;
         return result;
@@ -224,7 +256,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         return false;
       }
       try {
-        await conn.client.ping({ timeout: options.handshakeTimeoutMs });
+        await conn.upstream.checkAlive(options.handshakeTimeoutMs);
         return true;
       } catch (error) {
         if (connection === conn) lose(error);
@@ -241,8 +273,13 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         // Ends the server's session (DELETE for Streamable HTTP) before closing.
         if (conn.transport instanceof StreamableHTTPClientTransport)
           await conn.transport.terminateSession().catch(() => {});
-        await conn.client.close().catch(() => {});
+        await conn.upstream.close().catch(() => {});
       }
+    },
+    /** Reconnects an offline server at once, for a caller about to be refused; true when it is back. */
+    async recover() {
+      if (closed) return false;
+      return (await reconnectNow()) !== undefined;
     },
     snapshot() {
       const status = state.status();

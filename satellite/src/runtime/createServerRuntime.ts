@@ -1,9 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { InstallationStatus, McpTransport, ServerConfiguration } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 import { assignServerNames } from './assignServerNames.ts';
 import { canonicalJson } from './canonicalJson.ts';
+import { createGenerationCache } from './createGenerationCache.ts';
 import { createProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createRemoteServer } from './createRemoteServer.ts';
 import { createStdioServer, type ResourceLimits } from './createStdioServer.ts';
@@ -12,7 +13,12 @@ import { internalNameOf, toolPathOf } from './toolPath.ts';
 
 export type RuntimeSettings = {
   handshakeTimeoutMs: number;
+  /** A call without an answer or progress for this long is cancelled (progress restarts the clock). */
   requestTimeoutMs: number;
+  /** No call runs longer than this, progress or not. */
+  requestMaxTotalMs: number;
+  /** The longest message a stdio server may send; a longer one fails its call, never the satellite. */
+  maxMessageBytes: number;
   idleTimeoutMs: number;
   /** How often idle stdio processes are looked for; 0 leaves it to explicit `checkIdle()` calls. */
   idleCheckIntervalMs: number;
@@ -66,6 +72,8 @@ export function createServerRuntime(options: {
 }) {
   const { settings, events, logger } = options;
   const watchdog = createProcessGroupWatchdog();
+  const generations = createGenerationCache();
+  const limits = { requestTimeoutMs: settings.requestTimeoutMs, maxTotalMs: settings.requestMaxTotalMs };
   const teamScoped = options.teamScoped ?? false;
   let dirty = true;
   const onChange = () => {
@@ -103,7 +111,9 @@ export function createServerRuntime(options: {
         watchdog,
         onChange,
         handshakeTimeoutMs: settings.handshakeTimeoutMs,
-        requestTimeoutMs: settings.requestTimeoutMs,
+        limits,
+        maxMessageBytes: settings.maxMessageBytes,
+        generation: generations.of(config.installation_id, fingerprint),
         idleTimeoutMs: settings.idleTimeoutMs,
         restartBackoffMs: settings.restartBackoffMs,
         stableAfterMs: settings.stableAfterMs,
@@ -121,7 +131,8 @@ export function createServerRuntime(options: {
       logger,
       onChange,
       handshakeTimeoutMs: settings.handshakeTimeoutMs,
-      requestTimeoutMs: settings.requestTimeoutMs,
+      limits,
+      generation: generations.of(config.installation_id, fingerprint),
       reconnectBaseMs: settings.reconnectBaseMs,
       reconnectMaxMs: settings.reconnectMaxMs,
     });
@@ -135,6 +146,7 @@ export function createServerRuntime(options: {
 
   const setConfigured = (list: readonly ServerConfiguration[]) => {
     configured = new Map(list.map((config) => [config.installation_id, config]));
+    generations.retain(configured.keys());
     names = assignServerNames(list, { teamScoped });
   };
   setConfigured(options.servers);
@@ -285,6 +297,20 @@ export function createServerRuntime(options: {
       }
       return { kind: 'found', tool };
     },
+    /**
+     * `lookup`, except that a remote server found offline is asked to reconnect first: one that has just
+     * come back serves the call instead of refusing it until the next reconnection attempt.
+     */
+    async resolve(toolPath: string, teamId?: string): Promise<ToolLookup> {
+      const first = this.lookup(toolPath, teamId);
+      if (first.kind !== 'unavailable' || first.status !== 'offline') return first;
+      const entry = [...entries.values()].find(
+        (e) =>
+          e.server.serverName === first.server_name && (teamId === undefined || e.server.config.team_id === teamId),
+      );
+      if (entry?.kind !== 'remote') return first;
+      return (await entry.server.recover()) ? this.lookup(toolPath, teamId) : first;
+    },
     callTool(tool: CachedTool, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
       return tool.server.callTool(tool.tool_name, args, options);
     },
@@ -380,6 +406,8 @@ export function createServerRuntime(options: {
         const config = configured.get(installationId);
         if (!config) return 'not_configured' as const;
         await stopEntry(installationId, false);
+        // An operator's restart also settles the server's generation again.
+        generations.forget(installationId);
         await startEntry(config);
         return 'restarted' as const;
       });

@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { InstallationStatus, ServerConfiguration } from '@orbital/contracts';
 import type { EventSink } from '../events/eventSink.ts';
 import { estimateToolTokens } from './estimateTokens.ts';
@@ -11,12 +10,7 @@ type StatusReason = 'recovery' | 'process' | 'configuration';
  * on each change) and the discovered tool list (with `mcp.tools.discovered` after each discovery
  * and `mcp.tools.updated` when a rediscovery finds the list changed).
  */
-export function createServerState(options: {
-  config: ServerConfiguration;
-  events: EventSink;
-  onChange: () => void;
-  maxPages?: number;
-}) {
+export function createServerState(options: { config: ServerConfiguration; events: EventSink; onChange: () => void }) {
   const { config, events } = options;
   const ref = { server_id: config.installation_id, server_slug: config.installation_name, team_id: config.team_id };
   let status: InstallationStatus = 'provisioning';
@@ -74,19 +68,9 @@ export function createServerState(options: {
     options.onChange();
   };
 
-  /** tools/list with pagination; discoveries of one server run one after another, never interleaved. */
-  const discover = (client: Client): Promise<void> => {
-    const run = async () => {
-      const all: Tool[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < (options.maxPages ?? 100); page++) {
-        const result = await client.listTools(cursor === undefined ? {} : { cursor });
-        all.push(...result.tools);
-        cursor = result.nextCursor;
-        if (!cursor) break;
-      }
-      applyTools(all);
-    };
+  /** Runs `tools/list` (every page); discoveries of one server run one after another, never interleaved. */
+  const discover = (listTools: () => Promise<Tool[]>): Promise<void> => {
+    const run = async () => applyTools(await listTools());
     discovering = discovering.then(run, run);
     return discovering;
   };

@@ -2,17 +2,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
-import { ChildProcessTransport } from './childProcessTransport.ts';
+import { ChildProcessTransport, formatBytes } from './childProcessTransport.ts';
+import type { InstallationGeneration } from './createGenerationCache.ts';
 import type { ProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
 import { createStderrBatcher } from './createStderrBatcher.ts';
+import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
 import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
 import { readProcessUsage } from './readProcessUsage.ts';
 
@@ -28,7 +29,11 @@ export type StdioServerOptions = {
   onChange: () => void;
   now?: () => number;
   handshakeTimeoutMs: number;
-  requestTimeoutMs: number;
+  limits: UpstreamLimits;
+  /** No message from the process may be longer; see ChildProcessTransport. */
+  maxMessageBytes: number;
+  /** The generation verdict of this installation, kept across its processes. */
+  generation: InstallationGeneration;
   /** 0 keeps processes running however long they are idle. */
   idleTimeoutMs: number;
   /** Delay before restart attempt n is `restartBackoffMs * 2^(n-1)`. */
@@ -47,15 +52,37 @@ type StdioState = 'idle' | 'spawning' | 'running' | 'crashed' | 'permanently_fai
 
 type Live = {
   child: ChildProcess;
-  client: Client;
+  upstream: UpstreamClient;
   pid: number;
   startedAt: number;
   /** Set before the manager stops the process itself, so its exit is not a crash. */
   expected: boolean;
   ready: boolean;
   exited: Promise<void>;
+  /** How the process ended, once it has. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** Why the manager ended it, when it did so to recover (a message it could not deliver). */
+  killedBecause: string | undefined;
+  spawnError: Error | undefined;
   lastStderr: string;
 };
+
+/** A spawn or handshake that failed, with what is known of the process that tried. */
+class SpawnFailure extends Error {
+  readonly pid: number;
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  constructor(message: string, target: { pid: number; exit: Live['exit'] }) {
+    super(message);
+    this.pid = target.pid;
+    this.exitCode = target.exit?.code ?? null;
+    this.signal = target.exit?.signal ?? null;
+  }
+}
+
+function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
+}
 
 /** The directories a server may find executables in; never the satellite's own PATH. */
 export function safePath(): string {
@@ -118,6 +145,11 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       }),
   });
 
+  const delay = (ms: number) =>
+    new Promise<void>((resolve) => {
+      setTimeout(resolve, ms).unref();
+    });
+
   const killGroup = (pid: number, signal: NodeJS.Signals) => {
     try {
       process.kill(-pid, signal);
@@ -144,20 +176,24 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
   const spawnOnce = async (): Promise<Live> => {
     mkdirSync(home, { recursive: true, mode: 0o700 });
     const line = commandLine(config.command ?? '', config.args, options.resourceLimits);
-    const child = spawn(line.file, line.args, {
-      // Own process group: the whole tree is signalled as one, and Ctrl-C to the satellite is not theirs.
-      detached: true,
-      // Only what the configuration gives, never the satellite's secrets.
-      env: { PATH: safePath(), HOME: home, ...config.env },
-      cwd: options.cwd ?? process.cwd(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    // The process and its pipes belong to no call: a server request arriving on them is attributed by
+    // the upstream client, never by the context of whichever call happened to start the process.
+    const child = outsideCall(() =>
+      spawn(line.file, line.args, {
+        // Own process group: the whole tree is signalled as one, and Ctrl-C to the satellite is not theirs.
+        detached: true,
+        // Only what the configuration gives, never the satellite's secrets.
+        env: { PATH: safePath(), HOME: home, ...config.env },
+        cwd: options.cwd ?? process.cwd(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     const pid = child.pid ?? 0;
     if (pid) options.watchdog.register(pid);
     let markExited: () => void = () => {};
     const target: Live = {
       child,
-      client: new Client({ name: 'orbital-satellite', version: '0.1.0' }, { capabilities: {} }),
+      upstream: createUpstreamClient({ serverName: options.serverName, limits: options.limits }),
       pid,
       startedAt: now(),
       expected: false,
@@ -165,6 +201,9 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       exited: new Promise((resolve) => {
         markExited = resolve;
       }),
+      exit: undefined,
+      killedBecause: undefined,
+      spawnError: undefined,
       lastStderr: '',
     };
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -172,6 +211,8 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       stderr.write(chunk);
     });
     const onGone = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
+      if (target.exit) return;
+      target.exit = { code, signal };
       if (pid) options.watchdog.unregister(pid);
       // The leader is gone; anything it left in its group goes with it.
       if (pid) killGroup(pid, 'SIGKILL');
@@ -181,19 +222,59 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     };
     child.once('exit', (code, signal) => onGone(code, signal));
     child.once('error', (error) => {
+      target.spawnError = error;
       if (child.exitCode === null && child.signalCode === null && !child.pid) onGone(null, null, error);
     });
-    target.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (live === target) await state.discover(target.client).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
+    const transport = new ChildProcessTransport(child, {
+      maxMessageBytes: options.maxMessageBytes,
+      onOversized: (refused, matched) => onOversized(target, refused.bytes, matched),
     });
     try {
-      await target.client.connect(new ChildProcessTransport(child), { timeout: options.handshakeTimeoutMs });
+      const verdict = await target.upstream.connect(transport, {
+        timeoutMs: options.handshakeTimeoutMs,
+        prior: options.generation.get(),
+      });
+      options.generation.set(verdict);
     } catch (error) {
-      if (pid) await terminate(target);
-      throw new Error(`handshake failed: ${(error as Error).message}${describeStderr(target)}`);
+      // A verdict that did not work (or led nowhere) is settled again by the next attempt.
+      options.generation.forget();
+      if (pid && !target.exit) {
+        // Exited while connecting: wait briefly for its code rather than report "connection closed".
+        await Promise.race([target.exited, delay(200)]);
+      }
+      if (pid && !target.exit) await terminate(target);
+      throw new SpawnFailure(spawnFailureMessage(target, error), target);
     }
+    log.info(
+      { pid, protocol_version: target.upstream.protocolVersion(), era: target.upstream.era() },
+      'stdio server connected',
+    );
     target.ready = true;
     return target;
+  };
+
+  /** What an operator needs to fix a start that failed: the spawn error, the exit, or the silence. */
+  const spawnFailureMessage = (target: Live, error: unknown): string => {
+    if (target.spawnError) return `failed to start: ${target.spawnError.message}`;
+    if (target.exit && !target.expected) {
+      return `exited during the MCP handshake with ${describeExit(target.exit)}${describeStderr(target)}`;
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return `did not answer the MCP handshake within ${options.handshakeTimeoutMs} ms${describeStderr(target)}`;
+    }
+    return `handshake failed: ${(error as Error).message}${describeStderr(target)}`;
+  };
+
+  /**
+   * A message longer than the limit was dropped. Matched to its request, that call has already failed
+   * and the process keeps serving; unmatched, some request will never be answered, so the process is
+   * restarted (as after a crash) rather than leave calls waiting for their timeout.
+   */
+  const onOversized = (target: Live, bytes: number, matched: boolean) => {
+    log.warn({ bytes, max: options.maxMessageBytes, matched }, 'stdio server sent a message above the size limit');
+    if (matched || live !== target) return;
+    target.killedBecause = `sent a message of ${formatBytes(bytes)}, above the limit of ${formatBytes(options.maxMessageBytes)} (MCP_MAX_MESSAGE_BYTES), that could not be matched to a request`;
+    killGroup(target.pid, 'SIGKILL');
   };
 
   const describeStderr = (target: Live) => {
@@ -207,7 +288,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     const uptimeMs = now() - target.startedAt;
     lastError = error
       ? error.message
-      : `exited with ${signal ? `signal ${signal}` : `code ${String(code)}`}${describeStderr(target)}`;
+      : (target.killedBecause ?? `exited with ${describeExit({ code, signal })}${describeStderr(target)}`);
     if (options.stableAfterMs !== undefined && uptimeMs >= options.stableAfterMs) restartAttempts = 0;
     crashCount++;
     const willRestart = restartAttempts < maxAttempts;
@@ -244,11 +325,6 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     log.error({ lastError }, 'stdio server permanently failed');
   };
 
-  const delay = (ms: number) =>
-    new Promise<void>((resolve) => {
-      setTimeout(resolve, ms).unref();
-    });
-
   /** Restart attempts after a crash; a failed attempt counts as one more crash. */
   const restartLoop = async (oldPid: number): Promise<Live> => {
     for (;;) {
@@ -274,7 +350,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
           attempt_number: attempt,
         });
         state.setStatus('online', 'process');
-        void state.discover(next.client).catch((e) => log.warn({ err: e }, 'discovery after restart failed'));
+        void discoverTools(next).catch((e) => log.warn({ err: e }, 'discovery after restart failed'));
         return next;
       } catch (error) {
         if (closed) throw error;
@@ -290,16 +366,18 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
   const recordFailedSpawn = (error: unknown) => {
     crashCount++;
     lastError = (error as Error).message;
+    const failure = error instanceof SpawnFailure ? error : undefined;
     const willRestart = restartAttempts < maxAttempts;
     events.emit('mcp.server.crashed', {
       ...state.ref,
-      process_id: 0,
-      exit_code: null,
-      signal: null,
+      process_id: failure?.pid ?? 0,
+      exit_code: failure?.exitCode ?? null,
+      signal: failure?.signal ?? null,
       uptime_seconds: 0,
       crash_count: crashCount,
       will_restart: willRestart,
     });
+    log.warn({ err: error, crashCount, willRestart }, 'stdio server failed to start');
     if (!willRestart) {
       failPermanently();
       throw unavailable();
@@ -307,9 +385,25 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
   };
 
   const unavailable = () =>
-    new AppError('unavailable', `MCP server "${options.serverName}" has permanently failed`, {
-      instructions: 'Its process crashed after every restart attempt; restart the installation once it is fixed.',
-    });
+    new AppError(
+      'unavailable',
+      `MCP server "${options.serverName}" permanently failed after ${maxAttempts} restarts: ${lastError}`,
+      { instructions: 'Its process crashed after every restart attempt; restart the installation once it is fixed.' },
+    );
+
+  /** Lists the tools of a running process and keeps watching for changes it announces. */
+  const discoverTools = async (target: Live) => {
+    await state.discover(() => target.upstream.listTools());
+    await target.upstream
+      .watchTools(() => {
+        if (live === target) {
+          void state
+            .discover(() => target.upstream.listTools())
+            .catch((e) => log.warn({ err: e }, 'rediscovery failed'));
+        }
+      })
+      .catch((e) => log.warn({ err: e }, 'could not watch the tool list'));
+  };
 
   /** First start, or respawn from dormant; a failure starts the crash/restart sequence. */
   const startProcess = async (kind: 'start' | 'respawn'): Promise<Live> => {
@@ -342,7 +436,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         spawn_duration_ms: now() - began,
       });
       state.setStatus('discovering_tools', 'process');
-      await state.discover(next.client);
+      await discoverTools(next);
       state.setStatus('online', 'process');
     } else {
       events.emit('mcp.server.respawned', {
@@ -351,7 +445,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         dormant_duration_seconds: (began - dormantSince) / 1000,
         respawn_duration_ms: now() - began,
       });
-      void state.discover(next.client).catch((e) => log.warn({ err: e }, 'discovery after respawn failed'));
+      void discoverTools(next).catch((e) => log.warn({ err: e }, 'discovery after respawn failed'));
     }
     return next;
   };
@@ -381,6 +475,15 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       }
       return spawning;
     }
+  };
+
+  /** A call that failed because its process went away says how it went, not just "connection closed". */
+  const explainCallFailure = async (target: Live, error: unknown): Promise<unknown> => {
+    if (!(error instanceof SdkError) || error.code !== SdkErrorCode.ConnectionClosed) return error;
+    await Promise.race([target.exited, delay(1000)]);
+    if (!target.exit || target.expected) return error;
+    const how = target.killedBecause ?? `exited with ${describeExit(target.exit)}`;
+    return new AppError('unavailable', `the MCP server process ${how} during the call${describeStderr(target)}`);
   };
 
   const unavailableReason = (): string | null => {
@@ -426,11 +529,12 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       let ok = false;
       try {
         const target = await ensureRunning();
-        const result = (await target.client.callTool({ name, arguments: args }, undefined, {
-          timeout: options.requestTimeoutMs,
-          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-          ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
-        })) as CallToolResult;
+        let result: CallToolResult;
+        try {
+          result = await target.upstream.callTool(name, args, callOptions);
+        } catch (error) {
+          throw await explainCallFailure(target, error);
+        }
         ok = !result.isError;
         return result;
       } finally {

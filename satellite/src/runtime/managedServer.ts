@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { InstallationStatus, McpTransport, ProcessHealth, ServerConfiguration } from '@orbital/contracts';
 import type { ResponseStatsSnapshot } from './createResponseStats.ts';
 import type { ProcessUsage } from './readProcessUsage.ts';

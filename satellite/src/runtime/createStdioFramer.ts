@@ -1,0 +1,128 @@
+import { StringDecoder } from 'node:string_decoder';
+
+/** What the framer saw of a line it refused: its size and enough of its ends to tell what it was. */
+export type OversizedLine = {
+  /** Bytes of the line, newline excluded. */
+  bytes: number;
+  /** The JSON-RPC id, when the line's ends show it (a response to one of our requests, usually). */
+  id: string | number | undefined;
+  /** True when the line's start shows a request or notification from the server rather than a response. */
+  hasMethod: boolean;
+};
+
+/** Bytes kept of each end of an oversized line: enough for `{"jsonrpc":"2.0","id":...` or `...,"id":12}`. */
+const edgeBytes = 256;
+const newline = 0x0a;
+
+/**
+ * Splits a child's stdout into newline-delimited messages without ever holding more than `maxLineBytes`
+ * of one line. A line within the limit is decoded piece by piece as it arrives (no growing buffer copied
+ * on every chunk) and handed over whole; a line beyond it is dropped as it streams past, keeping only its
+ * first and last bytes so the id of the request it answers can be recovered, and the next line is read
+ * normally: the stream stays in step.
+ */
+export function createStdioFramer(options: {
+  maxLineBytes: number;
+  onLine: (line: string) => void;
+  onOversized: (line: OversizedLine) => void;
+}) {
+  const { maxLineBytes } = options;
+  let decoder = new StringDecoder('utf8');
+  let pieces: string[] = [];
+  let pendingBytes = 0;
+  /** The first and last bytes of the current line, kept small, for describing it if it is refused. */
+  let head: Buffer = Buffer.alloc(0);
+  let tail: Buffer = Buffer.alloc(0);
+  /** Set while an oversized line streams past. */
+  let dropping = false;
+
+  const takeRest = (chunk: Buffer) => {
+    if (head.length < edgeBytes) head = Buffer.concat([head, chunk.subarray(0, edgeBytes - head.length)]);
+    tail = keepTail(tail, chunk);
+    pendingBytes += chunk.length;
+    if (dropping) return;
+    if (pendingBytes > maxLineBytes) {
+      // Everything decoded so far goes; the rest of the line is only counted.
+      dropping = true;
+      pieces = [];
+      decoder = new StringDecoder('utf8');
+      return;
+    }
+    pieces.push(decoder.write(chunk));
+  };
+
+  const reset = () => {
+    pieces = [];
+    pendingBytes = 0;
+    head = Buffer.alloc(0);
+    tail = Buffer.alloc(0);
+    dropping = false;
+    decoder = new StringDecoder('utf8');
+  };
+
+  const endLine = () => {
+    if (dropping) {
+      const refused = describe(head, tail, pendingBytes);
+      reset();
+      options.onOversized(refused);
+      return;
+    }
+    pieces.push(decoder.end());
+    let line = pieces.length === 1 ? (pieces[0] as string) : pieces.join('');
+    reset();
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.length > 0) options.onLine(line);
+  };
+
+  return {
+    push(chunk: Buffer): void {
+      let start = 0;
+      for (;;) {
+        const end = chunk.indexOf(newline, start);
+        if (end === -1) {
+          if (start < chunk.length) takeRest(chunk.subarray(start));
+          return;
+        }
+        if (end > start) takeRest(chunk.subarray(start, end));
+        endLine();
+        start = end + 1;
+      }
+    },
+    /** Bytes of the line being assembled (for tests and metrics). */
+    pendingBytes: () => pendingBytes,
+    clear: reset,
+  };
+}
+
+function keepTail(previous: Buffer, chunk: Buffer): Buffer {
+  if (chunk.length >= edgeBytes) return Buffer.from(chunk.subarray(chunk.length - edgeBytes));
+  const joined = Buffer.concat([previous, chunk]);
+  return joined.length > edgeBytes ? Buffer.from(joined.subarray(joined.length - edgeBytes)) : joined;
+}
+
+const idValue = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"jsonrpc":"2.0","id":7,` or `{"id":7,` at the very start: a top-level member, nothing nested before it. */
+const idAtStart = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${idValue}\s*,`);
+/** `,"id":7}` at the very end: after it only the closing brace of the message itself. */
+const idAtEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`);
+const methodAtStart = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*[^,]+,\s*)?"method"\s*:/;
+
+/**
+ * The id of a JSON-RPC message from its two ends only. SDKs write the id either first (after
+ * `jsonrpc`) or last; both positions are recognised only as members of the outer object, so an `"id"`
+ * inside the result cannot be mistaken for it.
+ */
+function describe(head: Buffer, tail: Buffer, bytes: number): OversizedLine {
+  const start = head.toString('utf8');
+  const end = tail.toString('utf8');
+  const match = idAtStart.exec(start) ?? idAtEnd.exec(end);
+  let id: string | number | undefined;
+  if (match?.[1] !== undefined) {
+    try {
+      id = JSON.parse(match[1]) as string | number;
+    } catch {
+      id = undefined;
+    }
+  }
+  return { bytes, id, hasMethod: methodAtStart.test(start) };
+}
