@@ -24,10 +24,10 @@ export async function runTickOnce<R extends Record<string, unknown>>(
   tickAt: string | undefined,
   work: (tx: DatabaseTransactionConnection) => Promise<R>,
   recordAs: (result: R) => R = (result) => result,
-): Promise<R & { repeated: boolean }> {
+): Promise<R & { repeated?: true }> {
   return pool.get().transaction(async (tx) => {
     await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`installations.job.${schedule}`}, 0))`);
-    if (tickAt === undefined) return { ...(await work(tx)), repeated: false };
+    if (tickAt === undefined) return work(tx);
     const done = await tx.maybeOne(
       sql.type(
         recorded,
@@ -37,7 +37,7 @@ export async function runTickOnce<R extends Record<string, unknown>>(
     const result = await work(tx);
     await tx.query(sql.unsafe`
       INSERT INTO job_ticks (schedule, tick_at, result) VALUES (${schedule}, ${tickAt}::timestamptz, ${sql.jsonb(recordAs(result) as never)})`);
-    return { ...result, repeated: false };
+    return result;
   });
 }
 
