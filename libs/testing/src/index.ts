@@ -8,3 +8,4 @@ export {
   startCommands,
 } from './infrastructure.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
+export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';

@@ -18,7 +18,7 @@ import { configSchema as registryConfig } from '@orbital/satellite-registry/conf
 import { startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { createTestEnvironment, startTcpProxy, type TcpProxy, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -45,13 +45,25 @@ export type SatelliteStack = {
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
   db: pg.Client;
+  /** Between the registry and PostgreSQL, when asked for (`registryDatabaseProxy: true`), to cut it. */
+  registryDatabase: TcpProxy | undefined;
   stop(): Promise<void>;
 };
 
 export async function startSatelliteStack(
-  options: { leaseMs?: number; settings?: boolean } = {},
+  options: {
+    leaseMs?: number;
+    settings?: boolean;
+    registryDatabaseProxy?: boolean;
+    /** How long gateway-api serves a known satellite key before confirming it with the registry. */
+    keyConfirmAfterMs?: number;
+  } = {},
 ): Promise<SatelliteStack> {
   const env = await createTestEnvironment();
+  const registryDatabase = options.registryDatabaseProxy ? await startTcpProxy(env.postgres) : undefined;
+  const registryPostgres = registryDatabase
+    ? { POSTGRES_HOST: registryDatabase.host, POSTGRES_PORT: String(registryDatabase.port) }
+    : {};
   const buses: Bus[] = [];
   const bus = async (name: string) => {
     const created = await createBus({ servers: env.natsUrl, name, prefix: env.subjectPrefix, logger });
@@ -67,7 +79,11 @@ export async function startSatelliteStack(
   const registry = await createRegistryApp({
     bus: await bus('registry'),
     logger,
-    config: loadConfig(registryConfig, { ...env.env, COMMAND_LEASE_MS: String(options.leaseMs ?? 60000) }),
+    config: loadConfig(registryConfig, {
+      ...env.env,
+      ...registryPostgres,
+      COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
+    }),
     now: () => clock.now,
     // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
     argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
@@ -107,7 +123,11 @@ export async function startSatelliteStack(
   });
 
   const gatewayBus = await bus('gateway');
-  const satellites = await createSatelliteAuthenticator({ bus: gatewayBus, logger });
+  const satellites = await createSatelliteAuthenticator({
+    bus: gatewayBus,
+    logger,
+    ...(options.keyConfirmAfterMs ? { confirmAfterMs: options.keyConfirmAfterMs } : {}),
+  });
   // gateway-api as main.ts wires it: identity resolves every route's access, satellites through the
   // API-key authenticator.
   const identityDb = await startDatabaseOwner({
@@ -146,6 +166,7 @@ export async function startSatelliteStack(
     installations,
     installationRequests,
     db,
+    registryDatabase,
     async stop() {
       await gateway.close();
       satellites.stop();
@@ -157,6 +178,7 @@ export async function startSatelliteStack(
       for (const b of buses) await b.drain();
       await registry.database.pool.end();
       await settings?.database.pool.end();
+      await registryDatabase?.close();
       await env.cleanup();
     },
   };

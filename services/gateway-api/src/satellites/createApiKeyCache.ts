@@ -1,112 +1,147 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { CallerIdentity, SatelliteStatus } from '@orbital/contracts';
 
 export type VerifiedKey = {
   satelliteId: string;
   keyId: string;
-  /** At verification; `inactive` until the first heartbeat (revoked keys are never cached). */
+  /** As last read from the registry; `inactive` until the first heartbeat (revoked keys are never kept). */
   status: SatelliteStatus;
   identity: Extract<CallerIdentity, { kind: 'satellite' }>;
   /** Null: any address may use the key. */
   allowlist: BlockList | null;
 };
 
+/** A key verified with Argon2 once, kept under its key id. */
+export type KnownKey = {
+  key: VerifiedKey;
+  /** The stored Argon2 hash the secret was verified against; a different one means the key must be verified again. */
+  hash: string;
+  /** True once the entry is due to be confirmed with the registry (a lookup, never Argon2 again). */
+  stale: boolean;
+};
+
 export type ApiKeyCache = {
-  get(digest: string): VerifiedKey | undefined;
-  set(digest: string, key: VerifiedKey, epochAtStart: number): void;
-  /** True when this digest recently failed verification (so a wrong secret does not cost Argon2 again). */
-  isRefused(digest: string): boolean;
-  refuse(digest: string): void;
+  /** The key known under this id whose secret is `secret`, compared in constant time. */
+  match(keyId: string, secret: string): KnownKey | undefined;
+  /** Keeps a key verified with Argon2; ignored when an invalidation happened since `epochAtStart`. */
+  set(key: VerifiedKey, hash: string, secret: string, epochAtStart: number): void;
+  /** The registry confirmed the key (its status and allowlist may have moved): fresh again. */
+  confirm(keyId: string, update: Pick<VerifiedKey, 'status' | 'allowlist'>, epochAtStart: number): void;
+  /** A confirmation could not be had (the registry or its database is down): try again after a pause. */
+  postpone(keyId: string): void;
+  drop(keyId: string): void;
+  /** True when this whole key recently failed verification (so a wrong secret does not cost Argon2 again). */
+  isRefused(apiKey: string): boolean;
+  refuse(apiKey: string): void;
   invalidateSatellite(satelliteId: string): void;
-  clear(): void;
-  /** Bumped by every invalidation: a verification that started before one is not cached. */
+  /** Every key is to be confirmed again on its next use (after missing broadcasts while disconnected). */
+  markAllStale(): void;
+  /** Bumped by every invalidation: a verification that started before one is not kept. */
   epoch(): number;
   size(): number;
 };
 
 /**
- * Verified API keys, by SHA-256 of the whole key (DESIGN.md), so a poll costs a hash and a map lookup
- * instead of an Argon2 run. Entries live `ttlMs`; a revocation or allowlist change removes a
- * satellite's entries at once (the registry broadcasts it to every replica). Failed keys are
- * remembered for `refusedTtlMs`, bounding the Argon2 work an attacker can cause with one bad key.
- * Both maps are bounded; the oldest entries go first.
+ * Satellite API keys verified with Argon2, each kept under its key id with a keyed digest of its secret
+ * (HMAC-SHA-256 under a key that lives only in this process), so a request costs one HMAC and a constant-time
+ * comparison instead of an Argon2 run, and nothing in memory can be replayed as a key. An entry lives until
+ * the registry says otherwise: a revocation or allowlist change is broadcast to every replica and drops the
+ * satellite's entries at once. Every `confirmAfterMs` an entry turns stale, and the authenticator confirms it
+ * with a lookup of the key id (status, allowlist, the same hash) without holding up the request; while the
+ * registry cannot answer the entry keeps serving, so satellites this replica knows keep working through a
+ * database outage. Failed keys are remembered for `refusedTtlMs`, bounding the Argon2 work one bad key can
+ * cause. Both maps are bounded; the least recently verified entries go first.
  */
 export function createApiKeyCache(options: {
-  ttlMs: number;
+  confirmAfterMs: number;
+  /** The pause after a confirmation that could not be had, before the next try. */
+  retryConfirmAfterMs?: number;
   refusedTtlMs: number;
   maxEntries: number;
   now?: () => number;
 }): ApiKeyCache {
   const now = options.now ?? Date.now;
-  const verified = new Map<string, { key: VerifiedKey; expiresAt: number }>();
+  const retryAfter = options.retryConfirmAfterMs ?? 5000;
+  const digestKey = randomBytes(32);
+  const digest = (text: string) => createHmac('sha256', digestKey).update(text).digest();
+  type Entry = { key: VerifiedKey; hash: string; secretDigest: Buffer; confirmAt: number };
+  const known = new Map<string, Entry>();
   const bySatellite = new Map<string, Set<string>>();
   const refused = new Map<string, number>();
   let epoch = 0;
 
-  const drop = (digest: string) => {
-    const entry = verified.get(digest);
+  const drop = (keyId: string) => {
+    const entry = known.get(keyId);
     if (!entry) return;
-    verified.delete(digest);
-    const digests = bySatellite.get(entry.key.satelliteId);
-    digests?.delete(digest);
-    if (digests?.size === 0) bySatellite.delete(entry.key.satelliteId);
+    known.delete(keyId);
+    const keyIds = bySatellite.get(entry.key.satelliteId);
+    keyIds?.delete(keyId);
+    if (keyIds?.size === 0) bySatellite.delete(entry.key.satelliteId);
   };
 
   return {
-    get(digest) {
-      const entry = verified.get(digest);
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now()) {
-        drop(digest);
-        return undefined;
-      }
-      return entry.key;
+    match(keyId, secret) {
+      const entry = known.get(keyId);
+      if (!entry || !timingSafeEqual(entry.secretDigest, digest(secret))) return undefined;
+      return { key: entry.key, hash: entry.hash, stale: entry.confirmAt <= now() };
     },
-    set(digest, key, epochAtStart) {
+    set(key, hash, secret, epochAtStart) {
       if (epochAtStart !== epoch) return;
-      drop(digest);
-      while (verified.size >= options.maxEntries) {
-        const oldest = verified.keys().next().value;
+      drop(key.keyId);
+      while (known.size >= options.maxEntries) {
+        const oldest = known.keys().next().value;
         if (oldest === undefined) break;
         drop(oldest);
       }
-      verified.set(digest, { key, expiresAt: now() + options.ttlMs });
-      let digests = bySatellite.get(key.satelliteId);
-      if (!digests) {
-        digests = new Set();
-        bySatellite.set(key.satelliteId, digests);
+      known.set(key.keyId, { key, hash, secretDigest: digest(secret), confirmAt: now() + options.confirmAfterMs });
+      let keyIds = bySatellite.get(key.satelliteId);
+      if (!keyIds) {
+        keyIds = new Set();
+        bySatellite.set(key.satelliteId, keyIds);
       }
-      digests.add(digest);
+      keyIds.add(key.keyId);
     },
-    isRefused(digest) {
-      const until = refused.get(digest);
+    confirm(keyId, update, epochAtStart) {
+      const entry = known.get(keyId);
+      if (!entry || epochAtStart !== epoch) return;
+      entry.key = { ...entry.key, ...update };
+      entry.confirmAt = now() + options.confirmAfterMs;
+    },
+    postpone(keyId) {
+      const entry = known.get(keyId);
+      if (entry) entry.confirmAt = now() + retryAfter;
+    },
+    drop,
+    isRefused(apiKey) {
+      const id = digest(apiKey).toString('base64');
+      const until = refused.get(id);
       if (until === undefined) return false;
       if (until <= now()) {
-        refused.delete(digest);
+        refused.delete(id);
         return false;
       }
       return true;
     },
-    refuse(digest) {
-      refused.delete(digest);
+    refuse(apiKey) {
+      const id = digest(apiKey).toString('base64');
+      refused.delete(id);
       while (refused.size >= options.maxEntries) {
         const oldest = refused.keys().next().value;
         if (oldest === undefined) break;
         refused.delete(oldest);
       }
-      refused.set(digest, now() + options.refusedTtlMs);
+      refused.set(id, now() + options.refusedTtlMs);
     },
     invalidateSatellite(satelliteId) {
       epoch += 1;
-      for (const digest of [...(bySatellite.get(satelliteId) ?? [])]) drop(digest);
+      for (const keyId of [...(bySatellite.get(satelliteId) ?? [])]) drop(keyId);
     },
-    clear() {
+    markAllStale() {
       epoch += 1;
-      verified.clear();
-      bySatellite.clear();
-      refused.clear();
+      for (const entry of known.values()) entry.confirmAt = 0;
     },
     epoch: () => epoch,
-    size: () => verified.size,
+    size: () => known.size,
   };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Bus } from '@orbital/bus';
 import {
   apiKeyInvalidated,
@@ -13,7 +12,7 @@ import argon2 from 'argon2';
 import type { FastifyRequest } from 'fastify';
 import type { SatelliteAccess } from '../http/defineRoute.ts';
 import type { SatelliteAuthenticator } from '../identity/createAccessResolver.ts';
-import { type ApiKeyCache, createApiKeyCache, type VerifiedKey } from './createApiKeyCache.ts';
+import { type ApiKeyCache, createApiKeyCache, type KnownKey, type VerifiedKey } from './createApiKeyCache.ts';
 import { buildAllowlist, isAllowedAddress } from './isAllowedAddress.ts';
 
 const reRegister =
@@ -38,9 +37,14 @@ export type SatelliteKeyVerifier = (
  * Satellite API-key authentication (DESIGN.md improvement 1). The key id names one satellite row; the
  * registry answers with that row's Argon2 hash and the gateway verifies the secret itself, so the secret
  * never leaves the process that received it (only the hash, useless against a 256-bit secret, crosses
- * NATS) and the Argon2 cost lands on the gateway replicas, which scale with traffic. A verified key is
- * cached by SHA-256 of the whole key; concurrent first requests with one key share one verification;
- * the registry's broadcast on revocation or allowlist change evicts the satellite on every replica.
+ * NATS) and the Argon2 cost lands on the gateway replicas, which scale with traffic.
+ *
+ * Argon2 runs once per key and replica: the verified key is then known by its key id (createApiKeyCache),
+ * and every later request costs an HMAC and a constant-time comparison. Concurrent first requests with one
+ * key share one verification. The registry's broadcast on revocation or allowlist change drops the
+ * satellite on every replica; a known key is also confirmed with a plain lookup (no Argon2) every
+ * `confirmAfterMs` and after a NATS reconnect (broadcasts may have been missed), in the background, so no
+ * request waits for it and a database outage does not stop satellites this replica knows.
  *
  * Then: a team satellite's allowlist is checked against the client address (403). Two faces share one
  * cache: `verifyKey` (the key alone, for callers not named in a path, such as token introspection) and
@@ -49,7 +53,7 @@ export type SatelliteKeyVerifier = (
 export async function createSatelliteAuthenticator(deps: {
   bus: Bus;
   logger: Logger;
-  cacheTtlMs?: number;
+  confirmAfterMs?: number;
   refusedTtlMs?: number;
   maxEntries?: number;
 }): Promise<{
@@ -60,11 +64,12 @@ export async function createSatelliteAuthenticator(deps: {
 }> {
   const { bus, logger } = deps;
   const cache = createApiKeyCache({
-    ttlMs: deps.cacheTtlMs ?? 60000,
+    confirmAfterMs: deps.confirmAfterMs ?? 60000,
     refusedTtlMs: deps.refusedTtlMs ?? 10000,
     maxEntries: deps.maxEntries ?? 100000,
   });
-  const inFlight = new Map<string, Promise<VerifiedKey | null>>();
+  const verifying = new Map<string, Promise<KnownKey | null>>();
+  const confirming = new Map<string, Promise<VerifiedKey | null>>();
 
   const subscription = bus.connection.subscribe(bus.subject(apiKeyInvalidatedSubject), {
     callback: (error, msg) => {
@@ -73,17 +78,18 @@ export async function createSatelliteAuthenticator(deps: {
       if (parsed.success) cache.invalidateSatellite(parsed.data.satellite_id);
     },
   });
-  // A broadcast missed while disconnected could leave a revoked key cached: start over after reconnecting.
+  // A broadcast missed while disconnected could leave a revoked key known: confirm every key again.
   void (async () => {
-    for await (const status of bus.connection.status()) if (status.type === 'reconnect') cache.clear();
+    for await (const status of bus.connection.status()) if (status.type === 'reconnect') cache.markAllStale();
   })();
   await bus.flush();
 
-  async function verify(keyId: string, secret: string, digest: string, requestId: string): Promise<VerifiedKey | null> {
-    const epoch = cache.epoch();
-    let row: Awaited<ReturnType<typeof bus.request<typeof registrySubjects.lookupApiKey>>>;
+  type KeyRow = Awaited<ReturnType<typeof bus.request<typeof registrySubjects.lookupApiKey>>>;
+
+  /** The registry's row for a key id; null when no satellite has it. */
+  async function lookup(keyId: string, requestId: string): Promise<KeyRow | null> {
     try {
-      row = await bus.request(
+      return await bus.request(
         registrySubjects.lookupApiKey,
         { key_id: keyId },
         { identity: serviceIdentity('gateway-api'), requestId },
@@ -92,7 +98,15 @@ export async function createSatelliteAuthenticator(deps: {
       if (error instanceof AppError && error.code === 'not_found') return null;
       throw error;
     }
-    if (row.status === 'revoked' || !(await argon2.verify(row.api_key_hash, secret))) return null;
+  }
+
+  const allowlistOf = (row: KeyRow) => (row.satellite_type === 'team' ? buildAllowlist(row.ip_allowlist) : null);
+
+  /** First sight of a key in this replica: the row, then Argon2. */
+  async function verify(keyId: string, secret: string, requestId: string): Promise<KnownKey | null> {
+    const epoch = cache.epoch();
+    const row = await lookup(keyId, requestId);
+    if (!row || row.status === 'revoked' || !(await argon2.verify(row.api_key_hash, secret))) return null;
     const key: VerifiedKey = {
       satelliteId: row.satellite_id,
       keyId,
@@ -103,34 +117,51 @@ export async function createSatelliteAuthenticator(deps: {
         satelliteType: row.satellite_type,
         teamId: row.team_id,
       },
-      allowlist: row.satellite_type === 'team' ? buildAllowlist(row.ip_allowlist) : null,
+      allowlist: allowlistOf(row),
     };
-    cache.set(digest, key, epoch);
-    return key;
+    cache.set(key, row.api_key_hash, secret, epoch);
+    return { key, hash: row.api_key_hash, stale: false };
   }
 
   /**
-   * A satellite verified while still inactive becomes active with its first heartbeat, which the
-   * registry does not broadcast. Its status is read again (a lookup, no Argon2: a key id names one
-   * satellite row for good, so the secret already verified is that row's) and the entry updated.
+   * Reads a known key's row again (no Argon2: the secret was verified against this very hash). The key
+   * stays only while its row is the same satellite, not revoked, with the same hash; its status and
+   * allowlist are taken over. Null: the key is no longer valid. Throws when the registry cannot answer.
    */
-  async function refreshStatus(key: VerifiedKey, digest: string, requestId: string): Promise<VerifiedKey | null> {
+  async function confirm(keyId: string, known: KnownKey, requestId: string): Promise<VerifiedKey | null> {
     const epoch = cache.epoch();
-    let row: Awaited<ReturnType<typeof bus.request<typeof registrySubjects.lookupApiKey>>>;
-    try {
-      row = await bus.request(
-        registrySubjects.lookupApiKey,
-        { key_id: key.keyId },
-        { identity: serviceIdentity('gateway-api'), requestId },
-      );
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') return null;
-      throw error;
+    const row = await lookup(keyId, requestId);
+    if (
+      !row ||
+      row.satellite_id !== known.key.satelliteId ||
+      row.status === 'revoked' ||
+      row.api_key_hash !== known.hash
+    ) {
+      cache.drop(keyId);
+      return null;
     }
-    if (row.satellite_id !== key.satelliteId || row.status === 'revoked') return null;
-    const refreshed: VerifiedKey = { ...key, status: row.status };
-    cache.set(digest, refreshed, epoch);
-    return refreshed;
+    const update = { status: row.status, allowlist: allowlistOf(row) };
+    cache.confirm(keyId, update, epoch);
+    return { ...known.key, ...update };
+  }
+
+  /** One confirmation per key at a time, shared by the requests that want it. */
+  function confirmOnce(keyId: string, known: KnownKey, requestId: string): Promise<VerifiedKey | null> {
+    let pending = confirming.get(keyId);
+    if (!pending) {
+      pending = confirm(keyId, known, requestId).finally(() => confirming.delete(keyId));
+      confirming.set(keyId, pending);
+    }
+    return pending;
+  }
+
+  /** A stale key serves this request as it stands; its confirmation runs beside it. */
+  function confirmInBackground(keyId: string, known: KnownKey, requestId: string): void {
+    if (confirming.has(keyId)) return;
+    confirmOnce(keyId, known, requestId).catch((error: unknown) => {
+      cache.postpone(keyId);
+      logger.debug({ err: error, keyId }, 'satellite key not confirmed now (registry unavailable); kept');
+    });
   }
 
   const verifyKey: SatelliteKeyVerifier = async (request, options = {}) => {
@@ -148,23 +179,24 @@ export async function createSatelliteAuthenticator(deps: {
       securityEvent('malformed_key');
       throw unauthenticated('The API key is not in the form <key id>.<secret>');
     }
-    const digest = createHash('sha256').update(apiKey).digest('hex');
-    let key = cache.get(digest);
-    if (!key) {
-      if (cache.isRefused(digest)) throw unauthenticated('The API key is not valid');
-      let pending = inFlight.get(digest);
+    let known: KnownKey | null = cache.match(parsed.keyId, parsed.secret) ?? null;
+    if (known) {
+      if (known.stale) confirmInBackground(parsed.keyId, known, request.id);
+    } else {
+      if (cache.isRefused(apiKey)) throw unauthenticated('The API key is not valid');
+      let pending = verifying.get(apiKey);
       if (!pending) {
-        pending = verify(parsed.keyId, parsed.secret, digest, request.id).finally(() => inFlight.delete(digest));
-        inFlight.set(digest, pending);
+        pending = verify(parsed.keyId, parsed.secret, request.id).finally(() => verifying.delete(apiKey));
+        verifying.set(apiKey, pending);
       }
-      const verified = await pending;
-      if (!verified) {
-        cache.refuse(digest);
+      known = await pending;
+      if (!known) {
+        cache.refuse(apiKey);
         securityEvent('invalid_key');
         throw unauthenticated('The API key is not valid');
       }
-      key = verified;
     }
+    let key = known.key;
     if (!isAllowedAddress(key.allowlist, request.ip)) {
       securityEvent('address_not_allowed', { satelliteId: key.satelliteId });
       throw new AppError('forbidden', "This address is not in the satellite's IP allowlist", {
@@ -172,7 +204,9 @@ export async function createSatelliteAuthenticator(deps: {
       });
     }
     if (options.requireActive && key.status !== 'active') {
-      const refreshed = await refreshStatus(key, digest, request.id);
+      // A satellite becomes active with its first heartbeat, which the registry does not broadcast: read
+      // the status again now (a lookup, no Argon2).
+      const refreshed = await confirmOnce(parsed.keyId, known, request.id);
       if (!refreshed) {
         securityEvent('invalid_key', { satelliteId: key.satelliteId });
         throw unauthenticated('The API key is not valid');
