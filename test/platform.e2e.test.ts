@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
 
@@ -45,7 +44,8 @@ describe.each([1, 2])('a platform team, day one, with %i replica(s) of every ser
   };
 
   async function mcpClient(url: string): Promise<Client> {
-    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    // The SDK's auto mode finds the 2026-07-28 revision through server/discover.
+    const client = new Client({ name: 'e2e-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
     return client;
   }

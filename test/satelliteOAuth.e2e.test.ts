@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -320,7 +321,7 @@ describe('a satellite in oauth mode', () => {
     const paths = await toolPaths(client, 'echo');
     expect(paths).toEqual(['alpha:echo', 'shared:echo']);
     expect(await execute(client, 'alpha:echo', { text: 'hello' })).toEqual({
-      text: expect.stringContaining('"text":"hello"'),
+      text: expect.stringContaining('hello'),
       isError: false,
     });
     // The installation name both teams use resolves to this team's server, unqualified.
@@ -345,6 +346,50 @@ describe('a satellite in oauth mode', () => {
     expect(await toolPaths(client, 'echo')).toEqual(['beta:echo', 'shared:echo']);
     expect((await execute(client, 'shared:whoami', {})).text).toContain('configured for team-b');
     expect((await execute(client, 'alpha:echo', { text: 'x' })).isError).toBe(true);
+  });
+
+  it("authenticates every request of a 2026-07-28 client on its own, with its team's tools only", async () => {
+    const pat = await createPat(users.bob, teamB, 'bob modern');
+    const client = new ModernClient(
+      { name: 'e2e-modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new ModernTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${pat.token}` } } }),
+    );
+    const paths = await client.callTool({ name: 'discover_mcp_tools', arguments: { query: 'echo', limit: 50 } });
+    expect((JSON.parse(textOf(paths)).tools as Array<{ tool_path: string }>).map((t) => t.tool_path).sort()).toEqual([
+      'beta:echo',
+      'shared:echo',
+    ]);
+    const whoami = await client.callTool({
+      name: 'execute_mcp_tool',
+      arguments: { tool_path: 'shared:whoami', arguments: {} },
+    });
+    expect(textOf(whoami)).toContain('configured for team-b');
+    const foreign = await client.callTool({
+      name: 'execute_mcp_tool',
+      arguments: { tool_path: 'alpha:echo', arguments: { text: 'x' } },
+    });
+    expect(foreign.isError).toBe(true);
+    await client.close();
+    // Without its token the same request, stateless, is refused: nothing carries over from before.
+    const anonymous = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      }),
+    });
+    expect(anonymous.status).toBe(401);
   });
 
   it('refuses a session id presented with the token of another user or another team', async () => {
@@ -379,7 +424,7 @@ describe('a satellite in oauth mode', () => {
     expect(revoked.statusCode).toBe(200);
     // Within the cache lifetime the satellite has not asked again, so the token still works.
     clock += cacheTtlMs - 1000;
-    expect((await execute(client, 'alpha:echo', { text: 'two' })).text).toContain('"text":"two"');
+    expect((await execute(client, 'alpha:echo', { text: 'two' })).text).toContain('two');
     clock += 1001;
     await expect(execute(client, 'alpha:echo', { text: 'three' })).rejects.toThrow();
     expect(introspections - before).toBe(2);

@@ -2,8 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { serverConfiguration } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,8 +86,14 @@ afterAll(async () => {
   expect(events.invalid).toEqual([]);
 });
 
-async function connect(userAgent = 'Claude-Desktop/1.0 test') {
-  const client = new Client({ name: 'satellite-test', version: '1.0.0' });
+type Era = 'legacy' | 'modern';
+
+/** A v2 SDK client: 2025-era (initialize, a session) or pinned to 2026-07-28 (stateless). */
+async function connect(era: Era = 'legacy', userAgent = 'Claude-Desktop/1.0 test') {
+  const client = new Client(
+    { name: 'satellite-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'user-agent': userAgent } } });
   await client.connect(transport);
   clients.push(client);
@@ -138,101 +143,8 @@ describe('the MCP gateway', () => {
     expect(connected.session_id).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('discovers the tools of stdio and HTTP servers', async () => {
-    const { client } = await connect();
-    const echo = await discover(client, 'echo');
-    expect(echo.query).toBe('echo');
-    expect(echo.tools[0]).toMatchObject({
-      tool_path: 'everything:echo',
-      server_name: 'everything',
-      transport: 'stdio',
-    });
-    expect(echo.total_found).toBe(echo.tools.length);
-    const scores = echo.tools.map((t) => t.relevance_score);
-    expect(scores).toEqual([...scores].sort((a, b) => a - b));
-    expect((await discover(client, 'entities')).tools.map((t) => t.tool_path)).toContain('memory:create_entities');
-    expect((await discover(client, 'greets')).tools[0]).toMatchObject({ tool_path: 'remote:greet', transport: 'http' });
-    expect((await discover(client, 'a', 3)).tools.length).toBeLessThanOrEqual(3);
-    expect((await discover(client, 'zzqxjv')).tools).toEqual([]);
-  });
-
-  it('executes tools on stdio and HTTP servers and returns their results', async () => {
-    const { client } = await connect();
-    const echoed = await execute(client, 'everything:echo', { message: 'over the satellite' });
-    expect(echoed.isError).toBeUndefined();
-    expect(echoed.content).toHaveLength(1);
-    expect(JSON.parse(echoed.content[0]?.text ?? '')).toMatchObject({
-      content: [{ type: 'text', text: 'Echo: over the satellite' }],
-    });
-    const sum = await execute(client, 'everything:get-sum', { a: 2, b: 40 });
-    expect(sum.content[0]?.text).toContain('42');
-    await execute(client, 'memory:create_entities', {
-      entities: [{ name: 'Orbital', entityType: 'project', observations: ['runs MCP servers'] }],
-    });
-    const graph = await execute(client, 'memory:read_graph', {});
-    expect(graph.content[0]?.text).toContain('runs MCP servers');
-    expect((await execute(client, 'remote:greet', { name: 'ada' })).content[0]?.text).toContain('hello ada');
-  });
-
-  it('discovers and executes the tools of a remote server over SSE', async () => {
-    const { client } = await connect();
-    expect((await discover(client, 'over SSE')).tools[0]).toMatchObject({
-      tool_path: 'legacy:greet',
-      server_name: 'legacy',
-      transport: 'sse',
-    });
-    const greeted = await execute(client, 'legacy:greet', { name: 'grace' });
-    expect(greeted.isError).toBeUndefined();
-    expect(greeted.content[0]?.text).toContain('hello grace');
-  });
-
-  it('validates arguments against the tool schema before calling the server', async () => {
-    const { client } = await connect();
-    const before = satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count;
-    const bad = await execute(client, 'everything:get-sum', { a: 'two' });
-    expect(bad.isError).toBe(true);
-    expect(bad.content[0]?.text).toMatch(/Invalid arguments for "everything:get-sum".*\/a must be number/);
-    expect(satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count).toBe(
-      before,
-    );
-    const unknown = await execute(client, 'everything:no-such-tool', {});
-    expect(unknown).toMatchObject({ isError: true });
-    expect(unknown.content[0]?.text).toContain('Unknown tool');
-    await expect(client.callTool({ name: 'execute_mcp_tool', arguments: { arguments: {} } })).rejects.toThrow(
-      /tool_path/,
-    );
-    await expect(client.callTool({ name: 'discover_mcp_tools', arguments: {} })).rejects.toThrow(/query/);
-  });
-
-  it('hides and refuses the tools of a server that is not online', async () => {
-    const { client } = await connect();
-    expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).toContain('doomed:greet');
-    await stopChild(doomedFixture);
-    await satellite.runtime.checkHealth();
-    await events.waitFor('mcp.server.status_changed', (d) => d.server_id === 'inst-doomed' && d.status === 'offline');
-    expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).not.toContain('doomed:greet');
-    const refused = await execute(client, 'doomed:greet', { name: 'x' });
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0]?.text).toMatch(
-      /^MCP server "doomed" is not online \(status: offline; connection lost: .+\); its tools cannot be executed until it is\.$/,
-    );
-    expect((await execute(client, 'remote:greet', { name: 'still' })).content[0]?.text).toContain('hello still');
-  });
-
-  it('shows tools a server adds in the next discovery, without notifying clients', async () => {
-    const { client } = await connect();
-    let notified = 0;
-    client.fallbackNotificationHandler = async () => {
-      notified++;
-    };
-    await execute(client, 'fixture:add_tool', { name: 'brand_new_widget' });
-    await events.waitFor('mcp.tools.updated', (d) => d.added_tools.includes('brand_new_widget'));
-    expect((await discover(client, 'brand_new_widget')).tools[0]?.tool_path).toBe('fixture:brand_new_widget');
-    expect(notified).toBe(0);
-  });
-
   it('ends a session on DELETE and refuses it afterwards', async () => {
-    const { client, transport } = await connect('vscode-test');
+    const { client, transport } = await connect('legacy', 'vscode-test');
     const sessionId = transport.sessionId as string;
     await transport.terminateSession();
     const disconnected = await events.waitFor('mcp.client.disconnected', (d) => d.session_id === sessionId);
@@ -269,6 +181,7 @@ describe('the MCP gateway', () => {
     );
     expect((await post(initialize('2025-03-26'), { origin: 'http://evil.example' })).status).toBe(403);
     expect((await post(initialize('2025-03-26'), { host: 'evil.example' })).status).toBe(403);
+    expect((await post(modernRequest('tools/list'), { origin: 'http://evil.example' })).status).toBe(403);
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(400);
   });
 
@@ -281,11 +194,201 @@ describe('the MCP gateway', () => {
     expect(body).toContain('"name":"service-satellite"');
   });
 
+  it('answers malformed bodies and invalid messages with JSON-RPC errors', async () => {
+    const garbled = await postRaw('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(garbled.status).toBe(400);
+    expect(JSON.parse(await garbled.text())).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const notRpc = await post({ hello: 'world' });
+    expect(notRpc.status).toBe(400);
+    expect(JSON.parse(await notRpc.text())).toMatchObject({ error: { code: -32600 } });
+    const wrongType = await postRaw('{}', { 'content-type': 'text/plain' });
+    expect(wrongType.status).toBe(415);
+    expect(JSON.parse(await wrongType.text())).toMatchObject({ error: { code: -32000 } });
+  });
+
   it('serves health and documentation', async () => {
     const health = await fetch(new URL('/', url));
     expect(await health.json()).toMatchObject({ status: 'ok', servers: { total: 6 } });
     const docs = await fetch(new URL('/documentation', url));
     expect(((await docs.json()) as { paths: object }).paths).toHaveProperty('/mcp');
+  });
+
+  it('hides and refuses the tools of a server that is not online, on both generations', async () => {
+    const legacy = (await connect('legacy')).client;
+    const modern = (await connect('modern')).client;
+    for (const client of [legacy, modern]) {
+      expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).toContain('doomed:greet');
+    }
+    await stopChild(doomedFixture);
+    await satellite.runtime.checkHealth();
+    await events.waitFor('mcp.server.status_changed', (d) => d.server_id === 'inst-doomed' && d.status === 'offline');
+    for (const client of [legacy, modern]) {
+      expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).not.toContain('doomed:greet');
+      const refused = await execute(client, 'doomed:greet', { name: 'x' });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(
+        /^MCP server "doomed" is not online \(status: offline; connection lost: .+\); its tools cannot be executed until it is\.$/,
+      );
+      expect((await execute(client, 'remote:greet', { name: 'still' })).content[0]?.text).toContain('hello still');
+    }
+  });
+});
+
+describe.each(['legacy', 'modern'] as const)('the meta-tools for a %s client', (era) => {
+  it('discovers the tools of stdio and HTTP servers', async () => {
+    const { client } = await connect(era);
+    const echo = await discover(client, 'echo');
+    expect(echo.query).toBe('echo');
+    expect(echo.tools[0]).toMatchObject({
+      tool_path: 'everything:echo',
+      server_name: 'everything',
+      transport: 'stdio',
+    });
+    expect(echo.total_found).toBe(echo.tools.length);
+    const scores = echo.tools.map((t) => t.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    expect((await discover(client, 'entities')).tools.map((t) => t.tool_path)).toContain('memory:create_entities');
+    expect((await discover(client, 'greets')).tools[0]).toMatchObject({ tool_path: 'remote:greet', transport: 'http' });
+    expect((await discover(client, 'a', 3)).tools.length).toBeLessThanOrEqual(3);
+    expect((await discover(client, 'zzqxjv')).tools).toEqual([]);
+  });
+
+  it("executes tools on stdio and HTTP servers and hands back the server's own result", async () => {
+    const { client } = await connect(era);
+    const echoed = await execute(client, 'everything:echo', { message: 'over the satellite' });
+    expect(echoed.isError).toBeUndefined();
+    expect(echoed.content).toEqual([{ type: 'text', text: 'Echo: over the satellite' }]);
+    const sum = await execute(client, 'everything:get-sum', { a: 2, b: 40 });
+    expect(sum.content[0]?.text).toContain('42');
+    await execute(client, 'memory:create_entities', {
+      entities: [{ name: `Orbital-${era}`, entityType: 'project', observations: ['runs MCP servers'] }],
+    });
+    const graph = await execute(client, 'memory:read_graph', {});
+    expect(graph.content[0]?.text).toContain('runs MCP servers');
+    expect((await execute(client, 'remote:greet', { name: 'ada' })).content[0]?.text).toContain('hello ada');
+  });
+
+  it('hands back images, embedded resources, resource links and structured content as such', async () => {
+    const { client } = await connect(era);
+    const image = await execute(client, 'everything:get-tiny-image', {});
+    expect(image.content.map((c) => c.type)).toEqual(['text', 'image', 'text']);
+    expect(image.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+    expect((image.content[1] as { data?: string }).data).toMatch(/^iVBORw0KGgo/);
+    const structured = (await execute(client, 'everything:get-structured-content', { location: 'New York' })) as {
+      structuredContent?: Record<string, unknown>;
+      content: { type: string; text?: string }[];
+    };
+    expect(structured.structuredContent).toMatchObject({ temperature: expect.any(Number) });
+    const embedded = await execute(client, 'everything:get-resource-reference', {
+      resourceType: 'Text',
+      resourceId: 3,
+    });
+    expect(embedded.content.map((c) => c.type)).toContain('resource');
+    const links = await execute(client, 'everything:get-resource-links', { count: 2 });
+    expect(links.content.filter((c) => c.type === 'resource_link')).toHaveLength(2);
+  });
+
+  it('discovers and executes the tools of a remote server over SSE', async () => {
+    const { client } = await connect(era);
+    expect((await discover(client, 'over SSE')).tools[0]).toMatchObject({
+      tool_path: 'legacy:greet',
+      server_name: 'legacy',
+      transport: 'sse',
+    });
+    const greeted = await execute(client, 'legacy:greet', { name: 'grace' });
+    expect(greeted.isError).toBeUndefined();
+    expect(greeted.content[0]?.text).toContain('hello grace');
+  });
+
+  it('answers bad arguments with a tool error naming the field', async () => {
+    const { client } = await connect(era);
+    const before = satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count;
+    const bad = await execute(client, 'everything:get-sum', { a: 'two' });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/Invalid arguments for "everything:get-sum".*\/a must be number/);
+    expect(satellite.runtime.snapshot().find((s) => s.server_name === 'everything')?.requests.request_count).toBe(
+      before,
+    );
+    const unknown = await execute(client, 'everything:no-such-tool', {});
+    expect(unknown).toMatchObject({ isError: true });
+    expect(unknown.content[0]?.text).toContain('Unknown tool');
+    const noPath = await client.callTool({ name: 'execute_mcp_tool', arguments: { arguments: {} } });
+    expect(noPath).toMatchObject({ isError: true });
+    expect(textOf(noPath)).toContain('"tool_path" is required');
+    const noArguments = await client.callTool({
+      name: 'execute_mcp_tool',
+      arguments: { tool_path: 'everything:echo' },
+    });
+    expect(noArguments).toMatchObject({ isError: true });
+    expect(textOf(noArguments)).toContain('"arguments" is required');
+    const noQuery = await client.callTool({ name: 'discover_mcp_tools', arguments: {} });
+    expect(noQuery).toMatchObject({ isError: true });
+    expect(textOf(noQuery)).toContain('"query" is required');
+    const badLimit = await client.callTool({ name: 'discover_mcp_tools', arguments: { query: 'echo', limit: 'ten' } });
+    expect(textOf(badLimit)).toContain('"limit" must be a number');
+  });
+
+  it('shows tools a server adds in the next discovery, without notifying clients', async () => {
+    const { client } = await connect(era);
+    let notified = 0;
+    client.fallbackNotificationHandler = async () => {
+      notified++;
+    };
+    const name = `brand_new_widget_${era}`;
+    await execute(client, 'fixture:add_tool', { name });
+    await events.waitFor('mcp.tools.updated', (d) => d.added_tools.includes(name));
+    expect((await discover(client, name)).tools[0]?.tool_path).toBe(`fixture:${name}`);
+    expect(notified).toBe(0);
+  });
+
+  it('reports each execution in the request log', async () => {
+    const { client } = await connect(era);
+    await execute(client, 'everything:echo', { message: `logged ${era}` });
+    const logged = await events.waitFor(
+      'mcp.tool.executed',
+      (d) => (d.request_params as { message?: string }).message === `logged ${era}`,
+    );
+    expect(logged).toMatchObject({ tool_name: 'echo', success: true, installation_id: 'inst-everything' });
+    expect(logged.session_id === null).toBe(era === 'modern');
+  });
+});
+
+describe('a 2026-07-28 client', () => {
+  it('is served without a session: no initialize, no session id, any request on its own', async () => {
+    const { client, transport } = await connect('modern');
+    expect(client.getProtocolEra()).toBe('modern');
+    await client.listTools();
+    expect(transport.sessionId).toBeUndefined();
+    const raw = await post(modernRequest('tools/list'));
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('mcp-session-id')).toBeNull();
+    const body = JSON.parse(await raw.text()) as { result: Record<string, unknown> };
+    expect(body.result).toMatchObject({
+      ttlMs: expect.any(Number),
+      cacheScope: 'public',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'service-satellite' } },
+    });
+  });
+
+  it('finds the satellite through server/discover', async () => {
+    const discovered = await post(modernRequest('server/discover'));
+    expect(discovered.status).toBe(200);
+    const body = JSON.parse(await discovered.text()) as { result: Record<string, unknown> };
+    expect(body.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
+  });
+
+  it('has its headers checked against the body, an unknown revision refused, and removed methods refused', async () => {
+    const mismatch = await post(modernRequest('tools/list'), { 'mcp-method': 'tools/call' });
+    expect(mismatch.status).toBe(400);
+    expect(JSON.parse(await mismatch.text())).toMatchObject({ error: { code: -32020 } });
+    const unknown = await post(modernRequest('tools/list', {}, '2027-01-01'), { 'mcp-protocol-version': '2027-01-01' });
+    expect(unknown.status).toBe(400);
+    expect(JSON.parse(await unknown.text())).toMatchObject({
+      error: { code: -32022, data: { supported: ['2026-07-28'] } },
+    });
+    const removed = await post(modernRequest('ping'));
+    expect(removed.status).toBe(404);
+    expect(JSON.parse(await removed.text())).toMatchObject({ error: { code: -32601 } });
   });
 });
 
@@ -298,7 +401,35 @@ function initialize(protocolVersion: string) {
   };
 }
 
-async function post(body: unknown, headers: Record<string, string> = {}) {
+/** A raw 2026-07-28 request: the revision in its `_meta` and its headers. */
+function modernRequest(method: string, params: Record<string, unknown> = {}, version = '2026-07-28') {
+  return {
+    jsonrpc: '2.0',
+    id: 7,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': version,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  };
+}
+
+function post(body: unknown, headers: Record<string, string> = {}) {
+  const method = (body as { method?: string; params?: { _meta?: Record<string, unknown> } }).method;
+  const modern = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[
+    'io.modelcontextprotocol/protocolVersion'
+  ];
+  return postRaw(JSON.stringify(body), {
+    ...(typeof modern === 'string' && method ? { 'mcp-protocol-version': modern, 'mcp-method': method } : {}),
+    ...headers,
+  });
+}
+
+async function postRaw(body: string, headers: Record<string, string> = {}) {
   const { host, ...rest } = headers;
   const { request } = await import('node:http');
   // fetch forbids setting Host; node:http lets the rebinding case be sent as a browser would.
@@ -329,6 +460,6 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify(body));
+    req.end(body);
   });
 }

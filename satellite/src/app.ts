@@ -14,8 +14,10 @@ import { registerProtectedResourceMetadata } from './auth/protectedResourceMetad
 import { configurationProblems, type SatelliteEnv, satelliteTypeOf } from './config.ts';
 import type { EventSink } from './events/eventSink.ts';
 import { createArgumentValidator } from './gateway/createArgumentValidator.ts';
+import { createMcpEndpoint } from './gateway/createMcpEndpoint.ts';
 import { createToolHandlers } from './gateway/createMetaToolServer.ts';
 import { createSessionStore, type SessionStore } from './gateway/createSessionStore.ts';
+import { createSuspendedCalls, type SuspendedCalls } from './gateway/createSuspendedCalls.ts';
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
@@ -27,6 +29,8 @@ export type SatelliteApp = {
   app: FastifyInstance;
   runtime: ServerRuntime;
   sessions: SessionStore;
+  /** Calls of 2026-07-28 clients waiting for the client's answer to the server's requests. */
+  suspended: SuspendedCalls;
   /** The global settings the satellite acts on; the backend link's configuration sync fills it. */
   settings: SettingsCache;
   /** Starts the MCP servers (the HTTP listener is the caller's, so tests can use any port). */
@@ -139,9 +143,15 @@ export function createSatelliteApp(options: {
       ...(options.now ? { now: options.now } : {}),
     });
   }
-  registerMcpRoutes(app, {
+  const suspended = createSuspendedCalls({ answerTimeoutMs: config.MCP_INPUT_ANSWER_TIMEOUT_MS });
+  const endpoint = createMcpEndpoint({
     sessions,
     handlers,
+    suspended,
+    onerror: (error) => logger.debug({ err: error }, '/mcp request refused'),
+  });
+  registerMcpRoutes(app, {
+    endpoint,
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
   });
@@ -178,6 +188,7 @@ export function createSatelliteApp(options: {
     app,
     runtime,
     sessions,
+    suspended,
     settings,
     async start() {
       sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
@@ -186,6 +197,8 @@ export function createSatelliteApp(options: {
     async close() {
       if (sweeper) clearInterval(sweeper);
       await sessions.closeAll();
+      suspended.closeAll();
+      await endpoint.close();
       await runtime.stop();
       await app.close();
     },

@@ -50,6 +50,9 @@ export const satelliteEnv = logEnv.extend({
   // Spec: sessions end after 30 minutes without a message.
   SESSION_IDLE_TIMEOUT_MS: positiveInt.default(30 * 60 * 1000),
   SESSION_SWEEP_INTERVAL_MS: positiveInt.default(60 * 1000),
+  // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
+  // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
+  MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),
   // Spec "Limits": 5-minute idle timeout for stdio processes (planned); 0 keeps them running.
   PROCESS_IDLE_TIMEOUT_MS: nonNegativeInt.default(5 * 60 * 1000),
   PROCESS_IDLE_CHECK_INTERVAL_MS: positiveInt.default(30 * 1000),

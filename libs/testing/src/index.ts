@@ -7,5 +7,6 @@ export {
   isReachable,
   startCommands,
 } from './infrastructure.ts';
+export { type ConformanceRun, expectedFailureReasons, runConformanceSuite } from './runConformanceSuite.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';

@@ -1,20 +1,23 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
+  type ProtocolEra,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+} from '@modelcontextprotocol/server';
 import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
+import type { RoundContext, SuspendedCalls } from './createSuspendedCalls.ts';
+import { createToolExecutor, type ToolScope, toolError } from './createToolExecutor.ts';
+import { metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
+
+export type { ToolScope } from './createToolExecutor.ts';
 
 /** The two tools of `tools/list`, exactly; they never change, so no list-changed notice is ever sent. */
 export const metaTools: Tool[] = [
@@ -46,38 +49,9 @@ export const metaTools: Tool[] = [
   },
 ];
 
-const discoverArguments = z.object({ query: z.string(), limit: z.number().int().min(1).max(1000).default(10) });
-const executeArguments = z.object({ tool_path: z.string().min(1), arguments: z.record(z.string(), z.unknown()) });
-
-/**
- * The spec's capabilities are `{tools: {}}` only, yet resources, templates and prompts must answer
- * with empty lists; the SDK refuses handlers for capabilities not declared, so those three are let
- * through here.
- */
-const answeredWithoutCapability = new Set(['resources/list', 'resources/templates/list', 'prompts/list']);
-class MetaToolServer extends Server {
-  protected override assertRequestHandlerCapability(method: string): void {
-    if (answeredWithoutCapability.has(method)) return;
-    super.assertRequestHandlerCapability(method);
-  }
-}
-
-/** The text a failing tool gave, as the request log's error message. */
-function firstText(result: CallToolResult): string {
-  const item = result.content?.find((c) => c.type === 'text');
-  return item && item.type === 'text' ? item.text : 'the tool reported an error';
-}
-
-function textResult(value: unknown, isError = false): CallToolResult {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
-}
-
-function invalidParams(error: z.ZodError): McpError {
-  return new McpError(
-    ErrorCode.InvalidParams,
-    `Invalid arguments: ${error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
-  );
+/** discover_mcp_tools answers one text item holding its results as JSON (the spec's shape). */
+function textResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
 
 export type MetaToolDependencies = {
@@ -91,21 +65,6 @@ export type MetaToolDependencies = {
   /** Where each execution that reached a server is reported as `mcp.tool.executed` (request logs). */
   events?: EventSink;
 };
-
-/** Tool responses kept in request logs are capped, so one huge result cannot fill an event batch. */
-const maxLoggedResponseChars = 64 * 1024;
-
-function loggedResponse(result: CallToolResult): unknown {
-  const text = JSON.stringify(result);
-  if (text.length <= maxLoggedResponseChars) return result;
-  return { truncated: true, original_chars: text.length, preview: text.slice(0, maxLoggedResponseChars) };
-}
-
-/**
- * Whose tools a call may see: an authenticated session's team (and user, for the user level of the
- * configuration), or null without authentication (every tool the satellite serves).
- */
-export type ToolScope = { teamId: string; userId: string } | null;
 
 /**
  * Searchable views of the cache's online tools, one per team (and one for unscoped sessions), each
@@ -145,9 +104,9 @@ export function createToolHandlers(deps: MetaToolDependencies) {
   };
 
   const discover = (raw: unknown, scope: ToolScope = null): CallToolResult => {
-    const parsed = discoverArguments.safeParse(raw ?? {});
-    if (!parsed.success) throw invalidParams(parsed.error);
-    const { query, limit } = parsed.data;
+    const problem = metaToolArgumentProblem('discover_mcp_tools', raw);
+    if (problem) return toolError(problem);
+    const { query, limit = 10 } = raw as { query: string; limit?: number };
     const began = performance.now();
     const search = searchOf(scope);
     search.setTools(searchable(scope));
@@ -167,100 +126,177 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     });
   };
 
-  const execute = async (
-    raw: unknown,
-    scope: ToolScope = null,
-    context: { sessionId?: string } = {},
-  ): Promise<CallToolResult> => {
-    const parsed = executeArguments.safeParse(raw ?? {});
-    if (!parsed.success) throw invalidParams(parsed.error);
-    const { tool_path: toolPath, arguments: args } = parsed.data;
-    // Another team's tool is "unknown" to this scope, exactly like a tool that does not exist, so
-    // execution reveals nothing about other teams. A user-level configuration (spec: template, team,
-    // user) would be chosen here from scope.userId; the distributed configuration has no user level yet.
-    const lookup = await deps.runtime.resolve(toolPath, scope?.teamId);
-    switch (lookup.kind) {
-      case 'unknown':
-        return textResult(
-          `Unknown tool "${toolPath}". Tool paths have the form serverName:toolName; use discover_mcp_tools to find them.`,
-          true,
-        );
-      case 'ambiguous':
-        return textResult(
-          `Tool path "${toolPath}" is ambiguous: ${lookup.tool_paths.join(', ')} share one internal name, so the satellite refuses to guess. Ask an administrator to rename one of the installations.`,
-          true,
-        );
-      case 'unavailable':
-        return textResult(
-          `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
-          true,
-        );
-      case 'found':
-        break;
-    }
-    const tool = lookup.tool;
-    const check = deps.validator.check(tool.input_schema, args);
-    if (!check.ok) {
-      return textResult(`Invalid arguments for "${toolPath}": ${check.problems.join('; ')}`, true);
-    }
-    const began = performance.now();
-    const executedAt = new Date().toISOString();
-    const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
-      const config = deps.runtime.configuration(tool.installation_id) ?? tool.server.config;
-      deps.events?.emit('mcp.tool.executed', {
-        installation_id: tool.installation_id,
-        team_id: tool.team_id,
-        server_slug: tool.server_slug,
-        tool_name: tool.tool_name,
-        session_id: context.sessionId ?? null,
-        request_params: args,
-        // The response only when the installation asked for it (spec: request_logging_enabled).
-        ...(config.settings.request_logging_enabled && response ? { tool_response: loggedResponse(response) } : {}),
-        duration_ms: Math.round((performance.now() - began) * 1000) / 1000,
-        success,
-        error_message: errorMessage?.slice(0, 4000) ?? null,
-        executed_at: executedAt,
-      });
-    };
-    try {
-      // The runtime speaks the SDK's v2 types; this server is still on v1, whose result type is narrower.
-      const result = (await deps.runtime.callTool(tool, args)) as CallToolResult;
-      deps.onExecuted?.(tool, !result.isError);
-      requestLog(!result.isError, result, result.isError ? firstText(result) : null);
-      return textResult(result, result.isError === true);
-    } catch (error) {
-      deps.onExecuted?.(tool, false);
-      requestLog(false, undefined, (error as Error).message);
-      // Only the message: errors from our runtime are written for clients, and a server's own
-      // error message reaches its caller as the server wrote it.
-      return textResult(`Tool "${toolPath}" failed: ${(error as Error).message}`, true);
-    }
-  };
+  const execute = createToolExecutor(deps);
 
   return { discover, execute };
 }
 
-/** One MCP server per client session, answering the spec's methods with the two meta-tools. */
-export function createMetaToolServer(
-  handlers: ReturnType<typeof createToolHandlers>,
-  options: { onExecute?: () => void; scope?: { teamId: string; userId: string } | null } = {},
-): Server {
-  const scope = options.scope ?? null;
-  const server = new MetaToolServer({ name: 'service-satellite', version: '0.1.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: metaTools }));
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+export type ToolHandlers = ReturnType<typeof createToolHandlers>;
+
+/**
+ * The spec's capabilities for a 2025 session are `{tools: {}}` only, yet resources, templates and
+ * prompts must answer with empty lists; the SDK refuses handlers for capabilities not declared, so
+ * those are let through here. A 2026-07-28 client, which learns capabilities from server/discover,
+ * is told the truth: resources and prompts are answered (empty).
+ */
+const answeredWithoutCapability = new Set([
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+]);
+class MetaToolServer extends Server {
+  protected override assertRequestHandlerCapability(method: string): void {
+    if (answeredWithoutCapability.has(method)) return;
+    super.assertRequestHandlerCapability(method);
+  }
+}
+
+/** Which client capability a server-initiated request needs before the satellite relays it. */
+const capabilityFor: Record<string, 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * The refusal a server gets for a request its caller cannot answer: the MCP rule is that a server
+ * asks only for what the client declared, so the satellite never forwards such a request.
+ */
+function refuseUndeclared(request: { method: string }, capabilities: Record<string, unknown> | undefined) {
+  const capability = capabilityFor[request.method];
+  if (!capability) {
+    return new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `The satellite does not relay "${request.method}" requests to its clients.`,
+    );
+  }
+  if (capabilities?.[capability] === undefined) {
+    return new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `The MCP client that made this call did not declare the "${capability}" capability, so the satellite cannot relay ${request.method} to it.`,
+    );
+  }
+  return undefined;
+}
+
+/** How long a relayed request to a legacy client may wait for the person behind it. */
+const relayTimeoutMs = 10 * 60 * 1000;
+
+/** The client's cancellation of this request, and its stream going away, as one signal. */
+function cancellationOf(ctx: ServerContext): AbortSignal {
+  const stream = ctx.http?.req?.signal;
+  return stream ? AbortSignal.any([ctx.mcpReq.signal, stream]) : ctx.mcpReq.signal;
+}
+
+/** Progress for the client's token on this request; undefined when it asked for none. */
+function progressOf(ctx: ServerContext): ToolCallOptions['onProgress'] {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return (progress) => {
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
+  };
+}
+
+export type MetaToolServerOptions = {
+  /** The protocol generation this instance serves: a 2025 session or one 2026-07-28 request. */
+  era: ProtocolEra;
+  /** The caller's tools: its team's only when it is authenticated. */
+  scope: ToolScope;
+  /** Counts the session's executions. */
+  onExecute?: () => void;
+  /** Modern requests: where calls waiting for the client's input are kept between rounds. */
+  suspended?: SuspendedCalls;
+};
+
+/**
+ * One MCP server answering the spec's methods with the two meta-tools: per legacy session, or per
+ * modern request (built fresh for each, which is what lets any replica answer).
+ *
+ * During execute_mcp_tool the client's progress token, its cancellation and the server's own
+ * requests travel with the call: a legacy client gets the server's elicitation, sampling and roots
+ * requests relayed on its session; a modern client gets them as an input-required result and
+ * continues the same upstream call by retrying (createSuspendedCalls).
+ */
+export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolServerOptions): Server {
+  const { scope } = options;
+  const server = new MetaToolServer(
+    { name: 'service-satellite', version: '0.1.0' },
+    {
+      capabilities: options.era === 'modern' ? { tools: {}, resources: {}, prompts: {} } : { tools: {} },
+      // The meta-tools never change; the lists are the same for every client of a team.
+      cacheHints: {
+        'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+      },
+    },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: metaTools }));
+  server.setRequestHandler('resources/list', () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('prompts/list', () => ({ prompts: [] }));
+  server.setRequestHandler('resources/read', (request) => {
+    throw new ResourceNotFoundError(request.params.uri, 'The satellite serves no resources');
+  });
+
+  const executeLegacy = (raw: unknown, ctx: ServerContext) => {
+    const signal = cancellationOf(ctx);
+    const onProgress = progressOf(ctx);
+    return handlers.execute(raw, scope, {
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      signal,
+      ...(onProgress ? { onProgress } : {}),
+      onServerRequest: async (request) => {
+        const refusal = refuseUndeclared(request, server.getClientCapabilities());
+        if (refusal) throw refusal;
+        return (await ctx.mcpReq.send({ method: request.method, params: request.params ?? {} } as never, {
+          signal,
+          timeout: relayTimeoutMs,
+        })) as Record<string, unknown>;
+      },
+    });
+  };
+
+  const executeModern = (raw: unknown, ctx: ServerContext, suspended: SuspendedCalls) => {
+    const round: RoundContext = { signal: cancellationOf(ctx), onProgress: progressOf(ctx) };
+    const toolPath = (raw as { tool_path?: unknown } | undefined)?.tool_path;
+    const owner = { ownerKey: scope ? `${scope.teamId}:${scope.userId}` : '', toolPath: String(toolPath) };
+    const requestState = ctx.mcpReq.requestState<string>();
+    if (typeof requestState === 'string') {
+      return suspended.resume(requestState, owner, ctx.mcpReq.inputResponses, round);
+    }
+    // Capabilities are per request in 2026-07-28: the ones this request declared.
+    const capabilities = server.getClientCapabilities();
+    return suspended.start(
+      owner,
+      (callOptions) =>
+        handlers.execute(raw, scope, {
+          ...callOptions,
+          onServerRequest: (request) => {
+            const refusal = refuseUndeclared(request, capabilities);
+            return refusal ? Promise.reject(refusal) : callOptions.onServerRequest(request);
+          },
+        }),
+      round,
+    );
+  };
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     switch (request.params.name) {
       case 'discover_mcp_tools':
         return handlers.discover(request.params.arguments, scope);
-      case 'execute_mcp_tool':
+      case 'execute_mcp_tool': {
         options.onExecute?.();
-        return handlers.execute(request.params.arguments, scope, extra.sessionId ? { sessionId: extra.sessionId } : {});
+        const raw = request.params.arguments;
+        if (options.era === 'modern' && options.suspended) return executeModern(raw, ctx, options.suspended);
+        return executeLegacy(raw, ctx);
+      }
       default:
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Unknown tool "${request.params.name}": this server has discover_mcp_tools and execute_mcp_tool`,
         );
     }

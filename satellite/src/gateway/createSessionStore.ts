@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { detectClientType } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
@@ -18,7 +17,7 @@ export function sameOwner(a: SessionOwner, b: SessionOwner): boolean {
 export type Session = {
   id: string;
   owner: SessionOwner;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   connectedAt: number;
   lastSeenAt: number;
@@ -28,7 +27,8 @@ export type Session = {
 export type DisconnectReason = 'client_close' | 'timeout' | 'error';
 
 /**
- * Client sessions (spec "MCP client session"): created on initialize, refreshed by every message,
+ * Sessions of legacy clients (protocol revisions 2025-03-26 to 2025-11-25; 2026-07-28 has none):
+ * created on initialize, refreshed by every message,
  * removed after `idleTimeoutMs` without one or on DELETE. Removing a session closes its transport and
  * its MCP server, so nothing of it outlives it, and emits `mcp.client.disconnected` once.
  */

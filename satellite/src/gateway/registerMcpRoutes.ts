@@ -1,124 +1,152 @@
-import { randomBytes } from 'node:crypto';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
-import { identityOf } from '../auth/createIntrospectionVerifier.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
-import { createMetaToolServer, type createToolHandlers } from './createMetaToolServer.ts';
-import type { SessionOwner, SessionStore } from './createSessionStore.ts';
+import type { McpEndpoint } from './createMcpEndpoint.ts';
 
-/** JSON-RPC error bodies for what is refused before a session's transport sees the request. */
+/** The largest JSON-RPC body `/mcp` accepts (the SDK's own default). */
+export const maxMcpBodyBytes = 4 * 1024 * 1024;
+
+/** JSON-RPC error bodies for what is refused before the endpoint sees the request. */
 function refuse(reply: FastifyReply, status: number, code: number, message: string) {
   return reply.status(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** Session ids: 32 random bytes, base64url (spec "MCP client session"). */
-export function newSessionId(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-const notFound = 'Session not found or expired; initialize a new session';
-
-/** The verified token of a request (SDK convention: `req.auth`, which the transport hands to handlers). */
-const authOf = (request: FastifyRequest) => (request.raw as { auth?: AuthInfo }).auth;
-
-function ownerOf(request: FastifyRequest): SessionOwner {
-  const auth = authOf(request);
-  if (!auth) return null;
-  const { userId, teamId } = identityOf(auth);
-  return { userId, teamId };
+/** The web-standard request the endpoint reads: headers and method; the body arrives parsed. */
+function webRequestOf(raw: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  const pairs = raw.rawHeaders;
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const name = pairs[i] as string;
+    // HTTP/2 pseudo-headers are connection metadata, not fields.
+    if (!name.startsWith(':')) headers.append(name, pairs[i + 1] as string);
+  }
+  return new Request(`http://${raw.headers.host ?? 'localhost'}${raw.url ?? '/mcp'}`, {
+    method: raw.method ?? 'GET',
+    headers,
+    signal,
+  });
 }
 
 /**
- * `/mcp` on the SDK's Streamable HTTP transport, one transport and one MCP server per session.
- * Requests naming a session the satellite did not issue, or one that expired, get 404 so clients
- * initialise again. Responses stream as SSE (the default): `enableJsonResponse` leaks per call on
- * stateful sessions in SDK 1.32 (CONVENTIONS.md).
- *
- * With `authenticate` (SATELLITE_AUTH_MODE=oauth) every request carries a bearer token, checked
- * before anything else; a session belongs to the user and team that opened it, and a request of
- * another identity naming its id is answered 404 like an unknown id (see createSessionStore).
+ * Writes the endpoint's response: a JSON body in one write, an event stream chunk by chunk with
+ * back-pressure, until the stream ends or the client goes away.
+ */
+async function sendWebResponse(response: Response, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (response.body === null) {
+    res.writeHead(response.status, headers).end();
+    return;
+  }
+  if (!headers['content-type']?.startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length);
+    res.writeHead(response.status, headers).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  gone.addEventListener('abort', stop, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone.aborted) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const release = () => {
+            res.off('drain', release);
+            gone.removeEventListener('abort', release);
+            resolve();
+          };
+          res.on('drain', release);
+          gone.addEventListener('abort', release, { once: true });
+        });
+      }
+    }
+  } catch {
+    // The stream was cancelled because the client left; nothing more to write.
+  } finally {
+    gone.removeEventListener('abort', stop);
+    res.end();
+  }
+}
+
+/**
+ * `/mcp` on Fastify: DNS-rebinding protection and (in oauth mode) the bearer token first, then the
+ * endpoint of both protocol generations. Fastify parses the JSON body; a body that is not JSON is a
+ * JSON-RPC parse error (-32700, HTTP 400), never Fastify's own error body.
  */
 export function registerMcpRoutes(
   app: FastifyInstance,
-  deps: {
-    sessions: SessionStore;
-    handlers: ReturnType<typeof createToolHandlers>;
-    originPolicy: OriginPolicy;
-    authenticate?: BearerAuthenticator;
-  },
+  deps: { endpoint: McpEndpoint; originPolicy: OriginPolicy; authenticate?: BearerAuthenticator },
 ): void {
-  const { sessions } = deps;
+  void app.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      const check = checkRequestOrigin(
+        { host: request.headers.host, origin: request.headers.origin },
+        deps.originPolicy,
+      );
+      if (!check.ok) return refuse(reply, 403, -32000, `Forbidden: ${check.reason}`);
+      if (deps.authenticate) {
+        // Every request, stateless or not, carries its token and is checked on its own.
+        const auth = await deps.authenticate(request, reply);
+        if (!auth) return reply;
+        (request.raw as { auth?: AuthInfo }).auth = auth;
+      }
+    });
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/mcp')) return;
-    const check = checkRequestOrigin({ host: request.headers.host, origin: request.headers.origin }, deps.originPolicy);
-    if (!check.ok) return refuse(reply, 403, -32000, `Forbidden: ${check.reason}`);
-    if (deps.authenticate) {
-      const auth = await deps.authenticate(request, reply);
-      if (!auth) return reply;
-      (request.raw as { auth?: AuthInfo }).auth = auth;
-    }
-  });
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      switch (error.code) {
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return refuse(reply, 400, -32700, `Parse error: the request body is not valid JSON (${error.message})`);
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+          return refuse(reply, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return refuse(reply, 413, -32000, `Request body too large: at most ${maxMcpBodyBytes} bytes`);
+        default:
+          if (error instanceof SyntaxError) {
+            return refuse(reply, 400, -32700, 'Parse error: the request body is not valid JSON');
+          }
+          request.log.error({ err: error }, '/mcp request failed');
+          return refuse(reply, 500, -32603, 'Internal error');
+      }
+    });
 
-  const sessionIdOf = (headers: Record<string, unknown>) => {
-    const value = headers['mcp-session-id'];
-    return typeof value === 'string' && value.length > 0 ? value : undefined;
-  };
-
-  app.post('/mcp', async (request, reply) => {
-    const sessionId = sessionIdOf(request.headers);
-    if (sessionId) {
-      const session = sessions.touch(sessionId, ownerOf(request));
-      if (!session) return refuse(reply, 404, -32001, notFound);
+    const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
-      return;
-    }
-    if (!isInitializeRequest(request.body)) {
-      return refuse(reply, 400, -32000, 'Bad Request: no session id; the first request must be initialize');
-    }
-    let created: ReturnType<typeof sessions.add> | undefined;
-    const owner = ownerOf(request);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: newSessionId,
-      onsessioninitialized: (id) => {
-        created = sessions.add(
-          { id, owner, transport, server },
-          { userAgent: request.headers['user-agent'] ?? '', ip: request.ip },
-        );
-      },
-    });
-    const server = createMetaToolServer(deps.handlers, {
-      onExecute: () => {
-        if (created) created.toolExecutions++;
-      },
-      // The session's tools: its team's only when it is authenticated.
-      scope: owner,
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) void sessions.remove(transport.sessionId, 'client_close');
+      const res = reply.raw;
+      const gone = new AbortController();
+      let finished = false;
+      res.on('close', () => {
+        if (!finished) gone.abort(new Error('the client closed the connection'));
+      });
+      try {
+        const auth = (request.raw as { auth?: AuthInfo }).auth;
+        const response = await deps.endpoint.fetch(webRequestOf(request.raw, gone.signal), {
+          ...(auth ? { authInfo: auth } : {}),
+          ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
+          clientIp: request.ip,
+        });
+        await sendWebResponse(response, res, gone.signal);
+      } catch (error) {
+        request.log.error({ err: error }, '/mcp request failed');
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+        } else {
+          res.end();
+        }
+      } finally {
+        finished = true;
+      }
     };
-    await server.connect(transport);
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-    if (!transport.sessionId) {
-      // The initialize was refused (bad protocol version, bad headers): nothing to keep.
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
-    }
+    scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', bodyLimit: maxMcpBodyBytes, handler: handle });
   });
-
-  const withSession = async (request: FastifyRequest, reply: FastifyReply) => {
-    const sessionId = sessionIdOf(request.headers);
-    if (!sessionId) return refuse(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const session = sessions.touch(sessionId, ownerOf(request));
-    if (!session) return refuse(reply, 404, -32001, notFound);
-    reply.hijack();
-    await session.transport.handleRequest(request.raw, reply.raw);
-  };
-  app.get('/mcp', withSession);
-  app.delete('/mcp', withSession);
 }

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { identityOf } from '../auth/createIntrospectionVerifier.ts';
+import { createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
+import type { SessionOwner, SessionStore } from './createSessionStore.ts';
+import type { SuspendedCalls } from './createSuspendedCalls.ts';
+
+/** Session ids: 32 random bytes, base64url. */
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A JSON-RPC error answered before any MCP server sees the request. */
+export function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null) {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id }, { status });
+}
+
+const sessionNotFound = 'Session not found or expired; initialize a new session';
+
+function ownerOf(auth: AuthInfo | undefined): SessionOwner {
+  if (!auth) return null;
+  const { userId, teamId } = identityOf(auth);
+  return { userId, teamId };
+}
+
+export type EndpointRequestOptions = {
+  /** The verified token (oauth mode): the caller's identity and team. */
+  authInfo?: AuthInfo;
+  /** The JSON body, already parsed by the HTTP layer. */
+  parsedBody?: unknown;
+  /** Where the request came from, for the session's `mcp.client.connected` event. */
+  clientIp?: string;
+};
+
+/**
+ * `/mcp` for both protocol generations, as a web-standard handler (the HTTP layer adapts it).
+ *
+ * - A request of the 2026-07-28 revision (its `_meta` names the revision) is served statelessly by
+ *   the SDK's per-request handler: a fresh meta-tool server per request, nothing kept between
+ *   requests except calls waiting for the client's input, so any replica answers. The SDK checks
+ *   the revision (-32022 with the supported list), the `Mcp-Method`/`Mcp-Name` headers against the
+ *   body (-32020), answers `server/discover` and `subscriptions/listen`, stamps `serverInfo` and
+ *   the cache hints into results, and refuses the removed methods.
+ * - Everything else is a legacy client (2025-03-26 to 2025-11-25) and gets sessions: `initialize`
+ *   opens one, its id names it on every later POST, GET (the notification stream) and DELETE; an
+ *   unknown, expired or other identity's id is 404 so the client initialises again.
+ */
+export function createMcpEndpoint(deps: {
+  sessions: SessionStore;
+  handlers: ToolHandlers;
+  suspended: SuspendedCalls;
+  onerror?: (error: Error) => void;
+}) {
+  const { sessions, handlers, suspended } = deps;
+  const modern = createMcpHandler(
+    ({ authInfo }) => createMetaToolServer(handlers, { era: 'modern', scope: ownerOf(authInfo), suspended }),
+    { legacy: 'reject', ...(deps.onerror ? { onerror: deps.onerror } : {}) },
+  );
+
+  const openSession = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
+    const owner = ownerOf(options.authInfo);
+    let created: ReturnType<SessionStore['add']> | undefined;
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: newSessionId,
+      onsessioninitialized: (id) => {
+        created = sessions.add(
+          { id, owner, transport, server },
+          { userAgent: request.headers.get('user-agent') ?? '', ip: options.clientIp ?? '' },
+        );
+      },
+    });
+    const server = createMetaToolServer(handlers, {
+      era: 'legacy',
+      scope: owner,
+      onExecute: () => {
+        if (created) created.toolExecutions++;
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) void sessions.remove(transport.sessionId, 'client_close');
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, requestOptions(options));
+    if (!transport.sessionId) {
+      // The initialize was refused (bad protocol version, bad headers): nothing to keep.
+      await transport.close().catch(() => {});
+      await server.close().catch(() => {});
+    }
+    return response;
+  };
+
+  const serveLegacy = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId) {
+      const session = sessions.touch(sessionId, ownerOf(options.authInfo));
+      if (!session) return jsonRpcError(404, -32001, sessionNotFound);
+      return session.transport.handleRequest(request, requestOptions(options));
+    }
+    if (request.method === 'POST' && isInitializeRequest(options.parsedBody)) return openSession(request, options);
+    if (request.method !== 'POST') {
+      return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    return jsonRpcError(
+      400,
+      -32000,
+      'Bad Request: no session id. A 2025 client starts with initialize; a 2026-07-28 client names the revision in each request (_meta and MCP-Protocol-Version).',
+    );
+  };
+
+  return {
+    async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
+      if (await isLegacyRequest(request, options.parsedBody)) return serveLegacy(request, options);
+      return modern.fetch(request, requestOptions(options));
+    },
+    close: () => modern.close(),
+  };
+}
+
+function requestOptions(options: EndpointRequestOptions) {
+  return {
+    ...(options.authInfo ? { authInfo: options.authInfo } : {}),
+    ...(options.parsedBody !== undefined ? { parsedBody: options.parsedBody } : {}),
+  };
+}
+
+export type McpEndpoint = ReturnType<typeof createMcpEndpoint>;

@@ -1,0 +1,131 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { EventSink } from '../events/eventSink.ts';
+import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { ToolCallOptions } from '../runtime/managedServer.ts';
+import type { createArgumentValidator } from './createArgumentValidator.ts';
+import { metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
+
+/**
+ * Whose tools a call may see: an authenticated client's team (and user, for the user level of the
+ * configuration), or null without authentication (every tool the satellite serves).
+ */
+export type ToolScope = { teamId: string; userId: string } | null;
+
+/** What the protocol layer knows about one execute_mcp_tool call besides its arguments. */
+export type ExecutionContext = ToolCallOptions & {
+  /** The legacy session the call came in on; modern (stateless) calls have none. */
+  sessionId?: string;
+};
+
+/** Tool responses kept in request logs are capped, so one huge result cannot fill an event batch. */
+const maxLoggedResponseChars = 64 * 1024;
+
+function loggedResponse(result: CallToolResult): unknown {
+  const text = JSON.stringify(result);
+  if (text.length <= maxLoggedResponseChars) return result;
+  return { truncated: true, original_chars: text.length, preview: text.slice(0, maxLoggedResponseChars) };
+}
+
+/** The text a failing tool gave, as the request log's error message. */
+function firstText(result: CallToolResult): string {
+  const item = result.content?.find((c) => c.type === 'text');
+  return item && item.type === 'text' ? item.text : 'the tool reported an error';
+}
+
+/** A tool error the calling agent reads and acts on (never a protocol error it cannot see). */
+export function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+export type ExecutorDependencies = {
+  runtime: ServerRuntime;
+  validator: ReturnType<typeof createArgumentValidator>;
+  /** Called after each execute_mcp_tool that reached a server, for the session's statistics. */
+  onExecuted?: (tool: CachedTool, ok: boolean) => void;
+  /** Where each execution that reached a server is reported as `mcp.tool.executed` (request logs). */
+  events?: EventSink;
+};
+
+/**
+ * execute_mcp_tool: finds the tool by its path among the caller's tools, checks its arguments
+ * against the tool's input schema, and hands back the server's own result, untouched (content
+ * items of every type, structured content, `isError`, `_meta`). Everything that goes wrong before
+ * or during the call is a tool error naming what to change, so the calling agent can correct
+ * itself; only a cancelled call rejects (the protocol layer answers nothing for it).
+ */
+export function createToolExecutor(deps: ExecutorDependencies) {
+  return async function execute(
+    raw: unknown,
+    scope: ToolScope = null,
+    context: ExecutionContext = {},
+  ): Promise<CallToolResult> {
+    const problem = metaToolArgumentProblem('execute_mcp_tool', raw);
+    if (problem) return toolError(problem);
+    const { tool_path: toolPath, arguments: args } = raw as { tool_path: string; arguments: Record<string, unknown> };
+    // Another team's tool is "unknown" to this scope, exactly like a tool that does not exist, so
+    // execution reveals nothing about other teams. A user-level configuration would be chosen here
+    // from scope.userId; the distributed configuration has no user level yet. A remote server found
+    // offline is reconnected first, so the call after it comes back is not refused.
+    const lookup = await deps.runtime.resolve(toolPath, scope?.teamId);
+    switch (lookup.kind) {
+      case 'unknown':
+        return toolError(
+          `Unknown tool "${toolPath}". Tool paths have the form serverName:toolName; use discover_mcp_tools to find them.`,
+        );
+      case 'ambiguous':
+        return toolError(
+          `Tool path "${toolPath}" is ambiguous: ${lookup.tool_paths.join(', ')} share one internal name, so the satellite refuses to guess. Ask an administrator to rename one of the installations.`,
+        );
+      case 'unavailable':
+        return toolError(
+          `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
+        );
+      case 'found':
+        break;
+    }
+    const tool = lookup.tool;
+    const check = deps.validator.check(tool.input_schema, args);
+    if (!check.ok) {
+      return toolError(
+        `Invalid arguments for "${toolPath}": ${check.problems.join('; ')}. Its input schema is in discover_mcp_tools' results.`,
+      );
+    }
+    const began = performance.now();
+    const executedAt = new Date().toISOString();
+    const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
+      if (!deps.events) return;
+      const config = deps.runtime.configuration(tool.installation_id) ?? tool.server.config;
+      deps.events.emit('mcp.tool.executed', {
+        installation_id: tool.installation_id,
+        team_id: tool.team_id,
+        server_slug: tool.server_slug,
+        tool_name: tool.tool_name,
+        session_id: context.sessionId ?? null,
+        request_params: args,
+        // The response only when the installation asked for it (request_logging_enabled).
+        ...(config.settings.request_logging_enabled && response ? { tool_response: loggedResponse(response) } : {}),
+        duration_ms: Math.round((performance.now() - began) * 1000) / 1000,
+        success,
+        error_message: errorMessage?.slice(0, 4000) ?? null,
+        executed_at: executedAt,
+      });
+    };
+    const { sessionId: _session, ...callOptions } = context;
+    try {
+      const result = (await deps.runtime.callTool(tool, args, callOptions)) as CallToolResult;
+      deps.onExecuted?.(tool, !result.isError);
+      requestLog(!result.isError, result, result.isError ? firstText(result) : null);
+      return result;
+    } catch (error) {
+      deps.onExecuted?.(tool, false);
+      const message = (error as Error).message;
+      requestLog(false, undefined, context.signal?.aborted ? `cancelled by the client: ${message}` : message);
+      if (context.signal?.aborted) throw error;
+      // Only the message: errors from our runtime are written for clients, and a server's own
+      // error message reaches its caller as the server wrote it.
+      return toolError(`Tool "${toolPath}" failed: ${message}`);
+    }
+  };
+}
+
+export type ToolExecutor = ReturnType<typeof createToolExecutor>;

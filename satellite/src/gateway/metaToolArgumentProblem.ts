@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+const argumentSchemas = {
+  discover_mcp_tools: z.object({
+    query: z.string({ error: 'must be a string: what the tool should do, or words from its name or server' }),
+    limit: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be at least 1' })
+      .max(1000, { error: 'must be at most 1000' })
+      .optional(),
+  }),
+  execute_mcp_tool: z.object({
+    tool_path: z
+      .string({ error: 'must be a string of the form serverName:toolName, as discover_mcp_tools returns it' })
+      .min(1, { error: 'must not be empty: serverName:toolName, as discover_mcp_tools returns it' }),
+    arguments: z.record(z.string(), z.unknown(), {
+      error: "must be an object holding the tool's arguments ({} when the tool takes none)",
+    }),
+  }),
+};
+
+export type MetaToolName = keyof typeof argumentSchemas;
+
+/**
+ * What is wrong with a meta-tool's arguments, naming each field, or null when they are fine. The
+ * gateway answers it as a tool error (not a protocol error), so the calling agent sees the field
+ * and corrects its next call.
+ */
+export function metaToolArgumentProblem(tool: MetaToolName, raw: unknown): string | null {
+  const parsed = argumentSchemas[tool].safeParse(raw ?? {});
+  if (parsed.success) return null;
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.join('.');
+    if (!field) return 'the arguments must be an object';
+    const given = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)[field] : undefined;
+    const missing = issue.code === 'invalid_type' && given === undefined;
+    return missing ? `"${field}" is required and ${issue.message}` : `"${field}" ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}: ${problems.join('; ')}.`;
+}
