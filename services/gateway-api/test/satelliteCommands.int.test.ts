@@ -115,6 +115,23 @@ describe('command polling', () => {
     expect(third.commands).toEqual([]);
   });
 
+  it('splits the queue between concurrent polls of one satellite, delivering each command once', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'concurrent');
+    await activate(stack, sat);
+    const queued: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { commands } = await queueCommand(stack, { ...spawn('team-a'), satellite_id: sat.id });
+      queued.push(commands[0]?.id ?? '');
+    }
+    const polls = await Promise.all([1, 2, 3, 4].map(() => poll(stack, sat, 4)));
+    const delivered = polls.flatMap((p) => p.commands.map((c) => c.id));
+    expect(new Set(delivered).size).toBe(delivered.length);
+    const rest = await poll(stack, sat, 20);
+    expect([...delivered, ...rest.commands.map((c) => c.id)].sort()).toEqual([...queued].sort());
+    // Exactly what was left fitted: nothing remains, so no immediate return is asked for.
+    expect(rest.polling.mode).not.toBe('immediate');
+  });
+
   it('tells the satellite to poll at the high rate after a high command and slowly when quiet', async () => {
     const sat = await registerSatellite(stack, { scope: 'global' }, 'modes');
     await activate(stack, sat);

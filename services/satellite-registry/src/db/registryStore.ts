@@ -242,87 +242,113 @@ export async function satellitesServingTeam(db: CommonQueryMethods, teamId: stri
     ORDER BY id`);
 }
 
-/**
- * Ends the queue life of this satellite's commands that can no longer be delivered: past their expiry
- * (`expired`), or whose last lease ran out with no delivery left (`failed`). Uses the queue index.
- */
-export async function retireUndeliverable(db: CommonQueryMethods, satelliteId: string, now: Date) {
-  const at = sql.timestamp(now);
-  await db.query(sql.unsafe`
-    UPDATE satellite_commands SET
-      status = CASE WHEN expires_at IS NOT NULL AND expires_at <= ${at} THEN 'expired' ELSE 'failed' END,
-      error_message = CASE WHEN expires_at IS NOT NULL AND expires_at <= ${at}
-        THEN 'The command expired before the satellite completed it'
-        ELSE 'The satellite did not acknowledge the command within its lease, ' || attempts || ' times' END,
-      lease_expires_at = NULL, updated_at = ${at}, completed_at = ${at}
-    WHERE satellite_id = ${satelliteId} AND status IN ('pending', 'leased')
-      AND ((expires_at IS NOT NULL AND expires_at <= ${at})
-        OR (status = 'leased' AND lease_expires_at <= ${at} AND attempts >= max_attempts))`);
-}
+/** What a poll learns in its one statement: the satellite as it stands, and the commands it leased. */
+const polledRow = z.object({
+  status: z.enum(['inactive', 'active', 'revoked']),
+  registered_at: z.number(),
+  last_command_at: z.number().nullable(),
+  still_pending: z.boolean(),
+  id: z.string().nullable(),
+  command_type: commandRow.shape.command_type.nullable(),
+  priority: commandRow.shape.priority.nullable(),
+  payload: commandRow.shape.payload.nullable(),
+  correlation_id: z.string().nullable(),
+  created_at: z.number().nullable(),
+  expires_at: z.number().nullable(),
+});
+
+export type PolledCommand = Pick<
+  CommandRow,
+  'id' | 'command_type' | 'priority' | 'payload' | 'correlation_id' | 'created_at' | 'expires_at'
+>;
+
+export type PollOutcome = {
+  satellite: { status: 'inactive' | 'active' | 'revoked'; registeredAt: number; lastCommandAt: number | null };
+  commands: PolledCommand[];
+  /** Deliverable commands remain beyond this poll's limit. */
+  stillPending: boolean;
+};
 
 /**
- * Leases up to `limit` deliverable commands, by priority then age. A team satellite's query is limited
- * to its team as well, so even a wrongly queued row never reaches it. SKIP LOCKED lets two concurrent
- * polls of one satellite split the queue instead of delivering a command twice.
+ * One poll of a satellite's queue, in one statement (one round trip, its own transaction):
+ *
+ * - reads the satellite; nothing happens to the queue of a satellite that is not active;
+ * - ends the queue life of the commands that can no longer be delivered: past their expiry (`expired`),
+ *   or whose last lease ran out with no delivery left (`failed`);
+ * - leases up to `limit` deliverable commands (pending, or leased with the lease run out and deliveries
+ *   left, not expired) by priority, then age. A team satellite only ever gets its own team's commands,
+ *   even a wrongly queued row. SKIP LOCKED lets two concurrent polls of one satellite split the queue
+ *   instead of delivering a command twice; one row past the limit tells whether work remains.
+ *
+ * The retired and the leased rows are disjoint (expired or out of deliveries, against neither), so the
+ * statement's parts never touch the same row. Null when the satellite does not exist.
  */
-export async function leaseCommands(
+export async function pollCommands(
   db: CommonQueryMethods,
-  q: { satelliteId: string; teamId: string | null; limit: number; leaseMs: number; now: Date },
-) {
+  q: { satelliteId: string; limit: number; leaseMs: number; now: Date },
+): Promise<PollOutcome | null> {
   const at = sql.timestamp(q.now);
   const until = sql.timestamp(new Date(q.now.getTime() + q.leaseMs));
-  const teamFilter = q.teamId === null ? sql.fragment`TRUE` : sql.fragment`c.team_id = ${q.teamId}`;
-  const rows = await db.any(sql.type(commandRow)`
-    WITH picked AS (
-      SELECT c.id FROM satellite_commands c
-      WHERE c.satellite_id = ${q.satelliteId} AND c.status IN ('pending', 'leased') AND ${teamFilter}
+  const rows = await db.any(sql.type(polledRow)`
+    WITH sat AS (
+      SELECT id, status, satellite_type, team_id, registered_at, last_command_at FROM satellites WHERE id = ${q.satelliteId}
+    ),
+    retired AS (
+      UPDATE satellite_commands c SET
+        status = CASE WHEN c.expires_at IS NOT NULL AND c.expires_at <= ${at} THEN 'expired' ELSE 'failed' END,
+        error_message = CASE WHEN c.expires_at IS NOT NULL AND c.expires_at <= ${at}
+          THEN 'The command expired before the satellite completed it'
+          ELSE 'The satellite did not acknowledge the command within its lease, ' || c.attempts || ' times' END,
+        lease_expires_at = NULL, updated_at = ${at}, completed_at = ${at}
+      FROM sat
+      WHERE sat.status = 'active' AND c.satellite_id = ${q.satelliteId} AND c.status IN ('pending', 'leased')
+        AND ((c.expires_at IS NOT NULL AND c.expires_at <= ${at})
+          OR (c.status = 'leased' AND c.lease_expires_at <= ${at} AND c.attempts >= c.max_attempts))
+    ),
+    candidates AS (
+      SELECT c.id, c.priority_rank, c.created_at FROM satellite_commands c, sat
+      WHERE sat.status = 'active' AND c.satellite_id = ${q.satelliteId} AND c.status IN ('pending', 'leased')
+        AND (sat.satellite_type = 'global' OR c.team_id = sat.team_id)
         AND (c.status = 'pending' OR c.lease_expires_at <= ${at})
         AND c.attempts < c.max_attempts
         AND (c.expires_at IS NULL OR c.expires_at > ${at})
       ORDER BY c.priority_rank, c.created_at, c.id
-      LIMIT ${q.limit}
-      FOR UPDATE SKIP LOCKED
+      LIMIT ${q.limit + 1}
+      FOR UPDATE OF c SKIP LOCKED
+    ),
+    leased AS (
+      UPDATE satellite_commands c SET status = 'leased', attempts = c.attempts + 1, lease_expires_at = ${until},
+        updated_at = ${at}
+      FROM (SELECT id FROM candidates ORDER BY priority_rank, created_at, id LIMIT ${q.limit}) picked
+      WHERE c.id = picked.id
+      RETURNING c.id, c.command_type, c.priority, c.priority_rank, c.payload, c.correlation_id, c.created_at,
+        c.expires_at
     )
-    UPDATE satellite_commands c SET status = 'leased', attempts = c.attempts + 1, lease_expires_at = ${until},
-      updated_at = ${at}
-    FROM picked WHERE c.id = picked.id
-    RETURNING ${sql.join(
-      [
-        sql.fragment`c.id`,
-        sql.fragment`c.satellite_id`,
-        sql.fragment`c.team_id`,
-        sql.fragment`c.command_type`,
-        sql.fragment`c.priority`,
-        sql.fragment`c.payload`,
-        sql.fragment`c.correlation_id`,
-        sql.fragment`c.status`,
-        sql.fragment`c.attempts`,
-        sql.fragment`c.max_attempts`,
-        sql.fragment`c.result`,
-        sql.fragment`c.error_message`,
-        sql.fragment`c.created_at`,
-        sql.fragment`c.expires_at`,
-        sql.fragment`c.updated_at`,
-      ],
-      sql.fragment`, `,
-    )}`);
-  return [...rows].sort(
-    (a, b) =>
-      priorityRank(a.priority) - priorityRank(b.priority) || a.created_at - b.created_at || (a.id < b.id ? -1 : 1),
-  );
-}
-
-/** Whether deliverable commands remain after a poll (the poll's limit left them behind). */
-export async function hasDeliverable(db: CommonQueryMethods, satelliteId: string, teamId: string | null, now: Date) {
-  const at = sql.timestamp(now);
-  const teamFilter = teamId === null ? sql.fragment`TRUE` : sql.fragment`team_id = ${teamId}`;
-  return db.oneFirst(sql.type(z.object({ present: z.boolean() }))`
-    SELECT EXISTS (
-      SELECT 1 FROM satellite_commands
-      WHERE satellite_id = ${satelliteId} AND status IN ('pending', 'leased') AND ${teamFilter}
-        AND (status = 'pending' OR lease_expires_at <= ${at}) AND attempts < max_attempts
-        AND (expires_at IS NULL OR expires_at > ${at})
-    ) AS present`);
+    SELECT sat.status, sat.registered_at, sat.last_command_at,
+      (SELECT count(*) FROM candidates) > ${q.limit} AS still_pending,
+      l.id, l.command_type, l.priority, l.payload, l.correlation_id, l.created_at, l.expires_at
+    FROM sat LEFT JOIN leased l ON true
+    ORDER BY l.priority_rank, l.created_at, l.id`);
+  const [first] = rows;
+  if (!first) return null;
+  const commands: PolledCommand[] = [];
+  for (const row of rows) {
+    if (row.id === null || row.command_type === null || row.priority === null || row.created_at === null) continue;
+    commands.push({
+      id: row.id,
+      command_type: row.command_type,
+      priority: row.priority,
+      payload: row.payload ?? {},
+      correlation_id: row.correlation_id,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+    });
+  }
+  return {
+    satellite: { status: first.status, registeredAt: first.registered_at, lastCommandAt: first.last_command_at },
+    commands,
+    stillPending: first.still_pending,
+  };
 }
 
 export async function lockCommand(db: CommonQueryMethods, id: string) {

@@ -91,44 +91,32 @@ export function createCommandQueue(deps: RegistryDeps) {
     async poll({ satellite_id, limit }: Req<'pollCommands'>, identity: CallerIdentity) {
       requireSatellite(identity, satellite_id);
       const at = now();
-      return pool.get().transaction(async (tx) => {
-        const satellite = await store.findSatellite(tx, satellite_id);
-        if (!satellite || satellite.status === 'revoked') {
-          throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked', {
-            instructions: 'Register again with a new registration token.',
-          });
-        }
-        // A satellite that never had a command has been quiet since it registered, not forever: a new
-        // one polls at the normal rate for its first ten minutes, so its first installations arrive soon.
-        const lastCommandAt = new Date(satellite.last_command_at ?? satellite.registered_at);
-        // Spec "Errors" 2: an inactive satellite gets an empty list, not an error, until its first heartbeat.
-        if (satellite.status !== 'active') {
-          return {
-            commands: [],
-            polling: choosePollingMode({ active: false, delivered: [], stillPending: false, lastCommandAt, now: at }),
-          };
-        }
-        const teamId = satellite.satellite_type === 'team' ? satellite.team_id : null;
-        await store.retireUndeliverable(tx, satellite_id, at);
-        const leased = await store.leaseCommands(tx, {
-          satelliteId: satellite_id,
-          teamId,
-          limit,
-          leaseMs: deps.leaseMs,
-          now: at,
-        });
-        const stillPending = leased.length === limit && (await store.hasDeliverable(tx, satellite_id, teamId, at));
-        return {
-          commands: leased.map(toSatelliteCommand),
-          polling: choosePollingMode({
-            active: true,
-            delivered: leased.map((c) => c.priority),
-            stillPending,
-            lastCommandAt,
-            now: at,
-          }),
-        };
+      const outcome = await store.pollCommands(pool.get(), {
+        satelliteId: satellite_id,
+        limit,
+        leaseMs: deps.leaseMs,
+        now: at,
       });
+      if (!outcome || outcome.satellite.status === 'revoked') {
+        throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked', {
+          instructions: 'Register again with a new registration token.',
+        });
+      }
+      // A satellite that never had a command has been quiet since it registered, not forever: a new
+      // one polls at the normal rate for its first ten minutes, so its first installations arrive soon.
+      const lastCommandAt = new Date(outcome.satellite.lastCommandAt ?? outcome.satellite.registeredAt);
+      // Spec "Errors" 2: an inactive satellite gets an empty list, not an error, until its first heartbeat.
+      const active = outcome.satellite.status === 'active';
+      return {
+        commands: outcome.commands.map(toSatelliteCommand),
+        polling: choosePollingMode({
+          active,
+          delivered: outcome.commands.map((c) => c.priority),
+          stillPending: outcome.stillPending,
+          lastCommandAt,
+          now: at,
+        }),
+      };
     },
 
     async report({ satellite_id, result }: Req<'reportResult'>, identity: CallerIdentity) {

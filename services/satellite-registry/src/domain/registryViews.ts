@@ -48,7 +48,12 @@ export function toSatelliteView(row: SatelliteRow, now: Date, heartbeatIntervalM
   };
 }
 
-export function toSatelliteCommand(row: CommandRow): SatelliteCommand {
+export function toSatelliteCommand(
+  row: Pick<
+    CommandRow,
+    'id' | 'command_type' | 'priority' | 'payload' | 'correlation_id' | 'created_at' | 'expires_at'
+  >,
+): SatelliteCommand {
   return {
     id: row.id,
     command_type: row.command_type,
