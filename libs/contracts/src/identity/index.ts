@@ -1,2 +1,3 @@
 export * from './identitySubjects.ts';
+export * from './identityViews.ts';
 export * from './permissions.ts';

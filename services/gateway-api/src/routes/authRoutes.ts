@@ -1,4 +1,4 @@
-import { globalPermissionsOf, teamPermissionsOf } from '@orbital/contracts';
+import { globalPermissionsOf, loginBody, loginReply, meView, teamPermissionsOf } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
@@ -7,22 +7,6 @@ import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
 import type { LoginRateLimiter } from '../identity/createLoginRateLimiter.ts';
 import { verifyAgainstDecoy, verifyPassword } from '../identity/passwordHashing.ts';
 import { createSessionToken, hashSessionToken } from '../identity/sessionToken.ts';
-import { emailField, meView, userView } from './identitySchemas.ts';
-
-const loginBody = z
-  .object({
-    email: emailField,
-    // No strength rule here: the policy applies when a password is set, not when it is tried.
-    password: z.string().min(1).max(1024),
-  })
-  .strict();
-
-const loginReply = z.object({
-  token: z.string(),
-  token_type: z.literal('Bearer'),
-  expires_at: z.string(),
-  user: userView.omit({ created_at: true }),
-});
 
 /**
  * The session cookie: HttpOnly (no script reads it), Secure, and SameSite=Strict: no other site can

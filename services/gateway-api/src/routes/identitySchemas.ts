@@ -1,60 +1,8 @@
-import { globalPermission, globalRole, teamPermission, teamRole } from '@orbital/contracts';
 import { timestampToIso } from '@orbital/db';
 import { z } from 'zod';
 import type { MemberRow, TeamRow, UserRow } from '../identity/identityStore.ts';
 
-/** HTTP shapes of the identity routes (snake_case like the rest of the API; timestamps as ISO 8601). */
-export const emailField = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email({ error: 'must be an e-mail address' }));
-
-export const userView = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  global_role: globalRole,
-  created_at: z.string(),
-});
-
-export const membershipView = z.object({
-  team_id: z.string(),
-  team_slug: z.string(),
-  team_name: z.string(),
-  role: teamRole,
-  permissions: z.array(teamPermission),
-});
-
-export const meView = userView.omit({ created_at: true }).extend({
-  memberships: z.array(membershipView),
-  permissions: z.array(globalPermission),
-  session_expires_at: z.string(),
-});
-
-export const teamView = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
-export const memberView = z.object({
-  user_id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  role: teamRole,
-  created_at: z.string(),
-});
-
-export const teamSlug = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, in words joined by single hyphens');
-export const teamName = z.string().trim().min(1).max(200);
-
+/** Path parameters of the identity routes, and the mapping of identity rows to their views (libs/contracts). */
 export const teamParams = z.object({ teamId: z.uuid({ error: 'must be a team id (UUID)' }) });
 export const memberParams = teamParams.extend({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });
 export const userParams = z.object({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });

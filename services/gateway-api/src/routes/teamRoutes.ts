@@ -1,30 +1,17 @@
-import { hasGlobalPermission, teamRole } from '@orbital/contracts';
+import {
+  addMemberBody,
+  createTeamBody,
+  hasGlobalPermission,
+  memberView,
+  teamView,
+  updateMemberBody,
+  updateTeamBody,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
-import {
-  emailField,
-  memberParams,
-  memberView,
-  teamName,
-  teamParams,
-  teamSlug,
-  teamView,
-  toMemberView,
-  toTeamView,
-} from './identitySchemas.ts';
-
-const createTeamBody = z.object({ slug: teamSlug, name: teamName }).strict();
-const updateTeamBody = z
-  .object({ slug: teamSlug.optional(), name: teamName.optional() })
-  .strict()
-  .refine((b) => b.slug !== undefined || b.name !== undefined, { error: 'give slug, name or both' });
-const addMemberBody = z
-  .object({ user_id: z.uuid().optional(), email: emailField.optional(), role: teamRole })
-  .strict()
-  .refine((b) => (b.user_id === undefined) !== (b.email === undefined), { error: 'give either user_id or email' });
-const updateMemberBody = z.object({ role: teamRole }).strict();
+import { memberParams, teamParams, toMemberView, toTeamView } from './identitySchemas.ts';
 
 /**
  * Teams and memberships. Global admins manage every team; a team admin manages the members of their

@@ -1,20 +1,11 @@
-import { globalRole } from '@orbital/contracts';
+import { createUserBody, userView } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { checkPasswordStrength } from '../identity/checkPasswordStrength.ts';
 import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
 import { hashPassword } from '../identity/passwordHashing.ts';
-import { emailField, toUserView, userParams, userView } from './identitySchemas.ts';
-
-const createUserBody = z
-  .object({
-    email: emailField,
-    name: z.string().trim().min(1).max(200),
-    password: z.string().max(1024),
-    global_role: globalRole.default('global_user'),
-  })
-  .strict();
+import { toUserView, userParams } from './identitySchemas.ts';
 
 /** Accounts are created by global admins (there is no self-registration yet). */
 export function userRoutes(deps: IdentityRouteDeps) {
