@@ -148,6 +148,39 @@ describe('settings over HTTP', () => {
     expect((await call('GET', '/api/settings/bulk.http.a')).statusCode).toBe(404);
   });
 
+  it("checks a defined setting's value against its definition and names the field it refuses", async () => {
+    const port = await call('GET', '/api/settings/smtp.port');
+    expect(port.json().data.definition).toEqual({ name: 'SMTP port', type: 'number', required: true });
+    const before = port.json().data.value;
+
+    const notANumber = await call('PUT', '/api/settings/smtp.port', { value: 'five hundred' });
+    expect(notANumber.statusCode).toBe(400);
+    expect(notANumber.json().error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'body.value', message: 'must be a number' }],
+    });
+    expect(notANumber.body).not.toContain('five hundred');
+    const emptied = await call('PUT', '/api/settings/smtp.host', { value: '' });
+    expect(emptied.json().error.details).toEqual([{ path: 'body.value', message: 'is required' }]);
+    const notABoolean = await call('POST', '/api/settings/bulk', {
+      settings: [
+        { key: 'smtp.port', value: '2525' },
+        { key: 'smtp.secure', value: 'sometimes' },
+      ],
+    });
+    expect(notABoolean.statusCode).toBe(400);
+    expect(notABoolean.json().error.details).toEqual([
+      { index: 1, key: 'smtp.secure', message: 'value must be true or false' },
+    ]);
+    // Nothing was written, and a value of the right type is.
+    expect((await call('GET', '/api/settings/smtp.port')).json().data.value).toBe(before);
+    expect((await call('PUT', '/api/settings/smtp.secure', { value: 'off' })).statusCode).toBe(200);
+    // A setting without a definition takes any text.
+    expect(
+      (await call('POST', '/api/settings', { key: 'custom.free', value: 'anything' })).json().data.definition,
+    ).toBe(null);
+  });
+
   it('serves /documentation only while global.enable_swagger_docs is true', async () => {
     expect((await gateway.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
     await call('PUT', '/api/settings/global.enable_swagger_docs', { value: 'false' });

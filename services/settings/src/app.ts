@@ -57,7 +57,14 @@ export async function createSettingsApp(deps: {
       await operations.reload();
     },
   });
-  const operations = createSettingsOperations({ pool: database.pool, cache, box, bus, logger });
+  const operations = createSettingsOperations({
+    pool: database.pool,
+    cache,
+    box,
+    bus,
+    logger,
+    definitions: definitions.settings,
+  });
   await database.start();
 
   const resync = setInterval(() => {

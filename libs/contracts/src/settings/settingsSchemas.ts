@@ -30,6 +30,14 @@ export const settingView = z.object({
   is_encrypted: z.boolean(),
   has_value: z.boolean(),
   group_id: z.string().nullable(),
+  /**
+   * What the setting's definition says of it (label, value type, whether it must be set), so a frontend
+   * can render the right control; null for a setting created through the API without a definition.
+   * Writes of a defined setting are checked against it.
+   */
+  definition: z
+    .object({ name: z.string(), type: z.enum(['string', 'number', 'boolean']), required: z.boolean() })
+    .nullable(),
   created_at: isoTime,
   updated_at: isoTime,
 });

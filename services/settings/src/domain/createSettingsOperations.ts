@@ -17,8 +17,15 @@ import type { Logger } from '@orbital/logger';
 import type { z } from 'zod';
 import type { GroupRow, SettingRow } from '../db/settingsRows.ts';
 import * as store from '../db/settingsStore.ts';
+import type { SettingDefinition } from '../definitions/settingDefinition.ts';
+import { checkDefinedValue } from './checkDefinedValue.ts';
 import type { SettingsCache } from './settingsCache.ts';
-import { keyPatternToRegExp, toGroupView, toGroupWithSettings, toSettingView } from './settingViews.ts';
+import {
+  keyPatternToRegExp,
+  toSettingView as toDefinedSettingView,
+  toGroupView,
+  toGroupWithSettings,
+} from './settingViews.ts';
 
 type Req<K extends keyof typeof settingsSubjects> = z.output<(typeof settingsSubjects)[K]['request']>;
 
@@ -28,6 +35,8 @@ export type SettingsOperationsDeps = {
   box: SecretBox;
   bus: Bus;
   logger: Logger;
+  /** The definitions of the built-in and plugin settings: their values are checked on every write. */
+  definitions?: readonly SettingDefinition[];
 };
 
 export type SettingsOperations = ReturnType<typeof createSettingsOperations>;
@@ -35,6 +44,19 @@ export type SettingsOperations = ReturnType<typeof createSettingsOperations>;
 export function createSettingsOperations(deps: SettingsOperationsDeps) {
   const { pool, cache, box, bus, logger } = deps;
   const origin = randomUUID();
+  const definitions = new Map((deps.definitions ?? []).map((d) => [d.key, d]));
+  const toSettingView = (row: SettingRow) => toDefinedSettingView(row, definitions.get(row.key));
+
+  /** Refuses a value its definition does not allow, naming the field as the request named it. */
+  function checkValue(key: string, value: string | undefined, path: string): void {
+    const definition = definitions.get(key);
+    const problem = definition && value !== undefined ? checkDefinedValue(definition, value) : null;
+    if (problem) {
+      throw new AppError('validation_failed', `${definition?.name ?? key} ${problem}`, {
+        details: [{ path, message: problem }],
+      });
+    }
+  }
 
   /** Reads come from memory; until the cache is loaded they fall back to the database. */
   async function snapshot(): Promise<{ settings: SettingRow[]; groups: GroupRow[] }> {
@@ -167,6 +189,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async createSetting(request: Req<'createSetting'>): Promise<SettingView> {
+      checkValue(request.key, request.value, 'body.value');
       const row = await store.insertSetting(pool.get(), {
         key: request.key,
         value: storedValue(request.key, request.value, request.encrypted),
@@ -179,6 +202,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async updateSetting({ key, changes }: Req<'updateSetting'>): Promise<SettingView> {
+      checkValue(key, changes.value, 'body.value');
       const row = await pool.get().transaction(async (tx) => {
         const [current] = await store.lockSettings(tx, [key]);
         if (!current) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
@@ -218,6 +242,9 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
         const first = seen.get(item.key);
         if (first !== undefined) errors.push({ index, key: item.key, message: `duplicate of item ${first}` });
         else seen.set(item.key, index);
+        const definition = definitions.get(item.key);
+        const problem = definition ? checkDefinedValue(definition, item.value) : null;
+        if (problem) errors.push({ index, key: item.key, message: `value ${problem}` });
       });
       const result = await pool.get().transaction(async (tx) => {
         const groupIds = [...new Set(items.map((i) => i.group_id).filter((g): g is string => typeof g === 'string'))];

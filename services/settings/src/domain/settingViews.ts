@@ -1,8 +1,9 @@
 import type { GroupView, GroupWithSettings, SettingView } from '@orbital/contracts';
 import type { GroupRow, SettingRow } from '../db/settingsRows.ts';
+import type { SettingDefinition } from '../definitions/settingDefinition.ts';
 
 /** The API view of a stored setting: encrypted values never leave as ciphertext or plaintext. */
-export function toSettingView(row: SettingRow): SettingView {
+export function toSettingView(row: SettingRow, definition?: SettingDefinition): SettingView {
   return {
     key: row.key,
     value: row.is_encrypted ? null : row.value,
@@ -10,6 +11,7 @@ export function toSettingView(row: SettingRow): SettingView {
     is_encrypted: row.is_encrypted,
     has_value: row.value !== '',
     group_id: row.group_id,
+    definition: definition ? { name: definition.name, type: definition.type, required: definition.required } : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
