@@ -1,1 +1,2 @@
+export * from './accessTokenView.ts';
 export * from './introspection.ts';

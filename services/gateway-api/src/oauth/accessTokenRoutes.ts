@@ -1,4 +1,4 @@
-import { mcpScope } from '@orbital/contracts';
+import { createdAccessToken, mcpScope, accessTokenView as tokenView } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
@@ -6,21 +6,6 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { sessionOf } from '../identity/createAccessResolver.ts';
 import { createSecret, hashSecret } from './oauthSecrets.ts';
 import type { GrantView, OAuthStore } from './oauthStore.ts';
-
-const tokenView = z.object({
-  id: z.string(),
-  kind: z.enum(['oauth', 'personal']),
-  name: z.string(),
-  team_id: z.string(),
-  user_id: z.string(),
-  user_email: z.string(),
-  client_id: z.string().nullable(),
-  client_name: z.string().nullable(),
-  scope: z.string(),
-  resource: z.string().nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
-});
 
 const toTokenView = (grant: GrantView): z.input<typeof tokenView> => ({
   ...grant,
@@ -67,7 +52,7 @@ export function accessTokenRoutes(deps: {
       tags: ['access tokens'],
       access: { kind: 'session' },
       body: createBody,
-      response: tokenView.extend({ token: z.string() }),
+      response: createdAccessToken,
       successStatus: 201,
       async handler({ request, body }) {
         const session = sessionOf(request);
