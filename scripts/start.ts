@@ -83,6 +83,17 @@ async function ensureDatabase() {
 }
 await ensureDatabase();
 
+/** The web console gateway-api serves at `/`: built on every start (about a second), so it matches the sources. */
+function buildConsole() {
+  const started = Date.now();
+  execFileSync(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: resolve(root, 'console'),
+    stdio: 'inherit',
+  });
+  console.log(`built the web console in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+buildConsole();
+
 const children: Array<{ name: string; child: ChildProcess }> = [];
 const width = Math.max(...platformProcesses.map((p) => p.name.length));
 let stopping = false;

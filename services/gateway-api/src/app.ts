@@ -15,6 +15,7 @@ import {
   requestIdFor,
 } from './http/defineRoute.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
+import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts';
 import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
@@ -51,6 +52,8 @@ export type GatewayDeps = {
   metrics?: ServiceMetrics;
   /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
   eventRateLimiter?: EventRateLimiter;
+  /** The built web console (console/dist), served at `/`; without it page navigations say how to build it. */
+  consoleDir?: string;
 };
 
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
@@ -74,7 +77,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
+  // Page navigations to the console's own paths get its index.html; everything else the JSON 404.
+  let consoleFallback: ConsoleFallback = async () => false;
+  app.setNotFoundHandler(async (request, reply) => {
+    if (await consoleFallback(request, reply)) return reply;
+    notFoundHandler(request, reply);
+    return reply;
+  });
+  consoleFallback = await registerConsole(app, { dir: deps.consoleDir, logger: deps.logger });
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { logEnv, natsEnv, port, positiveInt, postgresEnv, redisEnv } from '@orbital/config';
 import { z } from 'zod';
 
@@ -43,6 +44,11 @@ export const gatewayConfigSchema = z.object({
   // SSE: a keep-alive comment this often on every stream (spec: 30 s), and the reconnect delay sent as `retry`.
   SSE_KEEPALIVE_MS: positiveInt.default(30000),
   SSE_RETRY_MS: positiveInt.default(3000),
+  // The built web console served at `/` (npm start and the container image build it there).
+  CONSOLE_DIR: z
+    .string()
+    .min(1)
+    .default(fileURLToPath(new URL('../../../console/dist', import.meta.url))),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

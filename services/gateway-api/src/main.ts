@@ -82,6 +82,7 @@ await runService({
       sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },
       metrics,
       eventRateLimiter,
+      consoleDir: config.CONSOLE_DIR,
       docsEnabled: createDocsSwitch({
         read: () =>
           createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))).boolean(

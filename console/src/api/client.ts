@@ -1,0 +1,236 @@
+/**
+ * The console's only way to the platform: every call of the public API and every SSE stream URL is
+ * here, typed with the API's own schemas from libs/contracts (type-only imports: no schema code reaches
+ * the browser). The browser's session cookie (HttpOnly, SameSite=Strict) authenticates every call; the
+ * console never holds a token.
+ */
+import type {
+  AccessTokenView,
+  AddMemberBody,
+  ClientActivityPage,
+  CreatedAccessToken,
+  CreateTeamBody,
+  CreateUserBody,
+  createdRegistrationToken,
+  GroupWithSettings,
+  InstallationStatusView,
+  InstallationView,
+  installationCreate,
+  LoginBody,
+  LoginReply,
+  MemberView,
+  MeView,
+  RegistrationTokenView,
+  RequestLogPage,
+  SatelliteMetrics,
+  SatelliteView,
+  ScheduleStatus,
+  ServerLogPage,
+  SettingView,
+  TeamRole,
+  TeamView,
+  TemplateView,
+  templateCreate,
+  UserView,
+} from '@orbital/contracts';
+import type { z } from 'zod';
+
+export type {
+  AccessTokenView,
+  ClientActivityPage,
+  CreatedAccessToken,
+  GroupWithSettings,
+  InstallationStatusView,
+  InstallationView,
+  MemberView,
+  MeView,
+  RegistrationTokenView,
+  RequestLogPage,
+  SatelliteMetrics,
+  SatelliteView,
+  ScheduleStatus,
+  ServerLogPage,
+  SettingView,
+  TeamRole,
+  TeamView,
+  TemplateView,
+  UserView,
+};
+export type CreatedRegistrationToken = z.infer<typeof createdRegistrationToken>;
+export type InstallationCreate = z.input<typeof installationCreate>;
+export type TemplateCreate = z.input<typeof templateCreate>;
+export type RequestLogItem = RequestLogPage['items'][number];
+export type ServerLogLine = ServerLogPage['items'][number];
+
+/** An error answer of the API: its code, message, and the message of each bad field by its name. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Field name (the request body's, without the `body.` prefix) to its message. */
+  readonly fields: Record<string, string>;
+  readonly instructions: string | undefined;
+
+  constructor(status: number, code: string, message: string, fields: Record<string, string>, instructions?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+    this.instructions = instructions;
+  }
+}
+
+type ErrorBody = {
+  success?: false;
+  error?: { code?: string; message?: string; details?: unknown; instructions?: string };
+};
+
+function fieldErrorsOf(details: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!Array.isArray(details)) return fields;
+  for (const item of details) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { path, message } = item as { path?: unknown; message?: unknown };
+    if (typeof path !== 'string' || typeof message !== 'string') continue;
+    const name = path.replace(/^(body|query|params)\./, '');
+    fields[name] ??= message;
+  }
+  return fields;
+}
+
+let onUnauthenticated: () => void = () => {};
+
+/** Called when a request answers 401: the session ended (expired, revoked, logged out elsewhere). */
+export function setUnauthenticatedHandler(handler: () => void): void {
+  onUnauthenticated = handler;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, 'unavailable', 'The platform cannot be reached; check your connection and try again.', {});
+  }
+  const json = (await response.json().catch(() => null)) as ({ success?: boolean; data?: T } & ErrorBody) | null;
+  if (!response.ok || json?.success === false) {
+    const error = json?.error ?? {};
+    if (response.status === 401 && path !== '/api/auth/login') onUnauthenticated();
+    throw new ApiError(
+      response.status,
+      error.code ?? 'internal',
+      error.message ?? `The platform answered ${response.status}`,
+      fieldErrorsOf(error.details),
+      error.instructions,
+    );
+  }
+  return json?.data as T;
+}
+
+const team = (teamId: string) => `/api/teams/${encodeURIComponent(teamId)}`;
+const installation = (teamId: string, installationId: string) =>
+  `${team(teamId)}/mcp/installations/${encodeURIComponent(installationId)}`;
+const satellite = (id: string) => `/api/satellites/${encodeURIComponent(id)}`;
+
+export const api = {
+  login: (body: LoginBody) => call<LoginReply>('POST', '/api/auth/login', body),
+  logout: () => call<{ logged_out: true }>('POST', '/api/auth/logout'),
+  me: () => call<MeView>('GET', '/api/users/me'),
+
+  settings: {
+    groups: () => call<GroupWithSettings[]>('GET', '/api/settings/groups'),
+    list: () => call<SettingView[]>('GET', '/api/settings'),
+    update: (key: string, value: string) =>
+      call<SettingView>('PUT', `/api/settings/${encodeURIComponent(key)}`, { value }),
+  },
+
+  users: {
+    list: () => call<UserView[]>('GET', '/api/users'),
+    create: (body: CreateUserBody) => call<UserView>('POST', '/api/users', body),
+  },
+
+  teams: {
+    list: () => call<TeamView[]>('GET', '/api/teams'),
+    get: (teamId: string) => call<TeamView>('GET', team(teamId)),
+    create: (body: CreateTeamBody) => call<TeamView>('POST', '/api/teams', body),
+    remove: (teamId: string) => call<{ deleted: true }>('DELETE', team(teamId)),
+    members: (teamId: string) => call<MemberView[]>('GET', `${team(teamId)}/members`),
+    addMember: (teamId: string, body: AddMemberBody) => call<MemberView>('POST', `${team(teamId)}/members`, body),
+    changeRole: (teamId: string, userId: string, role: TeamRole) =>
+      call<MemberView>('PUT', `${team(teamId)}/members/${encodeURIComponent(userId)}`, { role }),
+    removeMember: (teamId: string, userId: string) =>
+      call<{ removed: true }>('DELETE', `${team(teamId)}/members/${encodeURIComponent(userId)}`),
+  },
+
+  satellites: {
+    list: () => call<SatelliteView[]>('GET', '/api/satellites'),
+    get: (id: string) => call<SatelliteView>('GET', satellite(id)),
+    revoke: (id: string) => call<SatelliteView>('DELETE', satellite(id)),
+    globalTokens: () => call<RegistrationTokenView[]>('GET', '/api/satellites/registration-tokens'),
+    createGlobalToken: (body: { expires_in_minutes?: number; description?: string }) =>
+      call<CreatedRegistrationToken>('POST', '/api/satellites/registration-tokens', body),
+    revokeGlobalToken: (tokenId: string) =>
+      call<RegistrationTokenView>('DELETE', `/api/satellites/registration-tokens/${encodeURIComponent(tokenId)}`),
+    teamTokens: (teamId: string) =>
+      call<RegistrationTokenView[]>('GET', `${team(teamId)}/satellites/registration-tokens`),
+    createTeamToken: (teamId: string, body: { expires_in_minutes?: number; description?: string }) =>
+      call<CreatedRegistrationToken>('POST', `${team(teamId)}/satellites/registration-tokens`, body),
+    revokeTeamToken: (teamId: string, tokenId: string) =>
+      call<RegistrationTokenView>(
+        'DELETE',
+        `${team(teamId)}/satellites/registration-tokens/${encodeURIComponent(tokenId)}`,
+      ),
+  },
+
+  catalogue: {
+    list: () => call<TemplateView[]>('GET', '/api/mcp/servers'),
+    create: (body: TemplateCreate) => call<TemplateView>('POST', '/api/mcp/servers', body),
+    remove: (slug: string) => call<{ deleted: true }>('DELETE', `/api/mcp/servers/${encodeURIComponent(slug)}`),
+  },
+
+  installations: {
+    list: (teamId: string) => call<InstallationView[]>('GET', `${team(teamId)}/mcp/installations`),
+    get: (teamId: string, id: string) => call<InstallationView>('GET', installation(teamId, id)),
+    create: (teamId: string, body: InstallationCreate) =>
+      call<InstallationView>('POST', `${team(teamId)}/mcp/installations`, body),
+    remove: (teamId: string, id: string) => call<{ deleted: true }>('DELETE', installation(teamId, id)),
+    updateSettings: (teamId: string, id: string, settings: { request_logging_enabled: boolean }) =>
+      call<InstallationView>('PATCH', `${installation(teamId, id)}/settings`, settings),
+  },
+
+  accessTokens: {
+    list: () => call<AccessTokenView[]>('GET', '/api/users/me/access-tokens'),
+    create: (body: { team_id: string; name: string; expires_in_days?: number }) =>
+      call<CreatedAccessToken>('POST', '/api/users/me/access-tokens', body),
+  },
+
+  clientActivity: () => call<ClientActivityPage>('GET', '/api/users/me/mcp/client-activity?limit=20'),
+
+  jobs: { status: () => call<ScheduleStatus[]>('GET', '/api/jobs/status') },
+};
+
+/**
+ * Server-sent event streams (the REST twin's answer as `snapshot`, then `update` events). The browser's
+ * EventSource sends the session cookie and replays missed events with Last-Event-ID on reconnect.
+ */
+export const streams = {
+  installationStatus: (teamId: string, id: string) => `${installation(teamId, id)}/status/stream`,
+  installationLogs: (teamId: string, id: string) => `${installation(teamId, id)}/logs/stream?limit=200`,
+  installationRequests: (teamId: string, id: string) => `${installation(teamId, id)}/requests/stream?limit=100`,
+  satelliteMetrics: (id: string) => `${satellite(id)}/metrics/stream?limit=60`,
+  clientActivity: () => '/api/users/me/mcp/client-activity/stream?limit=20',
+};
+
+/** What each stream's `update` event carries. */
+export type StreamUpdates = {
+  installationStatus: InstallationStatusView;
+  installationLogs: { items: ServerLogLine[] };
+  installationRequests: { items: RequestLogItem[] };
+  satelliteMetrics: Pick<SatelliteMetrics, 'heartbeats' | 'processes'>;
+  clientActivity: Pick<ClientActivityPage, 'items'>;
+};

@@ -1,0 +1,171 @@
+import { type FormEvent, useState } from 'react';
+import { api, type TeamView, type TemplateView } from '../api/client.ts';
+import { navigate } from '../app/router.tsx';
+import { useSession } from '../app/session.tsx';
+import { useAction, useLoad } from '../app/useLoad.ts';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Field } from '../components/Field.tsx';
+import { Page } from '../components/Page.tsx';
+import { SelectField } from '../components/SelectField.tsx';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+import { parseAssignments } from './parseAssignments.ts';
+
+/** The MCP server catalogue: every template, and installing one into a team. */
+export function CataloguePage() {
+  const session = useSession();
+  const templates = useLoad(() => api.catalogue.list(), []);
+  const teams = useLoad(() => api.teams.list(), []);
+  const installable = (teams.data ?? []).filter((t) => session.canInTeam(t.id, 'installations.manage'));
+  const [installing, setInstalling] = useState<string | null>(null);
+
+  return (
+    <Page title="Catalogue">
+      <p className="muted">
+        MCP servers your teams can install. An installation runs on the satellites that serve the team; its tools reach
+        clients through the satellite’s <code>/mcp</code>.
+      </p>
+      <ErrorMessage error={templates.error} />
+      {templates.data?.length === 0 ? (
+        <p>The catalogue is empty{session.can('mcp_servers.manage') ? ': add a template below' : ''}.</p>
+      ) : null}
+      <ul className="cards">
+        {(templates.data ?? []).map((template) => (
+          <li key={template.slug} className="card template">
+            <h2>{template.name}</h2>
+            <p className="muted">
+              <code>{template.slug}</code> · {template.transport}
+              {template.health_status ? (
+                <>
+                  {' '}
+                  · <StatusBadge status={template.health_status} />
+                </>
+              ) : null}
+            </p>
+            {template.description ? <p>{template.description}</p> : null}
+            <TemplateRuns template={template} />
+            {installing === template.slug ? (
+              <InstallForm template={template} teams={installable} onCancel={() => setInstalling(null)} />
+            ) : installable.length > 0 ? (
+              <button type="button" onClick={() => setInstalling(template.slug)}>
+                Install<span className="visually-hidden"> {template.name}</span>
+              </button>
+            ) : (
+              <p className="hint">Installing needs the team admin role in a team.</p>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Page>
+  );
+}
+
+function TemplateRuns({ template }: { template: TemplateView }) {
+  const what =
+    template.transport === 'stdio'
+      ? [template.command, ...template.args].filter(Boolean).join(' ')
+      : (template.url ?? '');
+  const needs = Object.keys(template.env);
+  return (
+    <details>
+      <summary>What it runs</summary>
+      <p>
+        <code className="wrap">{what}</code>
+      </p>
+      {needs.length > 0 ? (
+        <p>
+          Environment:{' '}
+          {needs.map((n) => (
+            <code key={n}>{n} </code>
+          ))}
+        </p>
+      ) : null}
+    </details>
+  );
+}
+
+/**
+ * Installs a template: the team, the installation's name (the server part of tool paths), and what the
+ * team adds: arguments appended to the template's, environment variables (write-only once saved).
+ */
+function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCancel: () => void }) {
+  const [teamId, setTeamId] = useState(props.teams[0]?.id ?? '');
+  const [name, setName] = useState(props.template.slug);
+  const [args, setArgs] = useState('');
+  const [env, setEnv] = useState('');
+  const [localError, setLocalError] = useState<string | undefined>();
+  const install = useAction(async () => {
+    const parsedEnv = parseAssignments(env);
+    if ('error' in parsedEnv) {
+      setLocalError(parsedEnv.error);
+      return;
+    }
+    const created = await api.installations.create(teamId, {
+      server_slug: props.template.slug,
+      name,
+      args: args
+        .split('\n')
+        .map((a) => a.trim())
+        .filter(Boolean),
+      env: parsedEnv.values,
+    });
+    navigate(`/teams/${teamId}/installations/${created.id}`);
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setLocalError(undefined);
+    void install.run();
+  }
+
+  const envError =
+    localError ??
+    Object.entries(install.error?.fields ?? {}).find(
+      ([k]) => k.startsWith('installation.env') || k.startsWith('env'),
+    )?.[1];
+  return (
+    <form onSubmit={submit} noValidate className="install-form" aria-label={`Install ${props.template.name}`}>
+      <SelectField
+        label="Team"
+        value={teamId}
+        options={props.teams.map((t) => ({ value: t.id, label: t.name }))}
+        onChange={(e) => setTeamId(e.target.value)}
+      />
+      <Field
+        label="Installation name"
+        hint="Lowercase; clients call its tools as name:tool."
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={install.error?.fields.name ?? install.error?.fields['installation.name']}
+      />
+      <div className="field">
+        <label htmlFor={`${props.template.slug}-args`}>Extra arguments (one a line, optional)</label>
+        <textarea id={`${props.template.slug}-args`} rows={2} value={args} onChange={(e) => setArgs(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${props.template.slug}-env`}>Environment (NAME=value, one a line, optional)</label>
+        <textarea
+          id={`${props.template.slug}-env`}
+          rows={2}
+          value={env}
+          onChange={(e) => setEnv(e.target.value)}
+          aria-invalid={envError ? true : undefined}
+          aria-describedby={envError ? `${props.template.slug}-env-error` : undefined}
+        />
+        {envError ? (
+          <p className="field-error" id={`${props.template.slug}-env-error`} role="alert">
+            {envError}
+          </p>
+        ) : null}
+      </div>
+      <ErrorMessage error={install.error} fieldsShown={Boolean(install.error?.fields.name || envError)} />
+      <div className="row">
+        <button type="submit" disabled={install.pending || !teamId}>
+          {install.pending ? 'Installing…' : 'Install'}
+        </button>
+        <button type="button" className="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

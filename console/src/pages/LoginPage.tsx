@@ -1,0 +1,69 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { api } from '../api/client.ts';
+import { navigate, queryParam, useLocation } from '../app/router.tsx';
+import { useAction } from '../app/useLoad.ts';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Field } from '../components/Field.tsx';
+
+/** Only paths of this console are followed after login, never another site. */
+function safeNext(next: string | null): string {
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
+}
+
+export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>; loggedIn: boolean }) {
+  const location = useLocation();
+  const next = safeNext(queryParam(location, 'next'));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const login = useAction(async () => {
+    await api.login({ email, password });
+    await onLogin();
+    navigate(next, { replace: true });
+  });
+
+  useEffect(() => {
+    document.title = 'Log in · Orbital';
+    if (loggedIn) navigate(next, { replace: true });
+  }, [loggedIn, next]);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void login.run();
+  }
+
+  return (
+    <main id="main" className="login">
+      <form onSubmit={submit} className="card login-card" aria-labelledby="login-title" noValidate>
+        <h1 id="login-title">Log in to Orbital</h1>
+        <Field
+          label="E-mail address"
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={login.error?.fields.email}
+        />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={login.error?.fields.password}
+        />
+        <ErrorMessage error={login.error} fieldsShown />
+        <button type="submit" disabled={login.pending}>
+          {login.pending ? 'Logging in…' : 'Log in'}
+        </button>
+        <p className="hint">
+          On a development machine ({'npm start'}) the first admin is <code>admin@orbital.localhost</code>; its password
+          is <code>ADMIN_PASSWORD</code> in <code>.orbital/dev.env</code>.
+        </p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,215 @@
+import { type FormEvent, useState } from 'react';
+import { api, type CreatedRegistrationToken, type RegistrationTokenView, type TeamView } from '../api/client.ts';
+import { Link } from '../app/router.tsx';
+import { useSession } from '../app/session.tsx';
+import { useAction, useLoad } from '../app/useLoad.ts';
+import { CopyBlock } from '../components/CopyBlock.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Field } from '../components/Field.tsx';
+import { Page } from '../components/Page.tsx';
+import { SelectField } from '../components/SelectField.tsx';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+import { When } from '../components/When.tsx';
+import { satelliteState } from './satelliteState.ts';
+
+/** Satellites the person may see, and registration tokens for new ones (global or per team). */
+export function SatellitesPage() {
+  const session = useSession();
+  const satellites = useLoad(() => api.satellites.list(), []);
+  const teams = useLoad(() => api.teams.list(), []);
+  const teamName = (id: string | null) => teams.data?.find((t) => t.id === id)?.name ?? id ?? '';
+
+  return (
+    <Page title="Satellites">
+      <p className="muted">
+        Satellites run your teams’ MCP servers and serve them to clients at <code>/mcp</code>. They reach the platform
+        outbound only; a global satellite serves every team, a team satellite its own team.
+      </p>
+      <ErrorMessage error={satellites.error} />
+      {satellites.data?.length === 0 ? <p>No satellite has registered yet: make a registration token below.</p> : null}
+      {satellites.data && satellites.data.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Satellites</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Serves</th>
+                <th scope="col">Address</th>
+                <th scope="col">Last heartbeat</th>
+              </tr>
+            </thead>
+            <tbody>
+              {satellites.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link to={`/satellites/${s.id}`}>{s.name}</Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={satelliteState(s)} />
+                  </td>
+                  <td>{s.satellite_type === 'global' ? 'every team' : teamName(s.team_id)}</td>
+                  <td>{s.satellite_url ? <code>{s.satellite_url}</code> : <span className="muted">not given</span>}</td>
+                  <td>
+                    <When at={s.last_heartbeat_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <RegistrationTokens
+        teams={(teams.data ?? []).filter((t) => session.canInTeam(t.id, 'satellites.register'))}
+        global={session.can('satellites.manage_global')}
+      />
+    </Page>
+  );
+}
+
+/**
+ * The ways to start a satellite with a fresh token: from a checkout of this repository, or the container
+ * image. A global satellite without client authentication must say so explicitly.
+ */
+export function satelliteStartCommands(token: string, teamScoped: boolean): { checkout: string; container: string } {
+  const variables = [
+    `BACKEND_URL=${window.location.origin}`,
+    `SATELLITE_REGISTRATION_TOKEN='${token}'`,
+    'SATELLITE_PUBLIC_URL=http://localhost:3001',
+    ...(teamScoped ? [] : ['SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true']),
+  ];
+  return {
+    checkout: [...variables, 'npm start -w satellite'].join(' \\\n'),
+    container: ['docker run --rm -p 3001:3001', ...variables.map((v) => `  -e ${v}`), '  orbital satellite'].join(
+      ' \\\n',
+    ),
+  };
+}
+
+function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: boolean }) {
+  const scopes = [
+    ...(global ? [{ value: '', label: 'Global satellite (every team)' }] : []),
+    ...teams.map((t) => ({ value: t.id, label: `Team ${t.name}` })),
+  ];
+  const [scope, setScope] = useState(scopes[0]?.value ?? '');
+  const [description, setDescription] = useState('');
+  const [minutes, setMinutes] = useState('60');
+  const [created, setCreated] = useState<CreatedRegistrationToken | undefined>();
+  const chosen = scopes.some((s) => s.value === scope) ? scope : (scopes[0]?.value ?? '');
+  const tokens = useLoad(async () => {
+    const lists = await Promise.all([
+      ...(global ? [api.satellites.globalTokens()] : []),
+      ...teams.map((t) => api.satellites.teamTokens(t.id).catch(() => [] as RegistrationTokenView[])),
+    ]);
+    return lists.flat().sort((a, b) => b.created_at.localeCompare(a.created_at));
+  }, [global, teams.map((t) => t.id).join()]);
+  const create = useAction(async () => {
+    const body = { expires_in_minutes: Number(minutes), ...(description ? { description } : {}) };
+    const token = chosen
+      ? await api.satellites.createTeamToken(chosen, body)
+      : await api.satellites.createGlobalToken(body);
+    setCreated(token);
+    setDescription('');
+    tokens.reload();
+  });
+  const revoke = useAction(async (token: RegistrationTokenView) => {
+    if (token.team_id) await api.satellites.revokeTeamToken(token.team_id, token.id);
+    else await api.satellites.revokeGlobalToken(token.id);
+    tokens.reload();
+  });
+
+  if (scopes.length === 0) return null;
+  const commands = created ? satelliteStartCommands(created.token, created.scope === 'team') : null;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void create.run();
+  }
+
+  return (
+    <section className="card" aria-labelledby="tokens">
+      <h2 id="tokens">Registration tokens</h2>
+      <p className="muted">A token registers one satellite, once. It is shown only when it is made.</p>
+      <form onSubmit={submit} noValidate className="form-grid">
+        <SelectField label="For" value={chosen} options={scopes} onChange={(e) => setScope(e.target.value)} />
+        <Field
+          label="Description (optional)"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          error={create.error?.fields.description}
+        />
+        <Field
+          label="Valid for (minutes)"
+          inputMode="numeric"
+          value={minutes}
+          onChange={(e) => setMinutes(e.target.value)}
+          error={create.error?.fields.expires_in_minutes}
+        />
+        <ErrorMessage error={create.error} fieldsShown />
+        <div>
+          <button type="submit" disabled={create.pending}>
+            Make a registration token
+          </button>
+        </div>
+      </form>
+      {created && commands ? (
+        <div className="created-token" aria-live="polite">
+          <h3>Start the satellite with this token</h3>
+          <p>
+            Valid until <When at={created.expires_at} />. From a checkout of Orbital:
+          </p>
+          <CopyBlock label="command to start the satellite from a checkout" text={commands.checkout} />
+          <p>Or with the container image:</p>
+          <CopyBlock label="command to start the satellite container" text={commands.container} />
+          <p className="hint">
+            The satellite keeps its API key in its state directory (<code>SATELLITE_STATE_DIR</code>, mount a volume
+            there in a container) and needs no token on later starts. A global satellite without client authentication
+            is for trusted networks only; set <code>SATELLITE_AUTH_MODE=oauth</code> for production (see
+            satellite/README.md).
+          </p>
+        </div>
+      ) : null}
+      <ErrorMessage error={tokens.error ?? revoke.error} />
+      {tokens.data && tokens.data.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Registration tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">For</th>
+                <th scope="col">Description</th>
+                <th scope="col">State</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    {t.scope === 'global' ? 'global' : (teams.find((team) => team.id === t.team_id)?.name ?? t.team_id)}
+                  </td>
+                  <td>{t.description ?? ''}</td>
+                  <td>
+                    <StatusBadge status={t.state === 'active' ? 'active' : 'unknown'} label={t.state} />
+                  </td>
+                  <td>
+                    <When at={t.expires_at} />
+                  </td>
+                  <td>
+                    {t.state === 'active' ? (
+                      <button type="button" className="secondary" onClick={() => void revoke.run(t)}>
+                        Revoke<span className="visually-hidden"> token {t.description ?? t.id}</span>
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,239 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, keepScreenshot, launchBrowser } from './browser/launchBrowser.ts';
+import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
+
+/**
+ * A platform team's first hour in the web console, in Debian's Chromium against the real processes:
+ * log in, change a setting (a refused value shows at its field), create a team and its admin, make a
+ * registration token and start a satellite with the command the console shows, install a template and
+ * watch it go online, see an MCP client's tool call appear live. Then the team admin, who sees only
+ * their team, on a phone-sized screen. Each step needs the ones before it; a failed step leaves a
+ * screenshot under test-results/browser/.
+ */
+type Envelope<T> = { success: true; data: T };
+const root = resolve(import.meta.dirname, '..');
+const everythingScript = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
+const lead = { email: 'lead@orbital.test', name: 'Lea Lead', password: 'seven orbits around a quiet moon' };
+
+/** A link of the main navigation. */
+const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+
+/** Every form control has a name a screen reader can say. */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  // Runs in the page (a string: this file is type-checked for Node, not the DOM).
+  return page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label'))
+    .map((el) => el.outerHTML.slice(0, 120))`);
+}
+
+describe('the web console, day one, in a real browser', () => {
+  let platform: Platform;
+  let browser: Browser;
+  let page: Page;
+  let adminToken: string;
+  const state: Record<string, string> = {};
+
+  /** A step of the walk: on failure its screenshot is kept and its path printed. */
+  const step = (name: string, run: () => Promise<void>) =>
+    it(name, async ({ onTestFailed }) => {
+      onTestFailed(async () => {
+        await keepScreenshot(page, name);
+      });
+      await run();
+      // KEEP_SCREENSHOTS=1 keeps one of every step, to look at what the console shows.
+      if (process.env.KEEP_SCREENSHOTS) await keepScreenshot(page, name);
+    });
+
+  beforeAll(async () => {
+    // The test serves what the build makes; `npm test` builds first, a lone run builds here.
+    if (!existsSync(resolve(root, 'console/dist/index.html'))) {
+      execFileSync(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build'], {
+        cwd: resolve(root, 'console'),
+        stdio: 'ignore',
+      });
+    }
+    platform = await startPlatform();
+    await call(platform.api, 'POST', '/api/db/setup', { body: { type: 'postgresql' } });
+    adminToken = (
+      await eventually('the first admin to exist', () =>
+        call<Envelope<{ token: string }>>(platform.api, 'POST', '/api/auth/login', { body: platform.admin }),
+      )
+    ).data.token;
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+  });
+
+  step('sends a visitor to the login page, then logs the admin in', async () => {
+    await page.goto(`${platform.api}/settings`);
+    await page.waitForURL(/\/login\?next=%2Fsettings$/);
+    await page.getByLabel('E-mail address').fill(platform.admin.email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'wrong' }).waitFor();
+    await page.getByLabel('Password').fill(platform.admin.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    // Back where the visitor was going.
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+  });
+
+  step('changes a setting; a refused value is shown at its field', async () => {
+    // One tab per group, in sort order; arrow keys move between them.
+    const tabs = page.getByRole('tab');
+    expect(await tabs.allTextContents()).toEqual(['Global Settings', 'SMTP Mail Settings', 'Code Hosting OAuth']);
+    await tabs.first().focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'SMTP Mail Settings' }).getAttribute('aria-selected')).toBe('true');
+
+    const port = page.getByLabel('SMTP port');
+    await port.fill('five hundred');
+    await page.getByRole('button', { name: 'Save SMTP port' }).click();
+    await page.getByText('must be a number').waitFor();
+    expect(await port.getAttribute('aria-invalid')).toBe('true');
+    expect(await port.getAttribute('aria-describedby')).toContain('error');
+
+    await port.fill('2525');
+    await page.getByRole('button', { name: 'Save SMTP port' }).click();
+    await page.getByText('Saved').first().waitFor();
+    expect(await port.getAttribute('aria-invalid')).toBeNull();
+    const stored = await call<Envelope<{ value: string }>>(platform.api, 'GET', '/api/settings/smtp.port', {
+      token: adminToken,
+    });
+    expect(stored.data.value).toBe('2525');
+
+    // An encrypted value is write-only: the field is empty and says whether one is set.
+    const password = page.getByLabel('SMTP password');
+    expect(await password.inputValue()).toBe('');
+    expect(await password.getAttribute('type')).toBe('password');
+    expect(await unlabelledControls(page)).toEqual([]);
+  });
+
+  step('creates a team and its admin', async () => {
+    await nav(page, 'Teams').click();
+    await page.getByLabel('Name').fill('Platform');
+    expect(await page.getByLabel('Slug').inputValue()).toBe('platform');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('heading', { name: 'Team Platform' }).waitFor();
+    state.team = new URL(page.url()).pathname.split('/')[2] as string;
+
+    await page.getByLabel('E-mail address').fill(lead.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('team_admin');
+    await page.getByLabel(/Create the account/).check();
+    await page.getByLabel('Name').fill(lead.name);
+    await page.getByLabel('First password').fill(lead.password);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('cell', { name: lead.email }).waitFor();
+    expect(await page.getByLabel(`Role of ${lead.name}`).inputValue()).toBe('team_admin');
+    expect(await unlabelledControls(page)).toEqual([]);
+  });
+
+  step('makes a registration token; the satellite started with the shown command comes online', async () => {
+    await nav(page, 'Satellites').click();
+    await page.getByLabel('For', { exact: true }).selectOption({ label: 'Team Platform' });
+    await page.getByRole('button', { name: 'Make a registration token' }).click();
+    const command = await page
+      .getByRole('region', { name: 'command to start the satellite from a checkout' })
+      .textContent();
+    const token = /SATELLITE_REGISTRATION_TOKEN='([^']+)'/.exec(command ?? '')?.[1];
+    expect(command).toContain(`BACKEND_URL=${platform.api}`);
+    expect(token).toBeTruthy();
+    const satellite = await platform.startSatellite(token as string);
+    state.satelliteUrl = satellite.url;
+    await eventually('the satellite to show online', async () => {
+      await page.reload();
+      return (await page.getByRole('cell', { name: 'online' }).count()) > 0 ? true : undefined;
+    });
+    expect(await unlabelledControls(page)).toEqual([]);
+  });
+
+  step('installs a template from the catalogue and watches it go online', async () => {
+    await call(platform.api, 'POST', '/api/mcp/servers', {
+      token: adminToken,
+      body: {
+        slug: 'everything',
+        name: 'Everything',
+        description: 'The MCP reference server with every feature',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [everythingScript, 'stdio'],
+      },
+    });
+    await nav(page, 'Catalogue').click();
+    await page.getByRole('button', { name: 'Install Everything' }).click();
+    const form = page.getByRole('form', { name: 'Install Everything' });
+    expect(await form.getByLabel('Installation name').inputValue()).toBe('everything');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { name: 'Installation everything' }).waitFor();
+    // The status comes from the status stream: no reload.
+    const status = page.locator('.status-line');
+    await status.getByText('online', { exact: true }).waitFor({ timeout: 90_000 });
+    state.installationPath = new URL(page.url()).pathname;
+  });
+
+  step("shows an MCP client's tool call live", async () => {
+    const client = new Client({ name: 'console-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${state.satelliteUrl}/mcp`)));
+    try {
+      const ran = await client.callTool({
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'everything:echo', arguments: { message: 'hello from the console test' } },
+      });
+      expect(JSON.stringify(ran)).toContain('hello from the console test');
+    } finally {
+      await client.close();
+    }
+    // Still the same page, never reloaded: the row arrives on the requests stream.
+    expect(new URL(page.url()).pathname).toBe(state.installationPath);
+    await page.getByTestId('request-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
+  });
+
+  step('a team admin, on a phone, sees only their team', async () => {
+    await call(platform.api, 'POST', '/api/teams', { token: adminToken, body: { slug: 'other', name: 'Other' } });
+    const phone = await launchBrowser({ width: 390, height: 844 });
+    const mobile = await phone.context.newPage();
+    try {
+      await mobile.goto(`${platform.api}/`);
+      await mobile.getByLabel('E-mail address').fill(lead.email);
+      await mobile.getByLabel('Password').fill(lead.password);
+      await mobile.getByRole('button', { name: 'Log in' }).click();
+      await mobile.getByRole('heading', { name: `Welcome, ${lead.name}` }).waitFor();
+      // The navigation folds into a menu button.
+      const menu = mobile.getByRole('button', { name: 'Menu' });
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await nav(mobile, 'Teams').isVisible()).toBe(false);
+      await menu.click();
+      await nav(mobile, 'Teams').click();
+      await mobile.getByRole('link', { name: 'Platform' }).waitFor();
+      expect(await mobile.getByRole('link', { name: 'Other' }).count()).toBe(0);
+      // No admin pages for a team admin.
+      expect(await nav(mobile, 'Settings').count()).toBe(0);
+      await mobile.goto(`${platform.api}/installations`);
+      await mobile.getByRole('link', { name: 'everything' }).waitFor();
+      expect(await mobile.getByRole('heading', { name: 'Other' }).count()).toBe(0);
+      // Usable at this width: nothing wider than the screen.
+      expect(await mobile.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      if (process.env.KEEP_SCREENSHOTS) await keepScreenshot(mobile, 'phone installations');
+    } catch (error) {
+      await keepScreenshot(mobile, 'phone');
+      throw error;
+    } finally {
+      await phone.close();
+    }
+  });
+});
