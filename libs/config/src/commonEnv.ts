@@ -1,3 +1,4 @@
+import { networkProblem } from '@orbital/egress';
 import { z } from 'zod';
 
 /** Text booleans: 'true'/'false', '1'/'0', 'yes'/'no', 'on'/'off'. Never z.coerce.boolean (it reads 'false' as true). */
@@ -5,6 +6,21 @@ export const envBoolean = z.stringbool();
 
 export const port = z.coerce.number().int().min(0).max(65535);
 export const positiveInt = z.coerce.number().int().positive();
+
+/** A comma-separated list of IP addresses and CIDR blocks (networks an operator allows), as an array. */
+export const networkList = z
+  .string()
+  .default('')
+  .transform((text) =>
+    text
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (entries) => entries.every((entry) => networkProblem(entry) === null),
+    'must be comma-separated IP addresses or CIDR blocks',
+  );
 
 /**
  * PostgreSQL connection, the variables the spec names. Host, database and user have no default on

@@ -4,6 +4,7 @@ export {
   metricsEnv,
   type NatsEnv,
   natsEnv,
+  networkList,
   type PostgresEnv,
   port,
   positiveInt,

@@ -1,4 +1,5 @@
 export { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
+export { freePort } from './freePort.ts';
 export {
   defaults,
   type Endpoint,
@@ -7,6 +8,11 @@ export {
   isReachable,
   startCommands,
 } from './infrastructure.ts';
-export { type ConformanceRun, expectedFailureReasons, runConformanceSuite } from './runConformanceSuite.ts';
+export {
+  type ConformanceCheck,
+  type ConformanceRun,
+  expectedFailureReasons,
+  runConformanceSuite,
+} from './runConformanceSuite.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';

@@ -60,6 +60,13 @@ await runService({
         authorizationCodeSeconds: config.OAUTH_AUTHORIZATION_CODE_TTL_SECONDS,
       },
       personalTokenMaxDays: config.OAUTH_PERSONAL_TOKEN_MAX_DAYS,
+      clientMetadataDocuments: config.OAUTH_CLIENT_METADATA_DOCUMENTS && {
+        allowHttp: config.OAUTH_CLIENT_METADATA_ALLOW_HTTP,
+        allowNetworks: config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS,
+        timeoutMs: config.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+        maxBytes: config.OAUTH_CLIENT_METADATA_MAX_BYTES,
+        maxEntries: config.OAUTH_CLIENT_METADATA_CACHE_ENTRIES,
+      },
     });
     const eventRateLimiter = createEventRateLimiter({
       redis,

@@ -22,7 +22,7 @@ import { createDocsSwitch } from '../src/http/createDocsSwitch.ts';
 import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
 import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
 import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
-import { createOAuthModule } from '../src/oauth/createOAuthModule.ts';
+import { createOAuthModule, type OAuthModuleOptions } from '../src/oauth/createOAuthModule.ts';
 import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
 import { createSatelliteResourceServerAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
 import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
@@ -79,6 +79,8 @@ export type IdentityStackOptions = {
   /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
   issuerUrl?: URL;
   oauthLifetimes?: Partial<OAuthLifetimes>;
+  /** How Client ID Metadata Documents are fetched (a test serving them on loopback allows that network). */
+  clientMetadataDocuments?: OAuthModuleOptions['clientMetadataDocuments'];
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
   sse?: GatewayDeps['sse'];
 };
@@ -170,6 +172,9 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       issuerUrl: options.issuerUrl ?? new URL('http://localhost:3000'),
       authenticateResourceServer: createSatelliteResourceServerAuthenticator(satellites.verifyKey),
       ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
+      ...(options.clientMetadataDocuments !== undefined
+        ? { clientMetadataDocuments: options.clientMetadataDocuments }
+        : {}),
       ...(options.now ? { now: options.now } : {}),
     });
     const app = await buildGateway({

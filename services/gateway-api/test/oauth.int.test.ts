@@ -89,7 +89,7 @@ async function authorizeAlice(options: { teamId?: string; clientMetadata?: Recor
     resource,
     ...(client.client_secret ? { secret: client.client_secret } : {}),
   });
-  return { client, pkce, code, response, tokens: response.json() };
+  return { client, pkce, code, location, response, tokens: response.json() };
 }
 
 describe('authorization server metadata', () => {
@@ -104,6 +104,8 @@ describe('authorization server metadata', () => {
       code_challenge_methods_supported: ['S256'],
       response_types_supported: ['code'],
       scopes_supported: ['mcp'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
     });
   });
 });
@@ -142,6 +144,50 @@ describe('client registration', () => {
     const response = await app.inject({ method: 'POST', url: '/register', payload });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error });
+  });
+
+  it.each([
+    [
+      'a native application with an https redirect',
+      { application_type: 'native', redirect_uris: ['https://app.test/cb'] },
+    ],
+    [
+      'a native application with plain http elsewhere',
+      { application_type: 'native', redirect_uris: ['http://app.test/cb'] },
+    ],
+    ['a web application with a loopback redirect', { application_type: 'web', redirect_uris: [redirectUri] }],
+    ['a web application with a private-use scheme', { application_type: 'web', redirect_uris: ['cursor://cb'] }],
+  ])('refuses %s', async (_name, metadata) => {
+    const response = await app.inject({ method: 'POST', url: '/register', payload: metadata });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+  });
+
+  it('refuses an application type it does not know', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { application_type: 'desktop', redirect_uris: [redirectUri] },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
+  it('registers native and web applications under their own rules, and echoes the type', async () => {
+    const native = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { application_type: 'native', redirect_uris: [redirectUri, 'cursor://anysphere.cursor-retrieval/cb'] },
+    });
+    expect(native.statusCode).toBe(201);
+    expect(native.json()).toMatchObject({ application_type: 'native' });
+    const web = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { application_type: 'web', redirect_uris: ['https://app.test/cb'] },
+    });
+    expect(web.statusCode).toBe(201);
+    expect(web.json()).toMatchObject({ application_type: 'web' });
   });
 
   it('accepts https, loopback http on any path and a native app scheme', async () => {
@@ -229,6 +275,8 @@ describe('the authorization endpoint', () => {
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
     expect(location.searchParams.get('error')).toBe(error);
     expect(location.searchParams.get('state')).toBe('s2');
+    // RFC 9207: error responses name the issuer too, so a client can tell which server sent them.
+    expect(location.searchParams.getAll('iss')).toEqual(['http://localhost:3000']);
   });
 
   it('refuses a user without a team, a team the user is not in, and a denial', async () => {
@@ -268,7 +316,8 @@ describe('the authorization endpoint', () => {
 
 describe('the token endpoint', () => {
   it('exchanges a code with its verifier for tokens of the chosen team', async () => {
-    const { response, tokens } = await authorizeAlice();
+    const { response, tokens, location } = await authorizeAlice();
+    expect(location.searchParams.getAll('iss')).toEqual(['http://localhost:3000']);
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });

@@ -2,6 +2,11 @@ import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { RouteDefinition } from '../http/defineRoute.ts';
 import { accessTokenRoutes } from './accessTokenRoutes.ts';
+import {
+  type ClientMetadataDocumentOptions,
+  createClientMetadataDocuments,
+  defaultClientMetadataDocumentOptions,
+} from './createClientMetadataDocuments.ts';
 import { type OAuthLifetimes, oauthServerRoutes } from './oauthServerRoutes.ts';
 import { createOAuthStore } from './oauthStore.ts';
 import type { ResourceServerAuthenticator } from './resourceServerAuthenticator.ts';
@@ -15,6 +20,11 @@ export type OAuthModuleOptions = {
   authenticateResourceServer: ResourceServerAuthenticator;
   lifetimes?: Partial<OAuthLifetimes>;
   personalTokenMaxDays?: number;
+  /**
+   * Client ID Metadata Documents: how they are fetched (partial options over the defaults), or false
+   * to accept registered clients only.
+   */
+  clientMetadataDocuments?: Partial<ClientMetadataDocumentOptions> | false;
   now?: () => number;
 };
 
@@ -25,13 +35,22 @@ export const defaultLifetimes: OAuthLifetimes = {
 };
 
 /**
- * gateway-api as the OAuth 2.1 authorization server of satellites (issue 13): client registration,
- * the authorization-code flow with PKCE, refresh-token rotation, revocation, introspection for
+ * gateway-api as the OAuth 2.1 authorization server of satellites: client registration and Client ID
+ * Metadata Documents, the authorization-code flow with PKCE, refresh-token rotation, revocation, introspection for
  * satellites, and personal access tokens. Users authenticate with their identity session.
  */
 export function createOAuthModule(options: OAuthModuleOptions): { routes: RouteDefinition[] } {
   const now = options.now ?? Date.now;
   const store = createOAuthStore(options.pool);
+  const documents =
+    options.clientMetadataDocuments === false
+      ? null
+      : createClientMetadataDocuments({
+          ...defaultClientMetadataDocumentOptions,
+          ...options.clientMetadataDocuments,
+          logger: options.logger,
+          now,
+        });
   return {
     routes: [
       ...oauthServerRoutes({
@@ -41,6 +60,7 @@ export function createOAuthModule(options: OAuthModuleOptions): { routes: RouteD
         issuerUrl: options.issuerUrl,
         lifetimes: { ...defaultLifetimes, ...options.lifetimes },
         authenticateResourceServer: options.authenticateResourceServer,
+        documents,
       }),
       ...accessTokenRoutes({
         store,

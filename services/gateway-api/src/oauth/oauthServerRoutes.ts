@@ -1,8 +1,6 @@
 import {
   AccessDeniedError,
-  CustomOAuthError,
   InvalidClientError,
-  InvalidClientMetadataError,
   InvalidGrantError,
   InvalidRequestError,
   InvalidScopeError,
@@ -12,14 +10,15 @@ import {
   UnsupportedResponseTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { OAuthClientMetadataSchema, type OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type IntrospectionResponse, introspectionPath, introspectionResponse, mcpScope } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { sessionOf } from '../identity/createAccessResolver.ts';
-import { redirectUriProblem } from './isAcceptableRedirectUri.ts';
+import { acceptClientMetadata, firstIssue, supportedAuthMethods, supportedGrantTypes } from './acceptClientMetadata.ts';
+import { type ClientMetadataDocuments, isMetadataDocumentClientId } from './createClientMetadataDocuments.ts';
 import { answerOAuth, sendOAuthError } from './oauthErrors.ts';
 import {
   codeChallengeShape,
@@ -46,6 +45,8 @@ export type OAuthServerDeps = {
   issuerUrl: URL;
   lifetimes: OAuthLifetimes;
   authenticateResourceServer: ResourceServerAuthenticator;
+  /** Clients identified by their metadata document's URL; null when the server accepts registered clients only. */
+  documents: ClientMetadataDocuments | null;
 };
 
 /**
@@ -64,17 +65,9 @@ export const oauthPaths = {
 const anyObject = z.record(z.string(), z.unknown());
 /** How long after its rotation a refresh token's reuse counts as the client racing itself, not theft. */
 const refreshReuseGraceMs = 30_000;
-const supportedAuthMethods = ['none', 'client_secret_post', 'client_secret_basic'] as const;
-const supportedGrantTypes = ['authorization_code', 'refresh_token'];
 const optionalText = z.string().max(4000).optional();
 
-/** The first failure of a zod parse, for an OAuth error description (never echoes a value). */
-const firstIssue = (error: z.ZodError) => {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join('.') || 'request'}: ${issue.message}` : 'invalid request';
-};
-
-const clientParams = z.object({ client_id: z.string().min(1).max(200), redirect_uri: optionalText });
+const clientParams = z.object({ client_id: z.string().min(1).max(2000), redirect_uri: optionalText });
 const authorizationParams = z.object({
   response_type: z.string(),
   code_challenge: z.string().regex(codeChallengeShape, 'must be an S256 challenge (43 base64url characters)'),
@@ -116,12 +109,33 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
   const endpoint = (path: string) => new URL(path, deps.issuerUrl).href;
   const issuer = deps.issuerUrl.href.replace(/\/$/, '');
 
+  /**
+   * The client an authorization request names: a registered one, or one described by the metadata
+   * document at its URL (fetched, checked, and recorded so codes and grants can refer to it).
+   */
+  async function findClient(clientId: string): Promise<ClientRow> {
+    if (!isMetadataDocumentClientId(clientId)) {
+      const client = await store.getClient(clientId);
+      if (!client) throw new InvalidClientError('Unknown client_id; register the client first');
+      return client;
+    }
+    if (!deps.documents) {
+      throw new InvalidClientError('This server does not accept client metadata documents; register the client');
+    }
+    const described = await deps.documents.load(clientId);
+    return store.saveDocumentClient({
+      clientId,
+      clientName: described.clientName,
+      redirectUris: described.redirectUris,
+      metadata: described.metadata,
+    });
+  }
+
   /** Client and redirect URI: errors here are shown, never redirected (RFC 6749 section 4.1.2.1). */
   async function resolveClient(input: Record<string, unknown>) {
     const parsed = clientParams.safeParse(input);
     if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
-    const client = await store.getClient(parsed.data.client_id);
-    if (!client) throw new InvalidClientError('Unknown client_id; register the client first');
+    const client = await findClient(parsed.data.client_id);
     const requested = parsed.data.redirect_uri;
     if (requested !== undefined) {
       if (!client.redirect_uris.some((registered) => redirectUriMatches(requested, registered))) {
@@ -209,9 +223,12 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       access: { kind: 'public' },
       responseShape: 'bare',
       response: anyObject,
-      async handler(): Promise<OAuthMetadata> {
+      async handler(): Promise<OAuthMetadata & Record<string, unknown>> {
         return {
           issuer,
+          // Every authorization response names this issuer in `iss` (RFC 9207), errors included.
+          authorization_response_iss_parameter_supported: true,
+          client_id_metadata_document_supported: deps.documents !== null,
           authorization_endpoint: endpoint(oauthPaths.authorize),
           token_endpoint: endpoint(oauthPaths.token),
           registration_endpoint: endpoint(oauthPaths.register),
@@ -238,42 +255,21 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       response: anyObject,
       handler: ({ request, reply }) =>
         answerOAuth(request, reply, async () => {
-          const parsed = OAuthClientMetadataSchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw new InvalidClientMetadataError(firstIssue(parsed.error as z.ZodError));
-          const metadata = parsed.data;
-          if (metadata.redirect_uris.length === 0 || metadata.redirect_uris.length > 10) {
-            throw new CustomOAuthError('invalid_redirect_uri', 'Register between 1 and 10 redirect URIs');
-          }
-          for (const uri of metadata.redirect_uris) {
-            const problem = redirectUriProblem(uri);
-            if (problem) throw new CustomOAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
-          }
           // RFC 7591 section 2: without a method the client means client_secret_basic.
-          const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
-          if (!(supportedAuthMethods as readonly string[]).includes(method)) {
-            throw new InvalidClientMetadataError(
-              `token_endpoint_auth_method must be one of ${supportedAuthMethods.join(', ')}`,
-            );
-          }
-          const grantTypes = metadata.grant_types ?? ['authorization_code'];
-          if (grantTypes.some((g) => !supportedGrantTypes.includes(g))) {
-            throw new InvalidClientMetadataError(`grant_types must be among ${supportedGrantTypes.join(', ')}`);
-          }
-          if ((metadata.response_types ?? ['code']).some((r) => r !== 'code')) {
-            throw new InvalidClientMetadataError('response_types must be ["code"]');
-          }
-          if (metadata.client_name && metadata.client_name.length > 200) {
-            throw new InvalidClientMetadataError('client_name is longer than 200 characters');
-          }
+          const accepted = acceptClientMetadata(request.body, {
+            defaultAuthMethod: 'client_secret_basic',
+            authMethods: supportedAuthMethods,
+          });
+          const method = accepted.authMethod;
           const secret = method === 'none' ? undefined : createSecret('clientSecret');
           const clientId = `orb_client_${crypto.randomUUID()}`;
-          const stored = { ...metadata, token_endpoint_auth_method: method, grant_types: grantTypes };
+          const stored = accepted.metadata;
           const client = await store.registerClient({
             clientId,
             secretHash: secret ? hashSecret(secret) : null,
-            clientName: metadata.client_name ?? null,
-            redirectUris: metadata.redirect_uris,
-            authMethod: method as ClientRow['token_endpoint_auth_method'],
+            clientName: accepted.clientName,
+            redirectUris: accepted.redirectUris,
+            authMethod: method,
             metadata: stored,
           });
           logger.info({ event: 'oauth.client_registered', clientId, method }, 'OAuth client registered');
@@ -321,6 +317,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             params.redirect_uri = redirectUri;
             const html = renderConsentPage({
               clientName: client.client_name ?? client.client_id,
+              ...(isMetadataDocumentClientId(client.client_id) ? { metadataDocumentUrl: client.client_id } : {}),
               redirectUri,
               userEmail: session.user.email,
               teams: session.memberships.map((m) => ({ id: m.team_id, name: m.team_name, slug: m.team_slug })),

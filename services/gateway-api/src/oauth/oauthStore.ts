@@ -112,6 +112,26 @@ export function createOAuthStore(pool: LivePool) {
         RETURNING client_id, client_secret_hash, client_name, redirect_uris, token_endpoint_auth_method, metadata, created_at`);
     },
 
+    /**
+     * Records a client described by its metadata document (its id is the document's URL), or refreshes
+     * the record with the document as last fetched, so codes and grants can refer to it like any client.
+     */
+    async saveDocumentClient(input: {
+      clientId: string;
+      clientName: string | null;
+      redirectUris: string[];
+      metadata: Record<string, unknown>;
+    }): Promise<ClientRow> {
+      return db().one(sql.type(clientRow)`
+        INSERT INTO identity.oauth_clients
+          (client_id, client_secret_hash, client_name, redirect_uris, token_endpoint_auth_method, metadata)
+        VALUES (${input.clientId}, NULL, ${input.clientName}, ${sql.array(input.redirectUris, 'text')}, 'none',
+          ${sql.jsonb(input.metadata as never)})
+        ON CONFLICT (client_id) DO UPDATE SET client_name = EXCLUDED.client_name,
+          redirect_uris = EXCLUDED.redirect_uris, metadata = EXCLUDED.metadata
+        RETURNING client_id, client_secret_hash, client_name, redirect_uris, token_endpoint_auth_method, metadata, created_at`);
+    },
+
     async getClient(clientId: string): Promise<ClientRow | null> {
       return db().maybeOne(sql.type(clientRow)`
         SELECT client_id, client_secret_hash, client_name, redirect_uris, token_endpoint_auth_method, metadata, created_at

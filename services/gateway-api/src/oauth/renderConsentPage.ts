@@ -3,6 +3,8 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c] 
 
 export type ConsentPage = {
   clientName: string;
+  /** Set for a client identified by its metadata document: the document's URL, which anyone may publish. */
+  metadataDocumentUrl?: string;
   redirectUri: string;
   userEmail: string;
   teams: Array<{ id: string; name: string; slug: string }>;
@@ -18,6 +20,17 @@ export type ConsentPage = {
  * escaped: the client name and redirect URI come from an unauthenticated registration.
  */
 export function renderConsentPage(page: ConsentPage): string {
+  const redirect = new URL(page.redirectUri);
+  const redirectHost = redirect.host || redirect.protocol;
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(redirect.hostname);
+  const origin = page.metadataDocumentUrl
+    ? `<p>The application describes itself in a document published at <strong>${escapeHtml(new URL(page.metadataDocumentUrl).host)}</strong>; the name above is what that document says.</p>`
+    : '';
+  // Any website can name a loopback address as its redirect: the code would go to whatever listens
+  // on this computer, so the user is told to allow it only for a program they just started.
+  const warning = loopback
+    ? `<p><strong>Warning:</strong> the answer goes to a program on your own computer (${escapeHtml(redirect.host)}). Allow only if you have just started signing in from such a program.</p>`
+    : '';
   const hidden = Object.entries(page.params)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('\n      ');
@@ -34,7 +47,10 @@ export function renderConsentPage(page: ConsentPage): string {
   <body>
     <h1>Allow ${escapeHtml(page.clientName)} to use your team's MCP tools?</h1>
     <p>Signed in as ${escapeHtml(page.userEmail)}. The application will discover and run the tools of the team
-      you choose, as you, until you revoke its access. Its answer goes to <code>${escapeHtml(page.redirectUri)}</code>.</p>
+      you choose, as you, until you revoke its access. Its answer goes to <strong>${escapeHtml(redirectHost)}</strong>
+      (<code>${escapeHtml(page.redirectUri)}</code>).</p>
+    ${origin}
+    ${warning}
     <form method="post" action="/authorize">
       ${hidden}
       <fieldset>

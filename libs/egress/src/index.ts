@@ -1,0 +1,15 @@
+export { type AddressClass, classifyAddress } from './classifyAddress.ts';
+export {
+  type AddressPolicy,
+  type AddressPolicyOptions,
+  createAddressPolicy,
+  networkProblem,
+  nonPublicAddresses,
+} from './createAddressPolicy.ts';
+export {
+  EgressError,
+  type EgressFailure,
+  fetchGuarded,
+  type GuardedFetchOptions,
+  type GuardedResponse,
+} from './fetchGuarded.ts';

@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig } from '@orbital/config';
+import { describe, expect, it } from 'vitest';
+import { gatewayConfigSchema } from './config.ts';
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(gatewayConfigSchema, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  return '';
+}
+
+describe('client metadata document settings', () => {
+  it('are public https documents only by default', () => {
+    const config = loadConfig(gatewayConfigSchema, {});
+    expect(config.OAUTH_CLIENT_METADATA_DOCUMENTS).toBe(true);
+    expect(config.OAUTH_CLIENT_METADATA_ALLOW_HTTP).toBe(false);
+    expect(config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS).toEqual([]);
+  });
+
+  it('read the networks an operator allows', () => {
+    const config = loadConfig(gatewayConfigSchema, { OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8' });
+    expect(config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS).toEqual(['10.0.0.0/8', 'fd00::/8']);
+  });
+
+  it('refuse a network that is not one, naming the variable', () => {
+    expect(problemsOf({ OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '10.0.0.0/8,intranet' })).toContain(
+      'OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: must be comma-separated IP addresses or CIDR blocks',
+    );
+  });
+
+  it('refuse plain http documents with an https issuer (production)', () => {
+    const message = problemsOf({
+      OAUTH_ISSUER_URL: 'https://orbital.example.com',
+      OAUTH_CLIENT_METADATA_ALLOW_HTTP: 'true',
+    });
+    expect(message).toContain('OAUTH_CLIENT_METADATA_ALLOW_HTTP: is for development only');
+    expect(problemsOf({ OAUTH_ISSUER_URL: 'http://localhost:3000', OAUTH_CLIENT_METADATA_ALLOW_HTTP: 'true' })).toBe(
+      '',
+    );
+  });
+});
