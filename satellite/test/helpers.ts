@@ -9,6 +9,7 @@ import type { RuntimeSettings } from '../src/runtime/createServerRuntime.ts';
 export const fixtureStdioServer = fileURLToPath(new URL('./fixtures/fixtureStdioServer.ts', import.meta.url));
 export const fixtureHttpServer = fileURLToPath(new URL('./fixtures/fixtureHttpServer.ts', import.meta.url));
 export const fixtureSseServer = fileURLToPath(new URL('./fixtures/fixtureSseServer.ts', import.meta.url));
+export const fixtureModernServer = fileURLToPath(new URL('./fixtures/fixtureModernServer.ts', import.meta.url));
 export const everythingServer = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
 );

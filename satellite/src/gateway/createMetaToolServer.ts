@@ -189,13 +189,30 @@ function cancellationOf(ctx: ServerContext): AbortSignal {
   return stream ? AbortSignal.any([ctx.mcpReq.signal, stream]) : ctx.mcpReq.signal;
 }
 
-/** Progress for the client's token on this request; undefined when it asked for none. */
-function progressOf(ctx: ServerContext): ToolCallOptions['onProgress'] {
+/**
+ * Progress for the client's token on this request (undefined when it asked for none), and a way to
+ * wait until every notification handed over so far is written: a 2026-07-28 response ends with its
+ * result, so the result must not overtake the last progress.
+ */
+function progressOf(ctx: ServerContext) {
   const progressToken = ctx.mcpReq._meta?.progressToken;
-  if (progressToken === undefined) return undefined;
-  return (progress) => {
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
+  let written: Promise<void> = Promise.resolve();
+  const onProgress: ToolCallOptions['onProgress'] =
+    progressToken === undefined
+      ? undefined
+      : (progress) => {
+          written = written
+            .then(() => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }))
+            .catch(() => {});
+        };
+  const flushed = async () => {
+    if (!onProgress) return;
+    // A notification the server sent just before its result may still be on its way through the
+    // runtime's client: one turn of the event loop lets it arrive before the result goes out.
+    await new Promise((resolve) => setImmediate(resolve));
+    await written;
   };
+  return { onProgress, flushed };
 }
 
 export type MetaToolServerOptions = {
@@ -242,10 +259,10 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
     throw new ResourceNotFoundError(request.params.uri, 'The satellite serves no resources');
   });
 
-  const executeLegacy = (raw: unknown, ctx: ServerContext) => {
+  const executeLegacy = async (raw: unknown, ctx: ServerContext) => {
     const signal = cancellationOf(ctx);
-    const onProgress = progressOf(ctx);
-    return handlers.execute(raw, scope, {
+    const { onProgress, flushed } = progressOf(ctx);
+    const result = await handlers.execute(raw, scope, {
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       signal,
       ...(onProgress ? { onProgress } : {}),
@@ -258,19 +275,24 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
         })) as Record<string, unknown>;
       },
     });
+    await flushed();
+    return result;
   };
 
-  const executeModern = (raw: unknown, ctx: ServerContext, suspended: SuspendedCalls) => {
-    const round: RoundContext = { signal: cancellationOf(ctx), onProgress: progressOf(ctx) };
+  const executeModern = async (raw: unknown, ctx: ServerContext, suspended: SuspendedCalls) => {
+    const { onProgress, flushed } = progressOf(ctx);
+    const round: RoundContext = { signal: cancellationOf(ctx), onProgress };
     const toolPath = (raw as { tool_path?: unknown } | undefined)?.tool_path;
     const owner = { ownerKey: scope ? `${scope.teamId}:${scope.userId}` : '', toolPath: String(toolPath) };
     const requestState = ctx.mcpReq.requestState<string>();
     if (typeof requestState === 'string') {
-      return suspended.resume(requestState, owner, ctx.mcpReq.inputResponses, round);
+      const outcome = await suspended.resume(requestState, owner, ctx.mcpReq.inputResponses, round);
+      await flushed();
+      return outcome;
     }
     // Capabilities are per request in 2026-07-28: the ones this request declared.
     const capabilities = server.getClientCapabilities();
-    return suspended.start(
+    const outcome = await suspended.start(
       owner,
       (callOptions) =>
         handlers.execute(raw, scope, {
@@ -282,6 +304,8 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
         }),
       round,
     );
+    await flushed();
+    return outcome;
   };
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
