@@ -13,6 +13,10 @@ export type SearchableTool = {
   server_slug: string;
   server_name: string;
   transport: 'stdio' | 'http' | 'sse';
+  /** The tool's input schema as its server reports it; plain-word discovery reads its properties. */
+  input_schema?: Record<string, unknown>;
+  /** The tool's annotations (read-only, destructive, ...) when its server declares them. */
+  annotations?: Record<string, unknown>;
 };
 
 export type SearchResult = {

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { createPlainToolSearch } from './createPlainToolSearch.ts';
+import type { SearchableTool } from './searchableTool.ts';
+
+function tool(
+  server: string,
+  name: string,
+  description: string,
+  properties: Record<string, { description?: string }> = {},
+): SearchableTool {
+  return {
+    tool_path: `${server}:${name}`,
+    name,
+    description,
+    server_slug: server,
+    server_name: server,
+    transport: 'stdio',
+    input_schema: { type: 'object', properties },
+  };
+}
+
+const tools = [
+  tool('files', 'create_directory', 'Create a new directory or ensure a directory exists.', { path: {} }),
+  tool('files', 'write_file', 'Create a new file or overwrite an existing file with new content.', {
+    path: {},
+    content: {},
+  }),
+  tool('files', 'move_file', 'Move or rename files and directories.', { source: {}, destination: {} }),
+  tool('demo', 'get-sum', 'Returns the sum of two numbers', { a: { description: 'First number' }, b: {} }),
+  tool('demo', 'get-tiny-image', 'Returns a tiny MCP logo image.'),
+  tool('notes', 'add_observations', 'Add new observations to existing entities'),
+  tool('weather', 'getForecast', 'Daily outlook for a place', { city: { description: 'Name of the city' } }),
+];
+
+function paths(search: ReturnType<typeof createPlainToolSearch>, query: string, limit = 3): string[] {
+  return search.search(query, limit).map((result) => result.tool.tool_path);
+}
+
+describe('createPlainToolSearch', () => {
+  const search = createPlainToolSearch();
+  search.setTools(tools);
+
+  it('ranks by words, whatever their form or the seams of a tool name', () => {
+    expect(paths(search, 'renaming some directories')[0]).toBe('files:move_file');
+    expect(paths(search, 'get forecast')[0]).toBe('weather:getForecast');
+    expect(paths(search, 'write_file')[0]).toBe('files:write_file');
+  });
+
+  it('finds tools described in other words, through WordNet', () => {
+    expect(paths(search, 'show me a small picture')[0]).toBe('demo:get-tiny-image');
+    expect(paths(search, 'total of two numbers')[0]).toBe('demo:get-sum');
+  });
+
+  it('reads input schema property names and descriptions', () => {
+    expect(paths(search, 'which city')[0]).toBe('weather:getForecast');
+  });
+
+  it('tolerates typos in words no tool holds, and not in words some tool holds', () => {
+    expect(paths(search, 'creat a new directry')[0]).toBe('files:create_directory');
+    expect(paths(search, 'zzqxjv')).toEqual([]);
+  });
+
+  it('scores in [0, 1], lower is closer, in ranked order', () => {
+    const results = search.search('create a new file', 10);
+    expect(results.length).toBeGreaterThan(1);
+    const scores = results.map((result) => result.score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    for (const score of scores) {
+      expect(score).toBeGreaterThanOrEqual(0);
+      expect(score).toBeLessThanOrEqual(1);
+    }
+    expect(search.search('create a new file', 2)).toHaveLength(2);
+  });
+
+  it('keeps list order for equal scores and answers nothing for stop words alone', () => {
+    const twins = [tool('one', 'echo', 'Echo the input'), tool('two', 'echo', 'Echo the input')];
+    const twinSearch = createPlainToolSearch();
+    twinSearch.setTools(twins);
+    expect(paths(twinSearch, 'echo', 2)).toEqual(['one:echo', 'two:echo']);
+    twinSearch.setTools([...twins].reverse());
+    expect(paths(twinSearch, 'echo', 2)).toEqual(['two:echo', 'one:echo']);
+    expect(paths(twinSearch, 'the of and')).toEqual([]);
+  });
+
+  it('follows tool list changes: removed tools go, changed ones are re-read, new objects cost nothing', () => {
+    const changing = createPlainToolSearch();
+    changing.setTools(tools);
+    const [first, ...others] = tools as [SearchableTool, ...SearchableTool[]];
+    changing.setTools(others.map((t) => ({ ...t })));
+    expect(paths(changing, 'directory exists', 10)).not.toContain('files:create_directory');
+    changing.setTools([{ ...first, description: 'Make a folder for a project' }, ...others]);
+    expect(paths(changing, 'folder')[0]).toBe('files:create_directory');
+    expect(paths(changing, 'ensure exists', 10)).not.toContain('files:create_directory');
+  });
+});
