@@ -21,7 +21,7 @@ import { createSuspendedCalls, type SuspendedCalls } from './gateway/createSuspe
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
-import { createToolSearchIndex } from './search/createToolSearchIndex.ts';
+import { createDiscoverySearch } from './search/createDiscoverySearch.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
 import { createSettingsCache, type SettingsCache } from './settings/createSettingsCache.ts';
 
@@ -105,8 +105,8 @@ export function createSatelliteApp(options: {
   });
   const handlers = createToolHandlers({
     runtime,
-    search: options.search ?? createToolSearchIndex(),
-    ...(options.search ? {} : { createSearch: createToolSearchIndex }),
+    search: options.search ?? createDiscoverySearch(),
+    ...(options.search ? {} : { createSearch: () => createDiscoverySearch() }),
     validator: createArgumentValidator(),
     events,
   });

@@ -16,6 +16,12 @@ export const everythingServer = fileURLToPath(
 export const memoryServer = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
 );
+export const filesystemServer = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url),
+);
+export const sequentialThinkingServer = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js', import.meta.url),
+);
 
 export const silentLogger = createLogger({ name: 'satellite-test', level: 'silent' });
 

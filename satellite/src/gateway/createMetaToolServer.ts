@@ -12,6 +12,7 @@ import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
+import { toDiscoveredTool } from '../search/toDiscoveredTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import type { RoundContext, SuspendedCalls } from './createSuspendedCalls.ts';
 import { createToolExecutor, type ToolScope, toolError } from './createToolExecutor.ts';
@@ -24,12 +25,30 @@ export const metaTools: Tool[] = [
   {
     name: 'discover_mcp_tools',
     description:
-      'Search the tools of every MCP server this satellite serves. Returns tool paths (serverName:toolName) to pass to execute_mcp_tool.',
+      'Find tools among every MCP server this satellite serves. Describe what you want to do in plain words ' +
+      '("make a new folder", "add two numbers", "commit my changes"): results come best match first, each with ' +
+      'its tool path (serverName:toolName) to pass to execute_mcp_tool, its input schema and its annotations, and ' +
+      'a relevance_score between 0 and 1 where lower is closer. `limit` caps how many tools come back (default 10). ' +
+      "Exact matching is available with Fuse.js extended-search operators: =exact, 'includes, ^prefix, suffix$, " +
+      '!not, and | for OR (for example "^git | ^github").',
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'What the tool should do, or words from its name or server' },
-        limit: { type: 'number', description: 'Maximum number of results', default: 10 },
+        query: {
+          type: 'string',
+          description: 'What the tool should do, in plain words, or words from its name or server; or Fuse.js operators',
+        },
+        limit: {
+          type: 'number',
+          description: 'Maximum number of tools returned, best first (1 to 1000)',
+          default: 10,
+        },
+        include_schemas: {
+          type: 'boolean',
+          description:
+            "Include each tool's input_schema and annotations (default true); false returns only the five core fields",
+          default: true,
+        },
       },
       required: ['query'],
     },
@@ -84,6 +103,8 @@ function createSearchableView(runtime: ServerRuntime) {
       server_slug: t.server_slug,
       server_name: t.server_name,
       transport: t.transport,
+      input_schema: t.input_schema,
+      ...(t.annotations ? { annotations: t.annotations } : {}),
     }));
     views.set(key, { source: online, view });
     return view;
@@ -106,20 +127,18 @@ export function createToolHandlers(deps: MetaToolDependencies) {
   const discover = (raw: unknown, scope: ToolScope = null): CallToolResult => {
     const problem = metaToolArgumentProblem('discover_mcp_tools', raw);
     if (problem) return toolError(problem);
-    const { query, limit = 10 } = raw as { query: string; limit?: number };
+    const {
+      query,
+      limit = 10,
+      include_schemas: includeSchemas = true,
+    } = raw as { query: string; limit?: number; include_schemas?: boolean };
     const began = performance.now();
     const search = searchOf(scope);
     search.setTools(searchable(scope));
     const results = search.search(query, limit);
     const searchTimeMs = performance.now() - began;
     return textResult({
-      tools: results.map((r) => ({
-        tool_path: r.tool.tool_path,
-        description: r.tool.description,
-        server_name: r.tool.server_name,
-        transport: r.tool.transport,
-        relevance_score: r.score,
-      })),
+      tools: results.map((result) => toDiscoveredTool(result, includeSchemas)),
       total_found: results.length,
       search_time_ms: Math.round(searchTimeMs * 1000) / 1000,
       query,

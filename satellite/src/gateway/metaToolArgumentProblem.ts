@@ -9,6 +9,7 @@ const argumentSchemas = {
       .min(1, { error: 'must be at least 1' })
       .max(1000, { error: 'must be at most 1000' })
       .optional(),
+    include_schemas: z.boolean({ error: 'must be true or false' }).optional(),
   }),
   execute_mcp_tool: z.object({
     tool_path: z

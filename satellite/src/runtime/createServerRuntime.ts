@@ -40,6 +40,8 @@ export type CachedTool = {
   tool_name: string;
   description: string;
   input_schema: Record<string, unknown>;
+  /** The tool's annotations (behaviour hints) when its server declares them. */
+  annotations?: Record<string, unknown>;
   transport: McpTransport;
   installation_id: string;
   team_id: string;
@@ -213,6 +215,7 @@ export function createServerRuntime(options: {
           tool_name: tool.name,
           description: tool.description ?? '',
           input_schema: tool.inputSchema as Record<string, unknown>,
+          ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
           transport: server.config.transport,
           installation_id: server.config.installation_id,
           team_id: server.config.team_id,

@@ -1,0 +1,182 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { loadConfig } from '@orbital/config';
+import { serverConfiguration } from '@orbital/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  everythingServer,
+  filesystemServer,
+  memoryServer,
+  sequentialThinkingServer,
+  silentLogger,
+  textOf,
+} from '../test/helpers.ts';
+import { createSatelliteApp, type SatelliteApp } from './app.ts';
+import { satelliteEnv } from './config.ts';
+import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
+import { createFuseToolSearch } from './search/createFuseToolSearch.ts';
+import type { SearchableTool } from './search/searchableTool.ts';
+
+/**
+ * discover_mcp_tools through the real /mcp, over the four reference servers an agent meets first:
+ * plain requests find the tool meant, operator queries answer exactly as plain Fuse.js does, and
+ * `include_schemas: false` gives the spec's shape.
+ */
+const events = createRecordingEventSink();
+let satellite: SatelliteApp;
+let client: Client;
+
+function reference(name: string, args: string[], env: Record<string, string> = {}) {
+  return serverConfiguration.parse({
+    process_id: `${name}-alpha-inst-${name}`,
+    installation_id: `inst-${name}`,
+    installation_name: name,
+    team_id: 'team-alpha',
+    team_slug: 'alpha',
+    server_slug: name,
+    transport: 'stdio',
+    command: process.execPath,
+    args,
+    env,
+  });
+}
+
+beforeAll(async () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'satellite-discovery-'));
+  satellite = createSatelliteApp({
+    config: loadConfig(satelliteEnv, {
+      LOG_LEVEL: 'silent',
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+      PROCESS_IDLE_TIMEOUT_MS: '0',
+    }),
+    servers: [
+      reference('filesystem', [filesystemServer, workDir]),
+      reference('memory', [memoryServer], { MEMORY_FILE_PATH: join(workDir, 'memory.jsonl') }),
+      reference('everything', [everythingServer, 'stdio']),
+      reference('sequential-thinking', [sequentialThinkingServer]),
+    ],
+    events,
+    logger: silentLogger,
+  });
+  await satellite.start();
+  const address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
+  client = new Client({ name: 'discovery-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', address)));
+}, 60000);
+
+afterAll(async () => {
+  await client?.close().catch(() => {});
+  await satellite?.close();
+});
+
+type Discovered = {
+  tool_path: string;
+  description: string;
+  server_name: string;
+  transport: string;
+  relevance_score: number;
+  input_schema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+};
+
+async function discover(args: Record<string, unknown>) {
+  const result = await client.callTool({ name: 'discover_mcp_tools', arguments: args });
+  return JSON.parse(textOf(result)) as { tools: Discovered[]; total_found: number; query: string };
+}
+
+async function top3(query: string): Promise<string[]> {
+  return (await discover({ query, limit: 3 })).tools.map((tool) => tool.tool_path);
+}
+
+describe('discover_mcp_tools over the reference servers', () => {
+  it.each([
+    ['sum up two numbers', 'everything:get-sum'],
+    ['create a new folder', 'filesystem:create_directory'],
+    ['give me a small picture', 'everything:get-tiny-image'],
+    ['repeat back what I say', 'everything:echo'],
+    ['rename a file', 'filesystem:move_file'],
+    ['files matching a glob pattern', 'filesystem:search_files'],
+    ['when was this file last modified', 'filesystem:get_file_info'],
+    ['forget an entity', 'memory:delete_entities'],
+    ['link two entities with a relationship', 'memory:create_relations'],
+    ['think through a hard problem step by step', 'sequential-thinking:sequentialthinking'],
+    ['compress a file with gzip', 'everything:gzip-file-as-resource'],
+    ['creat a directry', 'filesystem:create_directory'],
+  ])('finds the tool meant by %j in the top 3', async (query, expected) => {
+    expect(await top3(query)).toContain(expected);
+  });
+
+  it('answers operator queries exactly as plain Fuse.js with the spec options does', async () => {
+    const tools: SearchableTool[] = satellite.runtime.onlineTools().map((t) => ({
+      tool_path: t.tool_path,
+      name: t.tool_name,
+      description: t.description,
+      server_slug: t.server_slug,
+      server_name: t.server_name,
+      transport: t.transport,
+    }));
+    const fuse = createFuseToolSearch();
+    fuse.setTools(tools);
+    for (const query of [
+      "'file",
+      '^read',
+      'directory$',
+      '=echo',
+      'file !^read',
+      'entities | relations',
+      "'tiny image",
+    ]) {
+      const expected = fuse.search(query, 10).map((r) => ({ tool_path: r.tool.tool_path, relevance_score: r.score }));
+      const got = (await discover({ query, limit: 10 })).tools.map((t) => ({
+        tool_path: t.tool_path,
+        relevance_score: t.relevance_score,
+      }));
+      expect(got, query).toEqual(expected);
+      expect(got.length, query).toBeGreaterThan(0);
+    }
+  });
+
+  it('returns each tool with its input schema and annotations, and the spec shape without them', async () => {
+    const full = await discover({ query: 'add two numbers' });
+    const sum = full.tools.find((tool) => tool.tool_path === 'everything:get-sum');
+    expect(sum?.input_schema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+    expect(sum?.annotations).toMatchObject({ readOnlyHint: true });
+    for (const tool of full.tools) {
+      expect(tool.relevance_score).toBeGreaterThanOrEqual(0);
+      expect(tool.relevance_score).toBeLessThanOrEqual(1);
+    }
+    const scores = full.tools.map((tool) => tool.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+
+    const bare = await discover({ query: 'add two numbers', include_schemas: false });
+    expect(bare.tools.map((tool) => tool.tool_path)).toEqual(full.tools.map((tool) => tool.tool_path));
+    for (const tool of bare.tools) {
+      expect(Object.keys(tool).sort()).toEqual([
+        'description',
+        'relevance_score',
+        'server_name',
+        'tool_path',
+        'transport',
+      ]);
+    }
+  });
+
+  it('refuses a non-boolean include_schemas with a clear error', async () => {
+    const result = await client.callTool({
+      name: 'discover_mcp_tools',
+      arguments: { query: 'echo', include_schemas: 'no' },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/"include_schemas" must be true or false/);
+  });
+
+  it('finds nothing for words no tool holds, and caps results at the limit', async () => {
+    expect((await discover({ query: 'zzqxjv wqkzv' })).tools).toEqual([]);
+    expect((await discover({ query: 'file', limit: 2 })).tools).toHaveLength(2);
+  });
+});
