@@ -1,20 +1,35 @@
 /**
- * Discovery search benchmark (issue 3): p50/p99 latency of discover_mcp_tools' search at 100, 1,000 and
- * 10,000 tools for (a) plain Fuse.js rebuilt per query (the reference behaviour), (b) a kept Fuse index,
- * (c) the satellite's index, in the same run; then the equality check of (c) against (a) over the same
- * query set, which must report 0 mismatches.
+ * Discovery benchmark, in one run:
  *
- *   npm run bench:discovery            (or: npx node bench/discovery.ts)
+ * 1. Retrieval quality on the public golden set (47 plain requests, graded labels) over the 45-tool
+ *    corpus alone and mixed with the 527 distractor tools, for Orbital's discovery next to plain Fuse.js
+ *    with the spec's options and a plain BM25; and the same on our own tuning requests.
+ * 2. Tokens the input schemas and annotations add to a discovery result at limit 10.
+ * 3. Latency p50/p99 at 100, 1,000 and 10,000 tools: Orbital's discovery on plain requests and on
+ *    operator queries, (a) plain Fuse.js rebuilt per query (the spec's behaviour), (b) a kept Fuse index,
+ *    (c) the satellite's fast Fuse index; then the equality check of (c) and of Orbital's discovery on
+ *    operator queries against (a), which must report 0 mismatches.
+ *
+ *   npm run bench:discovery     (RETRIEVAL_DATA_DIR overrides where the data sets are read from)
  */
+import { cpus, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Fuse from 'fuse.js';
+import { estimateTokens } from '../satellite/src/runtime/estimateTokens.ts';
+import { createDiscoverySearch } from '../satellite/src/search/createDiscoverySearch.ts';
 import { createFuseToolSearch } from '../satellite/src/search/createFuseToolSearch.ts';
 import { createToolSearchIndex } from '../satellite/src/search/createToolSearchIndex.ts';
-import type { SearchableTool, SearchResult } from '../satellite/src/search/searchableTool.ts';
+import { isOperatorQuery } from '../satellite/src/search/isOperatorQuery.ts';
+import type { SearchableTool, SearchResult, ToolSearchIndex } from '../satellite/src/search/searchableTool.ts';
 import { generateSearchQueries, realisticQueries } from '../satellite/src/search/testing/generateSearchQueries.ts';
 import { generateToolCorpus } from '../satellite/src/search/testing/generateToolCorpus.ts';
+import { toDiscoveredTool } from '../satellite/src/search/toDiscoveredTool.ts';
 import { toolSearchFuseOptions } from '../satellite/src/search/toolSearchFuseOptions.ts';
+import { type LabelledQuery, loadRetrievalData } from './discovery/loadRetrievalData.ts';
+import { loadTuningSet } from './discovery/loadTuningSet.ts';
+import { createPlainBm25Search } from './discovery/plainBm25Search.ts';
+import { type RetrievalMetrics, retrievalMetrics } from './discovery/retrievalMetrics.ts';
 
 const sizes = [100, 1_000, 10_000];
 const limit = 10;
@@ -23,6 +38,89 @@ const equalityLimits = [1, 10, 100];
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
+const systems: ReadonlyArray<{ label: string; create: () => ToolSearchIndex }> = [
+  { label: "Orbital's discovery", create: () => createDiscoverySearch() },
+  { label: 'plain Fuse.js (spec options)', create: createFuseToolSearch },
+  { label: 'plain BM25', create: createPlainBm25Search },
+];
+
+const fixed = (value: number) => value.toFixed(3).padStart(7);
+const format = (ms: number) => ms.toFixed(ms < 1 ? 3 : ms < 10 ? 2 : 1).padStart(9);
+
+function measureQuality(
+  tools: readonly SearchableTool[],
+  queries: readonly LabelledQuery[],
+  create: () => ToolSearchIndex,
+) {
+  const search = create();
+  search.setTools(tools);
+  return retrievalMetrics(queries, (query) => search.search(query, limit).map((result) => result.tool.tool_path));
+}
+
+function qualityRow(label: string, m: RetrievalMetrics): string {
+  return `  ${label.padEnd(44)}${fixed(m.recallAt[1])}${fixed(m.recallAt[3])}${fixed(m.recallAt[5])}${fixed(m.recallAt[10])}${fixed(m.mrr)}${fixed(m.ndcgAt10)}`;
+}
+
+const qualityHeader = `  ${''.padEnd(44)}${'R@1'.padStart(7)}${'R@3'.padStart(7)}${'R@5'.padStart(7)}${'R@10'.padStart(7)}${'MRR'.padStart(7)}${'nDCG10'.padStart(7)}`;
+
+const [load1, load5, load15] = loadavg() as [number, number, number];
+console.log(
+  `node ${process.version}, ${cpus().length} cores, load average ${load1.toFixed(2)} / ${load5.toFixed(2)} / ${load15.toFixed(2)} (1/5/15 min), limit ${limit}\n`,
+);
+
+// 1. Retrieval quality.
+const data = loadRetrievalData();
+const corpusSets: ReadonlyArray<{ label: string; tools: SearchableTool[] }> = [
+  { label: `corpus alone (${data.corpus.length} tools)`, tools: data.corpus },
+  {
+    label: `corpus + distractors (${data.corpus.length + data.distractors.length})`,
+    tools: [...data.corpus, ...data.distractors],
+  },
+  {
+    label: 'corpus + distractors, distractors listed first',
+    tools: [...data.distractors, ...data.corpus],
+  },
+];
+console.log(`Golden set: ${data.golden.length} requests, ${data.directory}`);
+for (const set of corpusSets) {
+  console.log(`${set.label}\n${qualityHeader}`);
+  for (const system of systems)
+    console.log(qualityRow(system.label, measureQuality(set.tools, data.golden, system.create)));
+}
+console.log(
+  '  (32 distractors are verbatim twins of labelled corpus tools; a tie keeps list order, so the last table shows\n' +
+    '   the twins winning every tie)\n',
+);
+
+const tuning = await loadTuningSet();
+console.log(
+  `Our tuning requests: ${tuning.requests.length} requests over ${tuning.tools.length} tools (reference servers, corpus, distractors)\n${qualityHeader}`,
+);
+for (const system of systems)
+  console.log(qualityRow(system.label, measureQuality(tuning.tools, tuning.requests, system.create)));
+console.log('');
+
+// 2. What the schemas cost an agent's context.
+{
+  const discovery = createDiscoverySearch();
+  const mixed = [...data.corpus, ...data.distractors];
+  discovery.setTools(mixed);
+  let withSchemas = 0;
+  let without = 0;
+  for (const { query } of data.golden) {
+    const results = discovery.search(query, limit);
+    withSchemas += estimateTokens(JSON.stringify(results.map((r) => toDiscoveredTool(r, true))));
+    without += estimateTokens(JSON.stringify(results.map((r) => toDiscoveredTool(r, false))));
+  }
+  const n = data.golden.length;
+  console.log(
+    `Result size at limit ${limit} (golden requests, corpus + distractors, estimateTokens = characters / 4):\n` +
+      `  with input_schema and annotations ${Math.round(withSchemas / n)} tokens, include_schemas false ${Math.round(without / n)} tokens;` +
+      ` schemas add ${Math.round((withSchemas - without) / n)} tokens per call (${(withSchemas / without).toFixed(2)}x)\n`,
+  );
+}
+
+// 3. Latency, and the equality of the Fuse paths.
 type Row = { label: string; p50: number; p99: number };
 
 function percentile(sorted: number[], fraction: number): number {
@@ -54,15 +152,31 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const format = (ms: number) => ms.toFixed(ms < 1 ? 3 : ms < 10 ? 2 : 1).padStart(9);
-console.log(`node ${process.version}, limit ${limit}\n`);
+const realTools = [...data.corpus, ...data.distractors];
+const plainRequests = [
+  ...tuning.requests.map((r) => r.query),
+  ...realisticQueries.filter((query) => !isOperatorQuery(query)),
+];
 
 for (const size of sizes) {
-  const tools: SearchableTool[] = generateToolCorpus(size, 42);
+  // Real tools (with schemas) first, then generated ones up to the size.
+  const tools: SearchableTool[] = [
+    ...realTools.slice(0, size),
+    ...generateToolCorpus(Math.max(0, size - realTools.length), 42),
+  ];
   const queries = [...realisticQueries, ...generateSearchQueries(tools, 160, 4242)];
+  const operatorQueries = queries.filter((query) => query.trim() && isOperatorQuery(query));
 
-  const before = heapUsed();
-  const buildStart = performance.now();
+  let before = heapUsed();
+  let buildStart = performance.now();
+  const discovery = createDiscoverySearch();
+  discovery.setTools(tools);
+  discovery.search('warm up the related words', limit);
+  const discoveryBuildMs = performance.now() - buildStart;
+  const discoveryBytes = heapUsed() - before;
+
+  before = heapUsed();
+  buildStart = performance.now();
   const index = createToolSearchIndex();
   index.setTools(tools);
   const buildMs = performance.now() - buildStart;
@@ -76,44 +190,60 @@ for (const size of sizes) {
   index.setTools(changed);
   const changedMs = performance.now() - changedStart;
   index.setTools(tools);
+  const discoveryChangedStart = performance.now();
+  discovery.setTools(changed);
+  const discoveryChangedMs = performance.now() - discoveryChangedStart;
+  discovery.setTools(tools);
 
   const reference = createFuseToolSearch();
   reference.setTools(tools);
   const kept = new Fuse(tools, toolSearchFuseOptions);
   const slowRounds = size >= 10_000 ? 1 : 3;
   const rows = [
+    measure("Orbital's discovery, plain requests", plainRequests, (query) => discovery.search(query, limit), 10),
+    measure("Orbital's discovery, operator queries", operatorQueries, (query) => discovery.search(query, limit), 20),
     measure('(a) Fuse rebuilt per query', queries, (query) => reference.search(query, limit), slowRounds),
     measure('(b) Fuse, kept index', queries, (query) => kept.search(query, { limit }), slowRounds),
-    measure('(c) satellite index', queries, (query) => index.search(query, limit), 20),
+    measure('(c) satellite Fuse index', queries, (query) => index.search(query, limit), 20),
   ];
 
   let comparisons = 0;
   let mismatches = 0;
+  let discoveryComparisons = 0;
+  let discoveryMismatches = 0;
   for (const query of queries) {
     for (const equalityLimit of equalityLimits) {
+      const expected = reference.search(query, equalityLimit);
       comparisons++;
-      if (!sameResults(reference.search(query, equalityLimit), index.search(query, equalityLimit))) {
+      if (!sameResults(expected, index.search(query, equalityLimit))) {
         mismatches++;
         if (mismatches <= 5)
           console.log(`  mismatch at ${size} tools, limit ${equalityLimit}: ${JSON.stringify(query)}`);
       }
+      if (query.trim() && isOperatorQuery(query)) {
+        discoveryComparisons++;
+        if (!sameResults(expected, discovery.search(query, equalityLimit))) discoveryMismatches++;
+      }
     }
   }
 
-  const [rebuilt, keptRow, ours] = rows as [Row, Row, Row];
+  const [, , rebuilt, keptRow, ours] = rows as [Row, Row, Row, Row, Row];
   const lines: string[] = [];
-  lines.push(`${size.toLocaleString('en')} tools, ${queries.length} queries`);
-  lines.push(`  ${'search'.padEnd(28)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
-  for (const row of rows) lines.push(`  ${row.label.padEnd(28)}${format(row.p50)}${format(row.p99)}`);
+  lines.push(
+    `${size.toLocaleString('en')} tools (${Math.min(size, realTools.length)} real, the rest generated); ${plainRequests.length} plain requests, ${queries.length} queries of every shape (${operatorQueries.length} with operators)`,
+  );
+  lines.push(`  ${'search'.padEnd(40)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
+  for (const row of rows) lines.push(`  ${row.label.padEnd(40)}${format(row.p50)}${format(row.p99)}`);
   lines.push(
     `  p50 speed-up of (c): ${(rebuilt.p50 / ours.p50).toFixed(1)}x over (a), ${(keptRow.p50 / ours.p50).toFixed(1)}x over (b);` +
       ` p99: ${(rebuilt.p99 / ours.p99).toFixed(1)}x over (a), ${(keptRow.p99 / ours.p99).toFixed(1)}x over (b)`,
   );
   lines.push(
-    `  setTools: first ${buildMs.toFixed(1)} ms, unchanged ${unchangedMs.toFixed(3)} ms, one tool changed ${changedMs.toFixed(1)} ms; index heap ${(indexBytes / 1024 / 1024).toFixed(1)} MB`,
+    `  setTools: discovery first ${discoveryBuildMs.toFixed(1)} ms (heap ${(discoveryBytes / 1024 / 1024).toFixed(1)} MB, WordNet look-ups included), one tool changed ${discoveryChangedMs.toFixed(1)} ms;` +
+      ` Fuse index first ${buildMs.toFixed(1)} ms, unchanged ${unchangedMs.toFixed(3)} ms, one tool changed ${changedMs.toFixed(1)} ms, heap ${(indexBytes / 1024 / 1024).toFixed(1)} MB`,
   );
   lines.push(
-    `  equality vs (a): ${mismatches} mismatches in ${comparisons} comparisons (limits ${equalityLimits.join('/')})`,
+    `  equality vs (a): (c) ${mismatches} mismatches in ${comparisons} comparisons; Orbital's discovery on operator queries ${discoveryMismatches} in ${discoveryComparisons} (limits ${equalityLimits.join('/')})`,
   );
   console.log(`${lines.join('\n')}\n`);
 }
