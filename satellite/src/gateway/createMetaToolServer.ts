@@ -36,7 +36,8 @@ export const metaTools: Tool[] = [
       properties: {
         query: {
           type: 'string',
-          description: 'What the tool should do, in plain words, or words from its name or server; or Fuse.js operators',
+          description:
+            'What the tool should do, in plain words, or words from its name or server; or Fuse.js operators',
         },
         limit: {
           type: 'number',

@@ -82,6 +82,16 @@ describe('createPlainToolSearch', () => {
     expect(paths(twinSearch, 'the of and')).toEqual([]);
   });
 
+  it('scores equal tools equally after another tool left the list', () => {
+    const greeters = ['one', 'two', 'three'].map((server) => tool(server, 'greet', 'Greets someone by name'));
+    const search = createPlainToolSearch();
+    search.setTools(greeters);
+    search.setTools([greeters[0], greeters[2]] as SearchableTool[]);
+    const results = search.search('greets', 10);
+    expect(results.map((r) => r.tool.tool_path)).toEqual(['one:greet', 'three:greet']);
+    expect(results[0]?.score).toBe(results[1]?.score);
+  });
+
   it('follows tool list changes: removed tools go, changed ones are re-read, new objects cost nothing', () => {
     const changing = createPlainToolSearch();
     changing.setTools(tools);

@@ -96,6 +96,12 @@ export function createPlainToolSearch(
   /** How many indexed tools hold each term, to tell a word no tool has (a likely typo). */
   const vocabulary = new Map<string, number>();
   const termsById = new Map<number, Set<string>>();
+  /**
+   * Each document's fields, to remove it outright: minisearch's cheaper `discard` leaves a tool's
+   * postings behind until a later clean-up, and counts them out only as a search meets them, so two
+   * equal tools could score differently in between.
+   */
+  const fieldsById = new Map<number, ToolSearchFields>();
 
   const fingerprintOf = (tool: SearchableTool): string => {
     let text = fingerprints.get(tool);
@@ -111,14 +117,17 @@ export function createPlainToolSearch(
     const id = nextId++;
     const fields = toolSearchFields(tool);
     index.add({ id, fields });
+    fieldsById.set(id, fields);
     const terms = new Set(toolSearchFieldNames.flatMap((field) => splitIntoWords(fields[field]).map(termOf)));
     termsById.set(id, terms);
     for (const term of terms) vocabulary.set(term, (vocabulary.get(term) ?? 0) + 1);
     return id;
   };
 
-  const discardDocument = (id: number): void => {
-    index.discard(id);
+  const removeDocument = (id: number): void => {
+    const fields = fieldsById.get(id);
+    if (fields) index.remove({ id, fields });
+    fieldsById.delete(id);
     for (const term of termsById.get(id) ?? []) {
       const count = (vocabulary.get(term) ?? 1) - 1;
       if (count > 0) vocabulary.set(term, count);
@@ -140,7 +149,7 @@ export function createPlainToolSearch(
         current.set(text, id);
         nextToolOf.set(id, { tool, position });
       });
-      for (const [text, id] of documents) if (!current.has(text)) discardDocument(id);
+      for (const [text, id] of documents) if (!current.has(text)) removeDocument(id);
       documents = current;
       toolOf = nextToolOf;
     },
