@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,9 +18,6 @@ import { call, eventually, type Platform, startPlatform } from './platformHarnes
  */
 type Envelope<T> = { success: true; data: T };
 const root = resolve(import.meta.dirname, '..');
-const everythingScript = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-everything/dist/index.js',
-);
 const lead = { email: 'lead@orbital.test', name: 'Lea Lead', password: 'seven orbits around a quiet moon' };
 
 /** A link of the main navigation. */
@@ -161,21 +157,10 @@ describe('the web console, day one, in a real browser', () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
-  step('installs a template from the catalogue and watches it go online', async () => {
-    await call(platform.api, 'POST', '/api/mcp/servers', {
-      token: adminToken,
-      body: {
-        slug: 'everything',
-        name: 'Everything',
-        description: 'The MCP reference server with every feature',
-        transport: 'stdio',
-        command: process.execPath,
-        args: [everythingScript, 'stdio'],
-      },
-    });
+  step('installs a reference server from the day-one catalogue and watches it go online', async () => {
     await nav(page, 'Catalogue').click();
-    await page.getByRole('button', { name: 'Install Everything' }).click();
-    const form = page.getByRole('form', { name: 'Install Everything' });
+    await page.getByRole('button', { name: 'Install Everything (MCP reference server)' }).click();
+    const form = page.getByRole('form', { name: 'Install Everything (MCP reference server)' });
     expect(await form.getByLabel('Installation name').inputValue()).toBe('everything');
     expect(await unlabelledControls(page)).toEqual([]);
     await form.getByRole('button', { name: 'Install' }).click();
@@ -201,6 +186,29 @@ describe('the web console, day one, in a real browser', () => {
     // Still the same page, never reloaded: the row arrives on the requests stream.
     expect(new URL(page.url()).pathname).toBe(state.installationPath);
     await page.getByTestId('request-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
+  });
+
+  step('every reference server of the catalogue installs in one call and goes online', async () => {
+    for (const slug of ['server-memory', 'server-filesystem', 'server-sequential-thinking']) {
+      const installation = await call<Envelope<{ id: string }>>(
+        platform.api,
+        'POST',
+        `/api/teams/${state.team}/mcp/installations`,
+        { token: adminToken, body: { server_slug: slug, name: slug.replace(/^server-/, '') } },
+      );
+      await eventually(`${slug} to go online`, async () => {
+        const status = await call<Envelope<{ status: string; status_message: string | null }>>(
+          platform.api,
+          'GET',
+          `/api/teams/${state.team}/mcp/installations/${installation.data.id}/status`,
+          { token: adminToken },
+        );
+        if (['error', 'permanently_failed'].includes(status.data.status)) {
+          throw new Error(`${slug} failed: ${status.data.status_message}`);
+        }
+        return status.data.status === 'online' ? true : undefined;
+      });
+    }
   });
 
   step('a team admin, on a phone, sees only their team', async () => {

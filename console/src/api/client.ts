@@ -29,6 +29,7 @@ import type {
   SettingView,
   TeamRole,
   TeamView,
+  TemplateInput,
   TemplateView,
   templateCreate,
   UserView,
@@ -53,6 +54,7 @@ export type {
   SettingView,
   TeamRole,
   TeamView,
+  TemplateInput,
   TemplateView,
   UserView,
 };
@@ -191,6 +193,9 @@ export const api = {
     list: () => call<TemplateView[]>('GET', '/api/mcp/servers'),
     create: (body: TemplateCreate) => call<TemplateView>('POST', '/api/mcp/servers', body),
     remove: (slug: string) => call<{ deleted: true }>('DELETE', `/api/mcp/servers/${encodeURIComponent(slug)}`),
+    /** A template from an MCP Registry server.json document, and what each installation must provide. */
+    importServerJson: (body: { server: unknown; slug?: string }) =>
+      call<{ template: TemplateView; inputs: TemplateInput[] }>('POST', '/api/mcp/servers/import', body),
   },
 
   installations: {

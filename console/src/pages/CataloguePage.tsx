@@ -1,5 +1,5 @@
-import { type FormEvent, useState } from 'react';
-import { api, type TeamView, type TemplateView } from '../api/client.ts';
+import { type ChangeEvent, type FormEvent, useState } from 'react';
+import { api, type TeamView, type TemplateInput, type TemplateView } from '../api/client.ts';
 import { navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useAction, useLoad } from '../app/useLoad.ts';
@@ -55,7 +55,108 @@ export function CataloguePage() {
           </li>
         ))}
       </ul>
+      {session.can('mcp_servers.manage') ? <ImportServerJson onImported={templates.reload} /> : null}
     </Page>
+  );
+}
+
+/**
+ * Adds a template from a server.json document of the official MCP Registry, pasted or read from a file
+ * (nothing is fetched). The API checks it as the registry does and says what installations must provide.
+ */
+function ImportServerJson({ onImported }: { onImported: () => void }) {
+  const [text, setText] = useState('');
+  const [slug, setSlug] = useState('');
+  const [parseError, setParseError] = useState<string | undefined>();
+  const [imported, setImported] = useState<{ template: TemplateView; inputs: TemplateInput[] } | undefined>();
+  const run = useAction(async () => {
+    let server: unknown;
+    try {
+      server = JSON.parse(text);
+    } catch (error) {
+      setParseError(`This is not JSON: ${(error as Error).message}`);
+      return;
+    }
+    setImported(await api.catalogue.importServerJson({ server, ...(slug ? { slug } : {}) }));
+    setText('');
+    setSlug('');
+    onImported();
+  });
+
+  async function readFile(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (file) setText(await file.text());
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setParseError(undefined);
+    setImported(undefined);
+    void run.run();
+  }
+
+  return (
+    <section className="card" aria-labelledby="import">
+      <h2 id="import">Import a server.json</h2>
+      <p className="muted">
+        A server described in the official MCP Registry’s <code>server.json</code> format becomes a template: its npm,
+        PyPI or container package (run over stdio), or its remote endpoint.
+      </p>
+      <form onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor="server-json">server.json document</label>
+          <textarea
+            id="server-json"
+            rows={8}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            aria-invalid={parseError ? true : undefined}
+            aria-describedby={parseError ? 'server-json-error' : undefined}
+          />
+          {parseError ? (
+            <p className="field-error" id="server-json-error" role="alert">
+              {parseError}
+            </p>
+          ) : null}
+        </div>
+        <div className="form-grid">
+          <Field label="Or read it from a file" type="file" accept=".json,application/json" onChange={readFile} />
+          <Field
+            label="Slug (optional)"
+            hint="Taken from the server's name when left empty."
+            value={slug}
+            onChange={(e) => setSlug(e.target.value)}
+            error={run.error?.fields.slug}
+          />
+        </div>
+        <ErrorMessage error={run.error} />
+        <button type="submit" disabled={run.pending || text.trim() === ''}>
+          Import
+        </button>
+      </form>
+      {imported ? (
+        <div role="status">
+          <p>
+            Added <strong>{imported.template.name}</strong> (<code>{imported.template.slug}</code>).
+          </p>
+          {imported.inputs.length > 0 ? (
+            <>
+              <p>Each installation must provide:</p>
+              <ul>
+                {imported.inputs.map((input) => (
+                  <li key={`${input.kind}-${input.name}`}>
+                    {input.kind === 'env' ? 'environment variable' : input.kind} <code>{input.name}</code>
+                    {input.secret ? ' (secret)' : ''}
+                    {input.required ? '' : ' (optional)'}
+                    {input.description ? `: ${input.description}` : ''}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
   );
 }
 
@@ -89,7 +190,9 @@ function TemplateRuns({ template }: { template: TemplateView }) {
  */
 function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCancel: () => void }) {
   const [teamId, setTeamId] = useState(props.teams[0]?.id ?? '');
-  const [name, setName] = useState(props.template.slug);
+  // The reference templates are named after their npm packages (server-everything); the tool paths
+  // read better without the prefix (everything:echo).
+  const [name, setName] = useState(props.template.slug.replace(/^server-/, ''));
   const [args, setArgs] = useState('');
   const [env, setEnv] = useState('');
   const [localError, setLocalError] = useState<string | undefined>();

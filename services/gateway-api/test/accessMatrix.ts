@@ -355,6 +355,20 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ slug: `t-${unique()}`, name: 'Made', transport: 'http', url: 'https://mcp.example.com/mcp' }),
     expect: adminOnly(201),
   },
+  {
+    method: 'POST',
+    route: '/api/mcp/servers/import',
+    url: () => '/api/mcp/servers/import',
+    body: () => ({
+      server: {
+        name: `io.example/imported-${unique()}`,
+        description: 'Imported from server.json',
+        version: '1.0.0',
+        remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }],
+      },
+    }),
+    expect: adminOnly(201),
+  },
   { method: 'GET', route: '/api/mcp/servers/:slug', url: () => '/api/mcp/servers/no-such', expect: loggedIn(404) },
   {
     method: 'PUT',

@@ -2,3 +2,4 @@ export * from './clientActivity.ts';
 export * from './installationEvents.ts';
 export * from './installationSchemas.ts';
 export * from './installationSubjects.ts';
+export * from './serverJson.ts';

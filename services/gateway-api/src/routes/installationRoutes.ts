@@ -8,15 +8,20 @@ import {
   requestLogQuery,
   requestLogView,
   installationSubjects as s,
+  serverJsonDocument,
+  serverJsonImport,
   serverLogPage,
   serverLogQuery,
   settingsPatch,
   templateCreate,
+  templateFromServerJson,
+  templateInput,
   templateUpdate,
   templateView,
   userConfigBody,
   userConfigView,
 } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 
@@ -60,6 +65,35 @@ export function installationRoutes(bus: Bus) {
       response: templateView,
       successStatus: 201,
       handler: ({ body, identity, requestId }) => bus.request(s.createTemplate, body, { identity, requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/mcp/servers/import',
+      summary: 'Add a template from an MCP Registry server.json document (given in the body; nothing is fetched)',
+      tags: ['mcp-servers'],
+      access: { kind: 'permission', permission: 'mcp_servers.manage' },
+      body: serverJsonImport,
+      response: z.object({ template: templateView, inputs: z.array(templateInput) }),
+      successStatus: 201,
+      async handler({ body, identity, requestId }) {
+        const refuse = (problems: Array<{ path: string; message: string }>) =>
+          new AppError('validation_failed', 'The server.json document cannot be imported', {
+            details: problems.map((p) => ({ path: `body.${p.path}`, message: p.message })),
+          });
+        const document = serverJsonDocument.safeParse(body.server);
+        if (!document.success) {
+          throw refuse(
+            document.error.issues.map((i) => ({
+              path: ['server', ...i.path.map(String)].join('.'),
+              message: i.message,
+            })),
+          );
+        }
+        const converted = templateFromServerJson(document.data, body.slug ? { slug: body.slug } : {});
+        if ('problems' in converted) throw refuse(converted.problems);
+        const template = await bus.request(s.createTemplate, converted.template, { identity, requestId });
+        return { template, inputs: converted.inputs };
+      },
     }),
     defineRoute({
       method: 'GET',
