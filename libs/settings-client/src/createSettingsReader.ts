@@ -1,5 +1,6 @@
 import type { Bus } from '@orbital/bus';
 import { type CallerIdentity, settingsSubjects } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
 import {
   groupValues,
   parseArray,
@@ -48,6 +49,11 @@ export function createNatsSettingsSource(bus: Bus, identity: CallerIdentity): Se
   return {
     async get(key) {
       const reply = await bus.request(settingsSubjects.getValues, { keys: [key] }, { identity });
+      // Not "missing": the setting exists but its stored value fails authentication, and a reader
+      // must not fall back to a default as if nobody had set it.
+      if (reply.unreadable.includes(key)) {
+        throw new AppError('internal', `Setting ${key} cannot be decrypted; set it again`, { details: { key } });
+      }
       return reply.values[key];
     },
     async group(groupId) {

@@ -102,7 +102,15 @@ describe('settings over HTTP', () => {
 
   it('reports encryption health', async () => {
     const response = await call('GET', '/api/settings/health');
-    expect(response.json()).toMatchObject({ success: true, data: { encryption: { status: 'healthy' } } });
+    expect(response.json()).toMatchObject({
+      success: true,
+      data: { encryption: { status: 'healthy', undecryptable: { count: 0, keys: [] } } },
+    });
+  });
+
+  it('searches keys containing a plain pattern', async () => {
+    const response = await call('POST', '/api/settings/search', { pattern: 'smtp' });
+    expect(response.json().data.map((setting: { key: string }) => setting.key)).toHaveLength(7);
   });
 
   it.each([
@@ -128,6 +136,14 @@ describe('settings over HTTP', () => {
     ['a search without pattern', 'POST', '/api/settings/search', {}, 400, 'validation_failed'],
     ['a search with SQL in it', 'POST', '/api/settings/search', { pattern: "%' OR 1=1 --" }, 400, 'validation_failed'],
     ['an empty bulk', 'POST', '/api/settings/bulk', { settings: [] }, 400, 'validation_failed'],
+    [
+      'turning encryption off without a new value',
+      'PUT',
+      '/api/settings/smtp.password',
+      { encrypted: false },
+      400,
+      'validation_failed',
+    ],
   ] as const)('answers %s with the error envelope', async (_name, method, url, payload, status, code) => {
     const response = await call(method, url, payload);
     expect(response.statusCode).toBe(status);

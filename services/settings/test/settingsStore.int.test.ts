@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type Bus, streamName } from '@orbital/bus';
 import { settingsSubjects as s, settingsChangedSubject, settingsEventsStream } from '@orbital/contracts';
+import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,7 @@ describe('encryption at rest', () => {
     expect(row.value).toMatch(/^v1:/);
     expect(await client.request(s.getValues, { keys: ['integrations.api_key'] }, { identity: serviceCaller })).toEqual({
       values: { 'integrations.api_key': 'sk-live-123456' },
+      unreadable: [],
     });
     await expect(client.request(s.getValues, { keys: ['integrations.api_key'] }, admin)).rejects.toMatchObject({
       code: 'forbidden',
@@ -149,11 +151,69 @@ describe('encryption at rest', () => {
     await sqlRows("UPDATE settings.settings SET value = $1 WHERE key = 'integrations.tampered'", [parts.join(':')]);
     await a.app.operations.reload();
     await b.app.operations.reload();
-    const error = await client
-      .request(s.getValues, { keys: ['integrations.tampered'] }, { identity: serviceCaller })
+    const single = await client.request(s.getValues, { keys: ['integrations.tampered'] }, { identity: serviceCaller });
+    expect(single).toEqual({ values: {}, unreadable: ['integrations.tampered'] });
+    expect(JSON.stringify(single)).not.toContain('secret-value');
+  });
+
+  it('keeps serving the rest of a group when one of its values is tampered with, and reports it', async () => {
+    await client.request(s.createGroup, { id: 'relay', name: 'Mail relay' }, admin);
+    await client.request(s.createSetting, { key: 'relay.port', value: '2525', group_id: 'relay' }, admin);
+    await client.request(
+      s.createSetting,
+      { key: 'relay.password', value: 'relay-secret', encrypted: true, group_id: 'relay' },
+      admin,
+    );
+    // A ciphertext copied from another key: authentic, but bound to that key, so it must not decrypt here.
+    const [other] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
+    await sqlRows("UPDATE settings.settings SET value = $1 WHERE key = 'relay.password'", [other.value]);
+    await a.app.operations.reload();
+    await b.app.operations.reload();
+    const group = await client.request(s.getValues, { group_id: 'relay' }, { identity: serviceCaller });
+    expect(group.unreadable).toEqual(['relay.password']);
+    expect(group.values['relay.port']).toBe('2525');
+    expect(group.values).not.toHaveProperty('relay.password');
+    const health = await client.request(s.health, {}, admin);
+    expect(health.status).toBe('unhealthy');
+    expect(health.encryption).toMatchObject({
+      status: 'unhealthy',
+      undecryptable: { count: 2, keys: ['integrations.tampered', 'relay.password'] },
+    });
+    expect(JSON.stringify(health)).not.toMatch(/secret|sk-live|v1:/);
+    const reader = createSettingsReader(createNatsSettingsSource(client, serviceCaller));
+    await expect(reader.required('relay.password')).rejects.toMatchObject({
+      code: 'internal',
+      message: 'Setting relay.password cannot be decrypted; set it again',
+    });
+    expect(await reader.group('relay')).toEqual({ port: '2525' });
+    // Setting it again repairs it.
+    await client.request(s.updateSetting, { key: 'relay.password', changes: { value: 'relay-2' } }, admin);
+    await client.request(s.deleteSetting, { key: 'integrations.tampered' }, admin);
+    expect((await client.request(s.health, {}, admin)).encryption.undecryptable).toEqual({ count: 0, keys: [] });
+  });
+
+  it('turns encryption off only with a new value, never revealing or storing the old one in clear', async () => {
+    await client.request(
+      s.createSetting,
+      { key: 'integrations.webhook_secret', value: 'whsec-old', encrypted: true },
+      admin,
+    );
+    const refused = await client
+      .request(s.updateSetting, { key: 'integrations.webhook_secret', changes: { encrypted: false } }, admin)
       .catch((e) => e);
-    expect(error).toMatchObject({ code: 'internal' });
-    expect(JSON.stringify(error)).not.toContain('secret-value');
+    expect(refused).toMatchObject({ code: 'validation_failed', details: [{ path: 'body.value' }] });
+    expect(JSON.stringify(refused)).not.toContain('whsec-old');
+    const [row] = await sqlRows(
+      "SELECT value, is_encrypted FROM settings.settings WHERE key = 'integrations.webhook_secret'",
+    );
+    expect(row.is_encrypted).toBe(true);
+    expect(row.value).not.toContain('whsec-old');
+    const changed = await client.request(
+      s.updateSetting,
+      { key: 'integrations.webhook_secret', changes: { encrypted: false, value: 'not-a-secret-any-more' } },
+      admin,
+    );
+    expect(changed).toMatchObject({ is_encrypted: false, value: 'not-a-secret-any-more' });
   });
 
   it('re-stores the current value when only the encrypted flag changes', async () => {
@@ -173,7 +233,7 @@ describe('encryption at rest', () => {
     const health = await client.request(s.health, {}, admin);
     expect(health).toMatchObject({
       status: 'healthy',
-      encryption: { status: 'healthy', algorithm: 'aes-256-gcm' },
+      encryption: { status: 'healthy', algorithm: 'aes-256-gcm', undecryptable: { count: 0, keys: [] } },
       cache: { ready: true },
     });
   });
@@ -276,6 +336,24 @@ describe('search by key pattern', () => {
     ]);
     // `_` is literal: it does not match the "." of every key as SQL LIKE would.
     expect(await client.request(s.searchSettings, { pattern: 'smtp_host' }, admin)).toEqual([]);
+  });
+
+  it('finds the keys containing a pattern without wildcards, as a search box does', async () => {
+    const smtp = await client.request(s.searchSettings, { pattern: 'smtp' }, admin);
+    expect(smtp.map((x) => x.key)).toEqual([
+      'smtp.from_email',
+      'smtp.from_name',
+      'smtp.host',
+      'smtp.password',
+      'smtp.port',
+      'smtp.secure',
+      'smtp.username',
+    ]);
+    expect((await client.request(s.searchSettings, { pattern: 'swagger' }, admin)).map((x) => x.key)).toEqual([
+      'global.enable_swagger_docs',
+    ]);
+    // A dot is literal in a plain pattern too.
+    expect(await client.request(s.searchSettings, { pattern: 'smtp.hostx' }, admin)).toEqual([]);
   });
 
   it.each(['smtp.%', "x' OR '1'='1", 'a;drop table settings', ''])('refuses the pattern %j', async (pattern) => {

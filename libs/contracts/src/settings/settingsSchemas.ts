@@ -136,7 +136,12 @@ export const bulkReply = z.object({
 
 export const settingsHealth = z.object({
   status: z.enum(['healthy', 'unhealthy']),
-  encryption: z.object({ status: z.enum(['healthy', 'unhealthy']), algorithm: z.literal('aes-256-gcm') }),
+  encryption: z.object({
+    status: z.enum(['healthy', 'unhealthy']),
+    algorithm: z.literal('aes-256-gcm'),
+    /** Stored encrypted values that do not decrypt: how many, and their keys (never a value). */
+    undecryptable: z.object({ count: z.number().int(), keys: z.array(z.string()) }),
+  }),
   cache: z.object({ ready: z.boolean(), settings: z.number().int() }),
   checked_at: isoTime,
 });

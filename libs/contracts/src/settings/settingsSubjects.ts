@@ -108,7 +108,7 @@ export const settingsSubjects = {
   health: defineSubject({
     subject: 'settings.health.get',
     service: 'settings',
-    description: 'Whether encryption works (round trip) and the cache is loaded.',
+    description: 'Whether encryption works (round trip, and every stored value decrypts) and the cache is loaded.',
     request: emptyRequest,
     reply: settingsHealth,
   }),
@@ -121,7 +121,8 @@ export const settingsSubjects = {
       .object({ keys: z.array(settingKey).max(500).optional(), group_id: groupId.optional() })
       .strict()
       .refine((r) => (r.keys === undefined) !== (r.group_id === undefined), 'give either keys or group_id'),
-    reply: z.object({ values: z.record(z.string(), z.string()) }),
+    // `unreadable`: keys whose stored value does not decrypt, left out of `values`.
+    reply: z.object({ values: z.record(z.string(), z.string()), unreadable: z.array(z.string()).default([]) }),
   }),
 } as const;
 

@@ -10,7 +10,7 @@ import {
   settingsChangedSubject,
   type settingsSubjects,
 } from '@orbital/contracts';
-import { checkSecretBox, type SecretBox } from '@orbital/crypto';
+import { checkSecretBox, DecryptionError, type SecretBox } from '@orbital/crypto';
 import type { LivePool } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
@@ -75,6 +75,25 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
 
   function plainValue(row: SettingRow): string {
     return row.is_encrypted && row.value !== '' ? box.decrypt(row.value, row.key) : row.value;
+  }
+
+  /**
+   * The keys of stored encrypted values that do not decrypt (a changed byte, a row copied from another
+   * key, a value written under another SERVICE_ENCRYPTION_SECRET). Names only: never a value.
+   */
+  function undecryptableKeys(rows: readonly SettingRow[]): string[] {
+    return rows
+      .filter((row) => {
+        if (!row.is_encrypted || row.value === '') return false;
+        try {
+          box.decrypt(row.value, row.key);
+          return false;
+        } catch (error) {
+          if (error instanceof DecryptionError) return true;
+          throw error;
+        }
+      })
+      .map((row) => row.key);
   }
 
   /** Applies a committed change here, then tells every other replica and any event subscriber. */
@@ -207,7 +226,16 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
         const [current] = await store.lockSettings(tx, [key]);
         if (!current) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
         const encrypted = changes.encrypted ?? current.is_encrypted;
-        // A change of the flag alone re-stores the current value in the new form.
+        // Turning encryption off would store the secret in clear where anyone reading the settings sees
+        // it: that takes a new value, and the old one is never revealed.
+        if (current.is_encrypted && !encrypted && changes.value === undefined) {
+          throw new AppError('validation_failed', `Turning encryption off for ${key} needs a new value`, {
+            details: [
+              { path: 'body.value', message: 'give the new (unencrypted) value; the encrypted one stays secret' },
+            ],
+          });
+        }
+        // Turning encryption on alone re-stores the current value in the new form.
         const plain = changes.value ?? plainValue(current);
         return store.updateSettingRow(tx, key, {
           key,
@@ -229,8 +257,8 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async searchSettings({ pattern }: Req<'searchSettings'>): Promise<SettingView[]> {
-      // The pattern becomes an anchored expression with every other character escaped; it never
-      // reaches SQL, so neither LIKE wildcards nor quotes in it can do anything.
+      // The pattern becomes an expression with every other character escaped; it never reaches SQL,
+      // so neither LIKE wildcards nor quotes in it can do anything.
       const matcher = keyPatternToRegExp(pattern);
       return (await snapshot()).settings.filter((s) => matcher.test(s.key)).map(toSettingView);
     },
@@ -310,11 +338,19 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       };
     },
 
-    health() {
-      const encryption = checkSecretBox(box).ok ? 'healthy' : 'unhealthy';
+    async health() {
+      const unreadable = undecryptableKeys((await snapshot()).settings);
+      const encryption = checkSecretBox(box).ok && unreadable.length === 0 ? 'healthy' : 'unhealthy';
+      if (unreadable.length > 0) {
+        logger.warn({ keys: unreadable }, 'stored encrypted settings that cannot be decrypted');
+      }
       return {
         status: encryption === 'healthy' && cache.isReady() ? ('healthy' as const) : ('unhealthy' as const),
-        encryption: { status: encryption as 'healthy' | 'unhealthy', algorithm: 'aes-256-gcm' as const },
+        encryption: {
+          status: encryption as 'healthy' | 'unhealthy',
+          algorithm: 'aes-256-gcm' as const,
+          undecryptable: { count: unreadable.length, keys: unreadable },
+        },
         cache: { ready: cache.isReady(), settings: cache.size() },
         checked_at: new Date().toISOString(),
       };
@@ -326,7 +362,11 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       const wanted = request.keys
         ? settings.filter((s) => request.keys?.includes(s.key))
         : settings.filter((s) => s.group_id === request.group_id);
-      return { values: Object.fromEntries(wanted.map((s) => [s.key, plainValue(s)])) };
+      // A value that does not decrypt is named apart; it does not take the rest of its group down.
+      const unreadable = undecryptableKeys(wanted);
+      if (unreadable.length > 0) logger.warn({ keys: unreadable }, 'encrypted settings that cannot be decrypted');
+      const readable = wanted.filter((s) => !unreadable.includes(s.key));
+      return { values: Object.fromEntries(readable.map((s) => [s.key, plainValue(s)])), unreadable };
     },
 
     snapshot,

@@ -40,10 +40,13 @@ export function toGroupWithSettings(group: GroupRow, settings: SettingRow[]): Gr
   };
 }
 
-/** `*` any run of characters, `?` one; everything else literal. */
+/**
+ * `*` any run of characters, `?` one; everything else literal. A pattern with a wildcard matches whole
+ * keys (`smtp.*`); one without matches the keys containing it (`smtp`), as a search box does.
+ */
 export function keyPatternToRegExp(pattern: string): RegExp {
   const body = [...pattern]
     .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')))
     .join('');
-  return new RegExp(`^${body}$`);
+  return /[*?]/.test(pattern) ? new RegExp(`^${body}$`) : new RegExp(body);
 }
