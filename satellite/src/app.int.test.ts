@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
-import { serverConfiguration } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   everythingServer,
   freePort,
   httpServer,
   memoryServer,
+  referenceServer,
   silentLogger,
   sseServer,
   startHttpFixture,
@@ -32,18 +32,7 @@ let doomedFixture: ChildProcess;
 const clients: Client[] = [];
 
 function reference(name: string, script: string, env: Record<string, string> = {}) {
-  return serverConfiguration.parse({
-    process_id: `${name}-alpha-inst-${name}`,
-    installation_id: `inst-${name}`,
-    installation_name: name,
-    team_id: 'team-alpha',
-    team_slug: 'alpha',
-    server_slug: name,
-    transport: 'stdio',
-    command: process.execPath,
-    args: script === everythingServer ? [script, 'stdio'] : [script],
-    env,
-  });
+  return referenceServer(name, script === everythingServer ? [script, 'stdio'] : [script], env);
 }
 
 beforeAll(async () => {

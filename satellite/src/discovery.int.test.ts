@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
-import { serverConfiguration } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   everythingServer,
   filesystemServer,
   memoryServer,
+  referenceServer,
   sequentialThinkingServer,
   silentLogger,
   textOf,
@@ -17,7 +17,8 @@ import { createSatelliteApp, type SatelliteApp } from './app.ts';
 import { satelliteEnv } from './config.ts';
 import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
 import { createFuseToolSearch } from './search/createFuseToolSearch.ts';
-import type { SearchableTool } from './search/searchableTool.ts';
+import type { DiscoveredTool } from './search/toDiscoveredTool.ts';
+import { toSearchableTool } from './search/toSearchableTool.ts';
 
 /**
  * discover_mcp_tools through the real /mcp, over the four reference servers an agent meets first:
@@ -28,21 +29,6 @@ const events = createRecordingEventSink();
 let satellite: SatelliteApp;
 let client: Client;
 
-function reference(name: string, args: string[], env: Record<string, string> = {}) {
-  return serverConfiguration.parse({
-    process_id: `${name}-alpha-inst-${name}`,
-    installation_id: `inst-${name}`,
-    installation_name: name,
-    team_id: 'team-alpha',
-    team_slug: 'alpha',
-    server_slug: name,
-    transport: 'stdio',
-    command: process.execPath,
-    args,
-    env,
-  });
-}
-
 beforeAll(async () => {
   const workDir = mkdtempSync(join(tmpdir(), 'satellite-discovery-'));
   satellite = createSatelliteApp({
@@ -52,10 +38,10 @@ beforeAll(async () => {
       PROCESS_IDLE_TIMEOUT_MS: '0',
     }),
     servers: [
-      reference('filesystem', [filesystemServer, workDir]),
-      reference('memory', [memoryServer], { MEMORY_FILE_PATH: join(workDir, 'memory.jsonl') }),
-      reference('everything', [everythingServer, 'stdio']),
-      reference('sequential-thinking', [sequentialThinkingServer]),
+      referenceServer('filesystem', [filesystemServer, workDir]),
+      referenceServer('memory', [memoryServer], { MEMORY_FILE_PATH: join(workDir, 'memory.jsonl') }),
+      referenceServer('everything', [everythingServer, 'stdio']),
+      referenceServer('sequential-thinking', [sequentialThinkingServer]),
     ],
     events,
     logger: silentLogger,
@@ -71,19 +57,9 @@ afterAll(async () => {
   await satellite?.close();
 });
 
-type Discovered = {
-  tool_path: string;
-  description: string;
-  server_name: string;
-  transport: string;
-  relevance_score: number;
-  input_schema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-};
-
 async function discover(args: Record<string, unknown>) {
   const result = await client.callTool({ name: 'discover_mcp_tools', arguments: args });
-  return JSON.parse(textOf(result)) as { tools: Discovered[]; total_found: number; query: string };
+  return JSON.parse(textOf(result)) as { tools: DiscoveredTool[]; total_found: number; query: string };
 }
 
 async function top3(query: string): Promise<string[]> {
@@ -109,14 +85,7 @@ describe('discover_mcp_tools over the reference servers', () => {
   });
 
   it('answers operator queries exactly as plain Fuse.js with the spec options does', async () => {
-    const tools: SearchableTool[] = satellite.runtime.onlineTools().map((t) => ({
-      tool_path: t.tool_path,
-      name: t.tool_name,
-      description: t.description,
-      server_slug: t.server_slug,
-      server_name: t.server_name,
-      transport: t.transport,
-    }));
+    const tools = satellite.runtime.onlineTools().map(toSearchableTool);
     const fuse = createFuseToolSearch();
     fuse.setTools(tools);
     for (const query of [

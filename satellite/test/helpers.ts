@@ -42,6 +42,22 @@ export const testSettings: RuntimeSettings = {
   reconnectMaxMs: 200,
 };
 
+/** A reference MCP server run over stdio by the satellite, as installation `name` of team alpha. */
+export function referenceServer(name: string, args: string[], env: Record<string, string> = {}): ServerConfiguration {
+  return serverConfiguration.parse({
+    process_id: `${name}-alpha-inst-${name}`,
+    installation_id: `inst-${name}`,
+    installation_name: name,
+    team_id: 'team-alpha',
+    team_slug: 'alpha',
+    server_slug: name,
+    transport: 'stdio',
+    command: process.execPath,
+    args,
+    env,
+  });
+}
+
 export function stdioServer(name: string, overrides: Partial<ServerConfiguration> = {}): ServerConfiguration {
   return serverConfiguration.parse({
     process_id: `fixture-alpha-${name}`,

@@ -13,6 +13,7 @@ import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.t
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
 import { toDiscoveredTool } from '../search/toDiscoveredTool.ts';
+import { toSearchableTool } from '../search/toSearchableTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import type { RoundContext, SuspendedCalls } from './createSuspendedCalls.ts';
 import { createToolExecutor, type ToolScope, toolError } from './createToolExecutor.ts';
@@ -97,16 +98,7 @@ function createSearchableView(runtime: ServerRuntime) {
     const key = scope?.teamId ?? '';
     const current = views.get(key);
     if (current?.source === online) return current.view;
-    const view = online.map((t) => ({
-      tool_path: t.tool_path,
-      name: t.tool_name,
-      description: t.description,
-      server_slug: t.server_slug,
-      server_name: t.server_name,
-      transport: t.transport,
-      input_schema: t.input_schema,
-      ...(t.annotations ? { annotations: t.annotations } : {}),
-    }));
+    const view = online.map(toSearchableTool);
     views.set(key, { source: online, view });
     return view;
   };
