@@ -15,6 +15,7 @@ import { buildGateway } from '@orbital/gateway-api/app';
 import { createEventRateLimiter } from '@orbital/gateway-api/events/createEventRateLimiter';
 import type { AccessResolver } from '@orbital/gateway-api/http/defineRoute';
 import { createLogger } from '@orbital/logger';
+import { createReadiness } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -101,7 +102,7 @@ async function endToEnd(env: TestEnvironment, mode: ConsumerMode) {
   const gateway = await buildGateway({
     bus: gatewayBus,
     logger,
-    readiness: { isReady: () => true },
+    readiness: createReadiness(),
     identity: { routes: [], resolveAccess: benchAccess },
     eventRateLimiter: createEventRateLimiter({
       redis,

@@ -24,7 +24,12 @@ export type Platform = {
 const freePort = () => 20000 + Math.floor(Math.random() * 25000);
 
 export async function startPlatform(
-  options: { replicas?: number; env?: Record<string, string> } = {},
+  options: {
+    replicas?: number;
+    env?: Record<string, string>;
+    /** Extra variables of one process (by its name in platformProcesses), such as its METRICS_PORT. */
+    envFor?: (name: string) => Record<string, string>;
+  } = {},
 ): Promise<Platform> {
   const env = await createTestEnvironment();
   const admin = { email: 'owner@orbital.test', password: 'correct horse battery staple 77' };
@@ -50,7 +55,7 @@ export async function startPlatform(
         }
         const child = await startServiceProcess(
           proc.entry,
-          { ...common, ...proc.env, ...extra },
+          { ...common, ...proc.env, ...options.envFor?.(proc.name), ...extra },
           { readyTimeoutMs: 30000 },
         );
         processes.push({ name: replicas > 1 ? `${proc.name}#${replica}` : proc.name, child });

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '@orbital/config';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import { startOpsServer } from '@orbital/service';
+import { createReadiness, startOpsServer } from '@orbital/service';
 import { createSatelliteApp } from './app.ts';
 import { createBackendLink } from './backend/createBackendLink.ts';
 import { satelliteConfig } from './config.ts';
@@ -94,11 +94,13 @@ try {
   await satellite.start();
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
   if (config.METRICS_PORT !== undefined) {
+    const readiness = createReadiness();
+    readiness.add('process', () => ready && !stopping);
     const ops = await startOpsServer({
       port: config.METRICS_PORT,
       host: config.HOST,
       registry: metrics.registry,
-      isReady: () => ready && !stopping,
+      readiness,
     });
     process.once('exit', () => void ops.close());
   }

@@ -27,3 +27,10 @@ export function translateRequestError(error: unknown, subject: string): AppError
     cause: error,
   });
 }
+
+/** A request or publish refused at once because the connection to NATS is down (it is reconnecting). */
+export function busDisconnected(subject: string): AppError {
+  return new AppError('unavailable', 'The message bus is unavailable', {
+    details: { subject, reason: 'bus_disconnected' },
+  });
+}

@@ -2,6 +2,7 @@ import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
 import { type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Bus } from './createBus.ts';
 import { translatePublishError } from './jetStreamErrors.ts';
+import { busDisconnected } from './natsErrors.ts';
 
 export type PublishOptions = {
   /** Stable id; JetStream drops a second message with the same id inside the stream's duplicate window. */
@@ -43,6 +44,7 @@ export async function publishData(
   data: string | Uint8Array,
   options: PublishOptions = {},
 ): Promise<PublishResult> {
+  if (!bus.isConnected()) throw busDisconnected(subject);
   const hdrs = natsHeaders();
   for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
   try {

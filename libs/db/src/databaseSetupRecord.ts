@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { databaseUnavailable, isDatabaseUnavailable } from './databaseErrors.ts';
 import { type PostgresConnection, pgClientConfig } from './postgresConnection.ts';
 
 /**
@@ -15,13 +16,19 @@ const createTable = `CREATE TABLE IF NOT EXISTS public.orbital_database_setup (
   version text NOT NULL
 )`;
 
+/** One short-lived client; an outage rejects as `unavailable` (503), like the pool's queries. */
 async function withClient<T>(connection: PostgresConnection, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client(pgClientConfig(connection));
-  await client.connect();
+  // A socket error after connect is also reported by the query that was running; this keeps it from
+  // crashing the process as an unhandled 'error' event.
+  client.on('error', () => {});
   try {
+    await client.connect();
     return await fn(client);
+  } catch (error) {
+    throw isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;
   } finally {
-    await client.end();
+    await client.end().catch(() => {});
   }
 }
 

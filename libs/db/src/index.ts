@@ -6,6 +6,7 @@ export {
   createResultParserInterceptor,
   type LivePool,
 } from './createDatabasePool.ts';
+export { databaseUnavailable, isDatabaseUnavailable, isTransientDatabaseError } from './databaseErrors.ts';
 export {
   type DatabaseSetupRecord,
   readDatabaseSetupRecord,

@@ -1,5 +1,6 @@
 export { collectConsumerLag } from './collectConsumerLag.ts';
 export { createMetrics, type ServiceMetrics } from './createMetrics.ts';
+export { createReadiness, excludedChecks, type Readiness, type ReadinessReport } from './createReadiness.ts';
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
 export { type RunServiceOptions, runService, type ServiceContext } from './runService.ts';
 export {

@@ -3,6 +3,7 @@ import { loadConfigOrExit, type NatsEnv, port } from '@orbital/config';
 import { createLogger, type Logger } from '@orbital/logger';
 import { z } from 'zod';
 import { createMetrics, type ServiceMetrics } from './createMetrics.ts';
+import { createReadiness, type Readiness } from './createReadiness.ts';
 import { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
 import { startOpsServer } from './startOpsServer.ts';
 
@@ -13,6 +14,8 @@ export type ServiceContext<C> = {
   metrics: ServiceMetrics;
   /** False once shutdown began; a public listener's own readiness route should follow it. */
   isReady(): boolean;
+  /** The checks behind isReady (process, nats); a service adds its own (its database). */
+  readiness: Readiness;
 };
 
 const opsEnv = z.object({
@@ -54,12 +57,14 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
       ...(config.NATS_STREAM_MAX_BYTES ? { streamMaxBytes: config.NATS_STREAM_MAX_BYTES } : {}),
       streamReplicas: config.NATS_STREAM_REPLICAS,
     });
-    const isReady = () => started && !stopping && !bus.connection.isClosed();
+    const readiness = createReadiness();
+    readiness.add('process', () => started && !stopping);
+    readiness.add('nats', () => bus.isConnected());
     const opsServer =
       ops.METRICS_PORT === undefined
         ? null
-        : await startOpsServer({ port: ops.METRICS_PORT, registry: metrics.registry, isReady });
-    const steps = await options.start({ config, logger, bus, metrics, isReady });
+        : await startOpsServer({ port: ops.METRICS_PORT, registry: metrics.registry, readiness });
+    const steps = await options.start({ config, logger, bus, metrics, isReady: readiness.isReady, readiness });
     await bus.flush();
     handleShutdown(logger, [
       {

@@ -27,6 +27,11 @@ export type DatabaseOwnerOptions = {
 
 export type DatabaseOwnerHandle = {
   pool: LivePool;
+  /**
+   * For readiness: the schema's database answers, or there is nothing to reach yet (not configured, or
+   * not set up, when the service must stay ready to take the setup request).
+   */
+  isReachable(): boolean;
   /** Applies pending migrations if database setup has completed; otherwise waits for setup. */
   start(): Promise<void>;
   /** Applies pending migrations now; used by the setup flow and at start once setup has happened. */
@@ -91,12 +96,19 @@ export function createDatabaseOwner(options: DatabaseOwnerOptions): DatabaseOwne
     }
   };
 
-  return { pool: pool ?? unconfiguredPool(), migrate, start };
+  const live = pool ?? unconfiguredPool();
+  return { pool: live, isReachable: () => !live.isReady() || live.isReachable(), migrate, start };
 }
 
 function unconfiguredPool(): LivePool {
   const refuse = () => {
     throw new AppError('unavailable', 'The database is not configured');
   };
-  return { get: refuse, isReady: () => false, open: async () => refuse(), end: async () => {} };
+  return {
+    get: refuse,
+    isReady: () => false,
+    isReachable: () => false,
+    open: async () => refuse(),
+    end: async () => {},
+  };
 }

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
 import type { Logger } from '@orbital/logger';
-import type { ServiceMetrics } from '@orbital/service';
+import type { Readiness, ServiceMetrics } from '@orbital/service';
 import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { EventRateLimiter } from './events/createEventRateLimiter.ts';
@@ -19,7 +19,7 @@ import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts
 import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
-import { type Readiness, registerHealthRoutes } from './routes/healthRoutes.ts';
+import { registerHealthRoutes } from './routes/healthRoutes.ts';
 import { installationRoutes } from './routes/installationRoutes.ts';
 import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
 import { jobsRoutes } from './routes/jobsRoutes.ts';
@@ -32,7 +32,7 @@ import { settingsRoutes } from './routes/settingsRoutes.ts';
 export type GatewayDeps = {
   bus: Bus;
   logger: Logger;
-  readiness: Readiness;
+  readiness: Pick<Readiness, 'report'>;
   bodyLimitBytes?: number;
   trustProxy?: boolean;
   /** Setup migrates every schema; it may take longer than an ordinary request. */

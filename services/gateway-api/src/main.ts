@@ -19,7 +19,7 @@ const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 await runService({
   name: 'gateway-api',
   configSchema: gatewayConfigSchema,
-  async start({ config, logger, bus, metrics, isReady }) {
+  async start({ config, logger, bus, metrics, readiness }) {
     // Checked before anything starts: a weak or half-given first admin is a configuration error.
     const firstAdmin = firstAdminFromConfig(config);
     const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
@@ -35,6 +35,7 @@ await runService({
       logger,
       onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
     });
+    readiness.add('database', identityDb.isReachable);
     const satellites = await createSatelliteAuthenticator({ bus, logger });
     identity = await createIdentityModule({
       bus,
@@ -78,12 +79,13 @@ await runService({
       },
     });
     let draining = false;
+    readiness.add('http', () => !draining);
     const app = await buildGateway({
       bus,
       logger,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       trustProxy: config.TRUST_PROXY,
-      readiness: { isReady: () => isReady() && !draining },
+      readiness,
       identity,
       oauth,
       sse: { keepAliveMs: config.SSE_KEEPALIVE_MS, retryMs: config.SSE_RETRY_MS },

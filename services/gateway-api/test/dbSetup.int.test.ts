@@ -9,7 +9,7 @@ import { configSchema as installationsConfig } from '@orbital/installations/conf
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
-import { startDatabaseOwner } from '@orbital/service';
+import { createReadiness, startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -97,7 +97,7 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
   });
   closers.push(() => identity.pool.end());
   for (const b of buses) await b.flush();
-  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: { isReady: () => true } });
+  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: createReadiness() });
   return { env, gateway, buses, dataDir, closers };
 }
 

@@ -2,6 +2,7 @@ import { type Bus, createBus, ensureStream } from '@orbital/bus';
 import { type CallerIdentity, satelliteEventsStream } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
+import { createReadiness } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -38,7 +39,7 @@ async function gateway(options: { resolveAccess?: AccessResolver; maxRequests?: 
   const app = await buildGateway({
     bus: options.busOverride ?? bus,
     logger,
-    readiness: { isReady: () => true },
+    readiness: createReadiness(),
     ...(options.resolveAccess ? { identity: { routes: [], resolveAccess: options.resolveAccess } } : {}),
     eventRateLimiter: createEventRateLimiter({
       redis,

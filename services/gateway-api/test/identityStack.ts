@@ -10,7 +10,7 @@ import { configSchema as installationsConfigSchema } from '@orbital/installation
 import { createLogger, type Logger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfigSchema } from '@orbital/satellite-registry/config';
-import { startDatabaseOwner } from '@orbital/service';
+import { createReadiness, startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
@@ -180,7 +180,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     const app = await buildGateway({
       bus,
       logger,
-      readiness: { isReady: () => true },
+      readiness: createReadiness(),
       identity,
       oauth,
       ...(options.sse ? { sse: options.sse } : {}),

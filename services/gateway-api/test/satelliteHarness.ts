@@ -15,7 +15,7 @@ import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
-import { startDatabaseOwner } from '@orbital/service';
+import { createReadiness, startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, startTcpProxy, type TcpProxy, type TestEnvironment } from '@orbital/testing';
@@ -151,7 +151,7 @@ export async function startSatelliteStack(
   await identity.afterMigrations();
   const adminBus = await bus('admin');
   for (const b of buses) await b.flush();
-  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: { isReady: () => true }, identity });
+  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: createReadiness(), identity });
   const db = new pg.Client({ ...env.postgres });
   await db.connect();
   await db.query('SET search_path = registry');

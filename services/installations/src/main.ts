@@ -5,12 +5,9 @@ import { configSchema } from './config.ts';
 await runService({
   name: 'installations',
   configSchema,
-  async start({ config, logger, bus, metrics }) {
-    const app = await createApp({
-      bus,
-      logger,
-      config,
-    });
+  async start({ config, logger, bus, metrics, readiness }) {
+    const app = await createApp({ bus, logger, config });
+    readiness.add('database', app.database.isReachable);
     collectConsumerLag(metrics, bus, [
       { stream: config.SATELLITE_EVENTS_STREAM, durable: 'installations_satellite_events' },
     ]);

@@ -7,6 +7,7 @@ await runService({
   configSchema,
   async start(context) {
     const app = await createApp(context);
+    context.readiness.add('database', app.database.isReachable);
     return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
   },
 });

@@ -5,8 +5,9 @@ import { settingsConfigSchema } from './config.ts';
 await runService({
   name: 'settings',
   configSchema: settingsConfigSchema,
-  async start({ config, logger, bus }) {
+  async start({ config, logger, bus, readiness }) {
     const app = await createSettingsApp({ bus, logger, config });
+    readiness.add('database', app.database.isReachable);
     return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
   },
 });

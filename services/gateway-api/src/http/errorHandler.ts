@@ -29,7 +29,10 @@ function fromFastifyError(error: FastifyError): AppError | null {
  */
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const appError = ('code' in error && fromFastifyError(error as FastifyError)) || toAppError(error);
-  if (appError.status >= 500) {
+  if (appError.code === 'unavailable') {
+    // An outage is logged, but as what it is: one line per request, not an error with a stack each.
+    request.log.warn({ code: appError.code, details: appError.details }, 'request failed: a dependency is unavailable');
+  } else if (appError.status >= 500) {
     request.log.error({ err: appError.cause ?? appError, code: appError.code }, 'request failed');
   } else {
     request.log.info({ code: appError.code }, 'request refused');
