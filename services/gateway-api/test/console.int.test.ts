@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type Bus, createBus } from '@orbital/bus';
 import { createLogger } from '@orbital/logger';
+import { createReadiness } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ describe('the web console, served by gateway-api', () => {
   beforeAll(async () => {
     env = await createTestEnvironment();
     bus = await createBus({ servers: env.natsUrl, name: 'console-test', prefix: env.subjectPrefix, logger });
-    const readiness = { isReady: () => true };
+    const readiness = createReadiness();
     gateway = await buildGateway({ bus, logger, readiness, consoleDir: fakeBuild() });
     unbuilt = await buildGateway({ bus, logger, readiness, consoleDir: join(tmpdir(), 'orbital-no-console-here') });
   });
