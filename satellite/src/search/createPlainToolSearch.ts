@@ -161,26 +161,43 @@ export function createPlainToolSearch(
           (parameters.stopwords === 'dropUnlessVerb' && relatedWords.isVerb(word)),
       );
       if (words.length === 0 || toolOf.size === 0) return [];
-      const total = new Map<number, number>();
-      const matchedWords = new Map<number, number>();
+      // Per document id: summed word scores and matched share; arrays, since common words touch
+      // thousands of tools at 10,000 and maps were the cost.
+      const total = new Float64Array(nextId);
+      const matched = new Float64Array(nextId);
+      const touched: number[] = [];
       let attainable = 0;
       for (const word of words) {
-        const scores = scoreWord(word);
+        const [own, ...related] = variantsOf(word);
+        // A word no tool holds may be a typo: only then are near spellings of it searched.
+        if (!vocabulary.has(own.term)) own.fuzzy = fuzzyDistance(own.term);
+        const variants = [own, ...related];
+        const weightOf = new Map(variants.map((variant) => [variant.term, variant.weight]));
         let best = 0;
-        for (const [id, { score, weight }] of scores) {
+        for (const result of index.search(queryOf(variants))) {
+          const id = result.id as number;
+          // minisearch multiplies by the number of variants matched; the sum of their scores is wanted.
+          const score = result.score / Math.max(1, result.queryTerms.length);
+          let weight = 0;
+          for (const term of result.queryTerms) weight = Math.max(weight, weightOf.get(term) ?? 0);
+          // A near spelling or a longer word counts as its discounted weight, like a related word.
+          if (result.queryTerms.length === 1 && !result.terms.includes(result.queryTerms[0] as string)) {
+            weight *= parameters.fuzzyWeight;
+          }
+          if (total[id] === 0 && matched[id] === 0) touched.push(id);
+          total[id] = (total[id] as number) + score;
+          matched[id] = (matched[id] as number) + (parameters.partialCoverage ? weight : 1);
           if (score > best) best = score;
-          total.set(id, (total.get(id) ?? 0) + score);
-          matchedWords.set(id, (matchedWords.get(id) ?? 0) + (parameters.partialCoverage ? weight : 1));
         }
         attainable += best;
       }
       if (attainable === 0) return [];
       const ranked: Array<{ tool: SearchableTool; score: number; position: number }> = [];
-      for (const [id, sum] of total) {
+      for (const id of touched) {
         const entry = toolOf.get(id);
         if (!entry) continue;
-        const coverage = ((matchedWords.get(id) ?? 0) / words.length) ** parameters.coverageExponent;
-        ranked.push({ tool: entry.tool, score: sum * coverage, position: entry.position });
+        const coverage = ((matched[id] as number) / words.length) ** parameters.coverageExponent;
+        ranked.push({ tool: entry.tool, score: (total[id] as number) * coverage, position: entry.position });
       }
       ranked.sort((a, b) => b.score - a.score || a.position - b.position);
       return ranked.slice(0, Math.max(0, limit)).map((entry) => ({
@@ -190,16 +207,9 @@ export function createPlainToolSearch(
     },
   };
 
-  /** One query word's score per tool: the word, its related words and near spellings, summed. */
-  function scoreWord(word: string): Map<number, { score: number; weight: number }> {
-    const [own, ...rest] = variantsOf(word);
-    // A word no tool holds may be a typo: only then are near spellings of it searched.
-    if (!vocabulary.has(own.term)) own.fuzzy = fuzzyDistance(own.term);
-    return run([own, ...rest]);
-  }
-
-  function run(variants: Variant[]): Map<number, { score: number; weight: number }> {
-    const query: Query = {
+  /** One query word's variants (the word, its related words, its near spellings) as one OR query. */
+  function queryOf(variants: Variant[]): Query {
+    return {
       combineWith: 'OR',
       queries: variants.map((variant) => ({
         queries: [variant.term],
@@ -208,19 +218,6 @@ export function createPlainToolSearch(
         prefix: variant.prefix,
       })),
     };
-    const weightOf = new Map(variants.map((variant) => [variant.term, variant.weight]));
-    const scores = new Map<number, { score: number; weight: number }>();
-    // minisearch multiplies by the number of variants matched; the sum of their scores is wanted.
-    for (const result of index.search(query)) {
-      let weight = 0;
-      for (const term of result.queryTerms) weight = Math.max(weight, weightOf.get(term) ?? 0);
-      // A typo match counts as its discounted weight, like a related word.
-      if (result.queryTerms.length === 1 && !result.terms.includes(result.queryTerms[0] as string)) {
-        weight *= parameters.fuzzyWeight;
-      }
-      scores.set(result.id as number, { score: result.score / Math.max(1, result.queryTerms.length), weight });
-    }
-    return scores;
   }
 
   function variantsOf(word: string): [Variant, ...Variant[]] {
@@ -236,7 +233,8 @@ export function createPlainToolSearch(
     const seen = new Set([own]);
     for (const [related, weight] of relatedWords.of(word)) {
       const term = termOf(related);
-      if (seen.has(term)) continue;
+      // A related word no tool holds can match nothing; leaving it out saves a look-up per word.
+      if (seen.has(term) || !vocabulary.has(term)) continue;
       seen.add(term);
       variants.push({ term, weight, fuzzy: 0, prefix: false });
     }
