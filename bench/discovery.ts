@@ -93,11 +93,16 @@ console.log(
 );
 
 const tuning = await loadTuningSet();
-console.log(
-  `Our tuning requests: ${tuning.requests.length} requests over ${tuning.tools.length} tools (reference servers, corpus, distractors)\n${qualityHeader}`,
-);
-for (const system of systems)
-  console.log(qualityRow(system.label, measureQuality(tuning.tools, tuning.requests, system.create)));
+const paraphrases = new Set(tuning.paraphrases);
+const wordLevel = tuning.requests.filter((request) => !paraphrases.has(request));
+for (const [label, requests] of [
+  ["requests using some of the tool's words", wordLevel],
+  ['paraphrases, which avoid them', tuning.paraphrases],
+] as const) {
+  console.log(`Our tuning set, ${requests.length} ${label}, over ${tuning.tools.length} tools\n${qualityHeader}`);
+  for (const system of systems)
+    console.log(qualityRow(system.label, measureQuality(tuning.tools, requests, system.create)));
+}
 console.log('');
 
 // 2. What the schemas cost an agent's context.

@@ -9,7 +9,11 @@ import { loadRetrievalData, searchableTool } from './loadRetrievalData.ts';
  * reference servers, the corpus's git, sqlite, fetch and time servers, and the distractor servers other
  * than those (so no tool has an identical twin). The golden set never tunes anything.
  */
-export async function loadTuningSet(): Promise<{ tools: SearchableTool[]; requests: LabelledQuery[] }> {
+export async function loadTuningSet(): Promise<{
+  tools: SearchableTool[];
+  requests: LabelledQuery[];
+  paraphrases: LabelledQuery[];
+}> {
   const data = loadRetrievalData();
   const reference = await listReferenceServerTools();
   const referenceNames = new Set(reference.map((t) => t.server_name));
@@ -20,12 +24,13 @@ export async function loadTuningSet(): Promise<{ tools: SearchableTool[]; reques
     .map((t) => searchableTool(t.server, t.tool, t.description, t.inputSchema));
   const tools = [...reference, ...fromCorpus, ...distractors];
   const file = JSON.parse(readFileSync(new URL('../discoveryTuningRequests.json', import.meta.url), 'utf8')) as {
-    requests: Array<{ query: string; labels: Record<string, number> }>;
+    requests: Array<{ query: string; labels: Record<string, number>; paraphrase?: boolean }>;
   };
   const known = new Set(tools.map((t) => t.tool_path));
   const requests = file.requests.map((r): LabelledQuery => {
     for (const id of Object.keys(r.labels)) if (!known.has(id)) throw new Error(`tuning label ${id} names no tool`);
     return { query: r.query, labels: new Map(Object.entries(r.labels)) };
   });
-  return { tools, requests };
+  const paraphrases = requests.filter((_, i) => file.requests[i]?.paraphrase === true);
+  return { tools, requests, paraphrases };
 }

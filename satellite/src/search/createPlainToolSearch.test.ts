@@ -60,6 +60,13 @@ describe('createPlainToolSearch', () => {
     expect(paths(search, 'zzqxjv')).toEqual([]);
   });
 
+  it('ranks a pasted paragraph by its first 32 words', () => {
+    const letter = (i: number) => String.fromCharCode(97 + i);
+    const filler = Array.from({ length: 40 }, (_, i) => `zzq${letter(Math.floor(i / 26))}${letter(i % 26)}`).join(' ');
+    expect(paths(search, `rename files ${filler}`)[0]).toBe('files:move_file');
+    expect(paths(search, `${filler} rename files`)).toEqual([]);
+  });
+
   it('scores in [0, 1], lower is closer, in ranked order', () => {
     const results = search.search('create a new file', 10);
     expect(results.length).toBeGreaterThan(1);

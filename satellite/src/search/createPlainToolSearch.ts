@@ -44,6 +44,9 @@ export const defaultPlainRankingParameters: PlainRankingParameters = {
   partialCoverage: true,
 };
 
+/** The most distinct words of one query that are ranked; the rest are ignored. */
+const maxQueryWords = 32;
+
 /** English stop words from the `stopword` package (a common list of 108 function words). */
 const stopwords: ReadonlySet<string> = new Set((createRequire(import.meta.url)('stopword') as { eng: string[] }).eng);
 
@@ -154,12 +157,15 @@ export function createPlainToolSearch(
       toolOf = nextToolOf;
     },
     search(query, limit) {
-      const words = [...new Set(splitIntoWords(query))].filter(
-        (word) =>
-          !stopwords.has(word) ||
-          parameters.stopwords === 'keep' ||
-          (parameters.stopwords === 'dropUnlessVerb' && relatedWords.isVerb(word)),
-      );
+      const words = [...new Set(splitIntoWords(query))]
+        .filter(
+          (word) =>
+            !stopwords.has(word) ||
+            parameters.stopwords === 'keep' ||
+            (parameters.stopwords === 'dropUnlessVerb' && relatedWords.isVerb(word)),
+        )
+        // A pasted paragraph must not cost seconds: its first words carry the request.
+        .slice(0, maxQueryWords);
       if (words.length === 0 || toolOf.size === 0) return [];
       // Per document id: summed word scores and matched share; arrays, since common words touch
       // thousands of tools at 10,000 and maps were the cost.
