@@ -9,6 +9,7 @@ import type { RuntimeSettings } from '../src/runtime/createServerRuntime.ts';
 export const fixtureStdioServer = fileURLToPath(new URL('./fixtures/fixtureStdioServer.ts', import.meta.url));
 export const fixtureHttpServer = fileURLToPath(new URL('./fixtures/fixtureHttpServer.ts', import.meta.url));
 export const fixtureSseServer = fileURLToPath(new URL('./fixtures/fixtureSseServer.ts', import.meta.url));
+/** Speaks 2026-07-28 only (SDK v2, legacy refused): stdio by default, Streamable HTTP with PORT. */
 export const fixtureModernServer = fileURLToPath(new URL('./fixtures/fixtureModernServer.ts', import.meta.url));
 export const everythingServer = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
@@ -114,6 +115,11 @@ export function startHttpFixture(port: number): Promise<ChildProcess> {
   return startFixture(fixtureHttpServer, port);
 }
 
+/** Starts the 2026-07-28-only fixture over Streamable HTTP and resolves once it listens. */
+export function startModernHttpFixture(port: number): Promise<ChildProcess> {
+  return startFixture(fixtureModernServer, port);
+}
+
 /** Starts the SSE fixture and resolves once it listens. */
 export function startSseFixture(port: number): Promise<ChildProcess> {
   return startFixture(fixtureSseServer, port);
@@ -140,10 +146,20 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Waits for a condition the system reaches on its own (a process gone); fails after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs = 10000, what = 'condition'): Promise<void> {
+/**
+ * Waits for a condition the system reaches on its own (a process gone); fails after `timeoutMs`.
+ * `refresh` runs before each check, for conditions read from a server.
+ */
+export async function waitUntil(
+  condition: () => boolean,
+  timeoutMs = 10000,
+  what = 'condition',
+  refresh?: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  for (;;) {
+    await refresh?.();
+    if (condition()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

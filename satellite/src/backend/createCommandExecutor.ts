@@ -135,6 +135,8 @@ export function createCommandExecutor(options: {
           status: snapshot?.status ?? null,
           health: snapshot?.health ?? 'unknown',
           state: snapshot?.state ?? null,
+          status_reason: snapshot?.status_reason ?? null,
+          protocol_version: snapshot?.protocol_version ?? null,
         };
       }
     }

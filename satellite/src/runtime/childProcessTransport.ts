@@ -6,9 +6,18 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { createStdioFramer, type OversizedLine } from './createStdioFramer.ts';
+import { deliverInOrder } from './withOrderedDelivery.ts';
 
 /** JSON-RPC error code of the answer the transport gives in place of a message it refused for its size. */
 export const messageTooLargeCode = -32603;
+
+/**
+ * What became of a refused line: the request it answered failed with the limit (`answered`), it came
+ * from the server itself (`server_message`: a request of its own was answered with the error, a
+ * notification dropped), it was not JSON-RPC (`not_json_rpc`: dropped), or it was an answer that
+ * matched no request (`unmatched`), so a request may wait forever.
+ */
+export type OversizedOutcome = 'answered' | 'server_message' | 'unmatched' | 'not_json_rpc';
 
 /** Marks the error data of a refused message, so callers tell it from a server's own errors. */
 export type MessageTooLargeData = { reason: 'message_too_large'; bytes: number; max_bytes: number };
@@ -36,14 +45,14 @@ export class ChildProcessTransport implements Transport {
   readonly #child: ChildProcess;
   readonly #framer: ReturnType<typeof createStdioFramer>;
   readonly #maxMessageBytes: number;
-  readonly #onOversized: ((line: OversizedLine, matched: boolean) => void) | undefined;
+  readonly #onOversized: ((line: OversizedLine, outcome: OversizedOutcome) => void) | undefined;
   /** Ids of requests sent and not yet answered: the only candidates an oversized answer can belong to. */
   readonly #waiting = new Set<string | number>();
   #closed = false;
 
   constructor(
     child: ChildProcess,
-    options: { maxMessageBytes: number; onOversized?: (line: OversizedLine, matched: boolean) => void },
+    options: { maxMessageBytes: number; onOversized?: (line: OversizedLine, outcome: OversizedOutcome) => void },
   ) {
     this.#child = child;
     this.#maxMessageBytes = options.maxMessageBytes;
@@ -101,31 +110,52 @@ export class ChildProcessTransport implements Transport {
       return;
     }
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.#waiting.delete(message.id);
-    this.onmessage?.(message);
+    deliverInOrder(this.onmessage, message);
   }
 
   #refuse(line: OversizedLine): void {
+    const limit = `above the satellite's limit of ${formatBytes(this.#maxMessageBytes)} per message (MCP_MAX_MESSAGE_BYTES)`;
+    if (line.kind === 'other') {
+      // Not JSON-RPC (a server printing to stdout): nobody waits for it.
+      this.#onOversized?.(line, 'not_json_rpc');
+      return;
+    }
+    if (line.kind === 'server_message') {
+      // A request or notification from the server. A request is answered with the error, so the server
+      // is not left waiting; a notification is only dropped.
+      this.#onOversized?.(line, 'server_message');
+      if (line.id !== undefined) {
+        void this.send({
+          jsonrpc: '2.0',
+          id: line.id,
+          error: { code: messageTooLargeCode, message: `the request is ${formatBytes(line.bytes)}, ${limit}` },
+        }).catch(() => {});
+      }
+      return;
+    }
     const id =
-      line.hasMethod || line.id !== undefined
+      line.id !== undefined
         ? line.id
         : this.#waiting.size === 1
           ? (this.#waiting.values().next().value as string | number)
           : undefined;
-    const matched = !line.hasMethod && id !== undefined && this.#waiting.has(id);
-    this.#onOversized?.(line, matched);
-    if (!matched || id === undefined) return;
+    if (id === undefined || !this.#waiting.has(id)) {
+      this.#onOversized?.(line, 'unmatched');
+      return;
+    }
+    this.#onOversized?.(line, 'answered');
     this.#waiting.delete(id);
     const data: MessageTooLargeData = {
       reason: 'message_too_large',
       bytes: line.bytes,
       max_bytes: this.#maxMessageBytes,
     };
-    this.onmessage?.({
+    deliverInOrder(this.onmessage, {
       jsonrpc: '2.0',
       id,
       error: {
         code: messageTooLargeCode,
-        message: `the server's answer is ${formatBytes(line.bytes)}, above the satellite's limit of ${formatBytes(this.#maxMessageBytes)} per message (MCP_MAX_MESSAGE_BYTES)`,
+        message: `the server's answer is ${formatBytes(line.bytes)}, ${limit}`,
         data,
       },
     });

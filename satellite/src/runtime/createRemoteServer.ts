@@ -14,7 +14,9 @@ import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
 import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
 import { isConnectionRefused, SessionNotFoundError } from './isConnectionRefused.ts';
+import { isServerUnreachable } from './isServerUnreachable.ts';
 import type { ManagedServer } from './managedServer.ts';
+import { withOrderedDelivery } from './withOrderedDelivery.ts';
 
 export type RemoteServerOptions = {
   config: ServerConfiguration;
@@ -74,17 +76,19 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
 
   const makeTransport = (): Transport => {
     const url = new URL(config.url ?? '');
-    if (config.transport === 'sse') return new SSEClientTransport(url, { fetch: fetchForSse });
+    if (config.transport === 'sse') return withOrderedDelivery(new SSEClientTransport(url, { fetch: fetchForSse }));
     // The SDK's own stream reconnection is off: a lost server is this module's business.
-    return new StreamableHTTPClientTransport(url, {
-      fetch: fetchWithHeaders,
-      reconnectionOptions: {
-        maxReconnectionDelay: 1000,
-        initialReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 1,
-        maxRetries: 0,
-      },
-    });
+    return withOrderedDelivery(
+      new StreamableHTTPClientTransport(url, {
+        fetch: fetchWithHeaders,
+        reconnectionOptions: {
+          maxReconnectionDelay: 1000,
+          initialReconnectionDelay: 1000,
+          reconnectionDelayGrowFactor: 1,
+          maxRetries: 0,
+        },
+      }),
+    );
   };
 
   /** One connection attempt (handshake included); concurrent callers share it. */
@@ -98,7 +102,9 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
           await upstream.connect(transport, { timeoutMs: options.handshakeTimeoutMs, prior: options.generation.get() }),
         );
       } catch (error) {
-        options.generation.forget();
+        // A verdict the server did not accept is settled again by the next attempt; one it could not be
+        // asked about (the server is down) stands.
+        if (!isServerUnreachable(error)) options.generation.forget();
         await upstream.close().catch(() => {});
         throw error;
       }
@@ -170,7 +176,9 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         await becomeOnline(conn, 'recovery');
       } catch (error) {
         log.debug({ err: error }, 'reconnection attempt failed');
-        if (!connection) scheduleReconnect();
+        // Connected but the tools could not be listed: that connection is no good either.
+        if (connection) lose(error);
+        else scheduleReconnect();
       }
     }, delay);
     reconnectTimer.unref();
@@ -191,6 +199,13 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
     state.setStatus('online', 'recovery');
     void discoverTools(conn).catch((e) => log.warn({ err: e }, 'rediscovery failed'));
     return conn;
+  };
+
+  const unavailableReason = (): string | null => {
+    const status = state.status();
+    if (status === 'online') return null;
+    if (status === 'offline') return lastError || 'offline';
+    return closed ? 'stopped' : 'connecting';
   };
 
   const offline = () =>
@@ -214,12 +229,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         lose(error);
       }
     },
-    unavailableReason() {
-      const status = state.status();
-      if (status === 'online') return null;
-      if (status === 'offline') return lastError || 'offline';
-      return closed ? 'stopped' : 'connecting';
-    },
+    unavailableReason,
     async callTool(name, args, callOptions = {}) {
       const began = performance.now();
       let ok = false;
@@ -298,6 +308,8 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
         uptime_seconds: connectedAt === undefined ? null : (Date.now() - connectedAt) / 1000,
         usage: null,
         requests: stats.snapshot(),
+        protocol_version: connection?.upstream.protocolVersion() ?? null,
+        status_reason: unavailableReason(),
       };
     },
   };

@@ -1,62 +1,32 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import {
   freePort,
   groupMembers,
   httpServer,
   pidAlive,
-  silentLogger,
   sseServer,
   startHttpFixture,
   startSseFixture,
   stdioServer,
   stopChild,
-  testSettings,
   textOf,
   waitUntil,
 } from '../../test/helpers.ts';
-import { createRecordingEventSink, type RecordingEventSink } from '../events/createRecordingEventSink.ts';
-import { createServerRuntime, type RuntimeSettings, type ServerRuntime } from './createServerRuntime.ts';
 
-let runtime: ServerRuntime | undefined;
-let events: RecordingEventSink;
-const fixtures: ChildProcess[] = [];
-
+const harness = createRuntimeHarness();
+const { fixtures } = harness;
 afterEach(async () => {
-  await runtime?.stop();
-  runtime = undefined;
-  for (const child of fixtures.splice(0)) await stopChild(child);
-  expect(events.invalid).toEqual([]);
+  expect(await harness.cleanup()).toEqual([]);
 });
-
-function start(
-  servers: Parameters<typeof createServerRuntime>[0]['servers'],
-  settings: Partial<RuntimeSettings> = {},
-  now?: () => number,
-) {
-  events = createRecordingEventSink();
-  runtime = createServerRuntime({
-    servers,
-    events,
-    logger: silentLogger,
-    settings: { ...testSettings, ...settings },
-    ...(now ? { now } : {}),
-  });
-  return runtime;
-}
-
-function found(rt: ServerRuntime, path: string) {
-  const lookup = rt.lookup(path);
-  if (lookup.kind !== 'found') throw new Error(`${path}: ${lookup.kind}`);
-  return lookup.tool;
-}
 
 describe('stdio servers', () => {
   it('starts a server with only its configured environment and discovers its tools', async () => {
     process.env.SATELLITE_TEST_SECRET = 'must-not-leak';
-    const rt = start([stdioServer('fx')]);
+    const rt = harness.start([stdioServer('fx')]);
     await rt.start();
-    const started = await events.waitFor('mcp.server.started');
+    const started = await harness.events.waitFor('mcp.server.started');
     expect(started).toMatchObject({
       server_id: 'inst-fx',
       server_slug: 'fx',
@@ -64,98 +34,102 @@ describe('stdio servers', () => {
       transport: 'stdio',
     });
     expect(started.process_id).toBeGreaterThan(0);
-    const discovered = await events.waitFor('mcp.tools.discovered');
+    const discovered = await harness.events.waitFor('mcp.tools.discovered');
     expect(discovered.tools.map((t) => t.tool_name)).toEqual(
       expect.arrayContaining(['echo', 'crash', 'add_tool', 'whoami']),
     );
     expect(discovered.total_tokens).toBe(discovered.tools.reduce((s, t) => s + t.token_count, 0));
     expect(rt.snapshot()[0]).toMatchObject({ status: 'online', state: 'running', health: 'healthy' });
 
-    const who = JSON.parse(textOf(await rt.callTool(found(rt, 'fx:whoami'), {}))) as { env: Record<string, string> };
+    const who = JSON.parse(textOf(await rt.callTool(harness.found('fx:whoami'), {}))) as {
+      env: Record<string, string>;
+    };
     expect(Object.keys(who.env).sort()).toEqual(['FIXTURE_GIVEN', 'HOME', 'PATH']);
     expect(who.env.FIXTURE_GIVEN).toBe('from-config');
     delete process.env.SATELLITE_TEST_SECRET;
   });
 
   it('restarts a crashing server three times, then marks it permanently failed', async () => {
-    const rt = start([stdioServer('crashy')]);
+    const rt = harness.start([stdioServer('crashy')]);
     await rt.start();
-    const crash = () => rt.callTool(found(rt, 'crashy:crash'), { code: 7 });
+    const crash = () => rt.callTool(harness.found('crashy:crash'), { code: 7 });
     for (const attempt of [1, 2, 3]) {
       await expect(crash()).rejects.toThrow();
-      const crashed = await events.waitFor('mcp.server.crashed', (d) => d.crash_count === attempt);
+      const crashed = await harness.events.waitFor('mcp.server.crashed', (d) => d.crash_count === attempt);
       expect(crashed).toMatchObject({ exit_code: 7, signal: null, will_restart: true });
-      const restarted = await events.waitFor('mcp.server.restarted', (d) => d.attempt_number === attempt);
+      const restarted = await harness.events.waitFor('mcp.server.restarted', (d) => d.attempt_number === attempt);
       expect(restarted.restart_reason).toBe('crash');
       expect(restarted.new_process_id).not.toBe(restarted.old_process_id);
       await waitUntil(() => rt.lookup('crashy:crash').kind === 'found', 5000, 'online again');
     }
     await expect(crash()).rejects.toThrow();
-    const last = await events.waitFor('mcp.server.crashed', (d) => d.crash_count === 4);
+    const last = await harness.events.waitFor('mcp.server.crashed', (d) => d.crash_count === 4);
     expect(last.will_restart).toBe(false);
-    const failed = await events.waitFor('mcp.server.permanently_failed');
+    const failed = await harness.events.waitFor('mcp.server.permanently_failed');
     expect(failed.total_crashes).toBe(4);
     expect(failed.last_error).toContain('code 7');
     expect(rt.lookup('crashy:echo')).toMatchObject({ kind: 'unavailable', status: 'permanently_failed' });
-    expect(events.ofType('mcp.server.restarted')).toHaveLength(3);
+    expect(harness.events.ofType('mcp.server.restarted')).toHaveLength(3);
     // stderr reached the log events, batched.
-    const logs = await events.waitFor('mcp.server.logs', (d) => d.lines.some((l) => l.message.includes('crashing')));
+    const logs = await harness.events.waitFor('mcp.server.logs', (d) =>
+      d.lines.some((l) => l.message.includes('crashing')),
+    );
     expect(logs.lines.find((l) => l.message.includes('crashing'))?.log_level).toBe('error');
   });
 
   it('goes dormant when idle and ten concurrent calls share one respawn', async () => {
     let clock = Date.now();
-    const rt = start([stdioServer('sleepy')], { idleTimeoutMs: 60000 }, () => clock);
+    const rt = harness.start([stdioServer('sleepy')], { idleTimeoutMs: 60000 }, () => clock);
     await rt.start();
     const firstPid = rt.snapshot()[0]?.process_id as number;
     expect(rt.checkIdle()).toBe(0);
     clock += 60001;
     expect(rt.checkIdle()).toBe(1);
-    const dormant = await events.waitFor('mcp.server.dormant');
+    const dormant = await harness.events.waitFor('mcp.server.dormant');
     expect(dormant).toMatchObject({ process_id: firstPid, idle_duration_seconds: 60.001 });
     await waitUntil(() => !pidAlive(firstPid), 5000, 'dormant process gone');
     expect(rt.snapshot()[0]).toMatchObject({ state: 'dormant', status: 'online', process_id: null });
 
     clock += 5000;
-    const tool = found(rt, 'sleepy:echo');
+    const tool = harness.found('sleepy:echo');
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => rt.callTool(tool, { text: `call ${i}` })));
     expect(results.map(textOf)).toEqual(Array.from({ length: 10 }, (_, i) => `call ${i}`));
-    const respawned = events.ofType('mcp.server.respawned');
+    const respawned = harness.events.ofType('mcp.server.respawned');
     expect(respawned).toHaveLength(1);
     expect(respawned[0]?.dormant_duration_seconds).toBe(5);
-    expect(events.ofType('mcp.server.started')).toHaveLength(1);
+    expect(harness.events.ofType('mcp.server.started')).toHaveLength(1);
     expect(respawned[0]?.process_id).not.toBe(firstPid);
   });
 
   it('does not put a server to sleep while a call is in flight', async () => {
     let clock = Date.now();
-    const rt = start([stdioServer('busy')], { idleTimeoutMs: 1000 }, () => clock);
+    const rt = harness.start([stdioServer('busy')], { idleTimeoutMs: 1000 }, () => clock);
     await rt.start();
-    const call = rt.callTool(found(rt, 'busy:echo'), { text: 'x' });
+    const call = rt.callTool(harness.found('busy:echo'), { text: 'x' });
     clock += 5000;
     expect(rt.checkIdle()).toBe(0);
     await call;
   });
 
   it('shows tools a server adds after announcing the change', async () => {
-    const rt = start([stdioServer('grow')]);
+    const rt = harness.start([stdioServer('grow')]);
     await rt.start();
     expect(rt.lookup('grow:fresh_tool').kind).toBe('unknown');
-    await rt.callTool(found(rt, 'grow:add_tool'), { name: 'fresh_tool' });
-    const updated = await events.waitFor('mcp.tools.updated');
+    await rt.callTool(harness.found('grow:add_tool'), { name: 'fresh_tool' });
+    const updated = await harness.events.waitFor('mcp.tools.updated');
     expect(updated).toMatchObject({ added_tools: ['fresh_tool'], removed_tools: [], server_slug: 'grow' });
-    expect(textOf(await rt.callTool(found(rt, 'grow:fresh_tool'), {}))).toBe('fresh_tool ran');
+    expect(textOf(await rt.callTool(harness.found('grow:fresh_tool'), {}))).toBe('fresh_tool ran');
     expect(rt.onlineTools().some((t) => t.tool_path === 'grow:fresh_tool')).toBe(true);
   });
 
   it('refuses an internal name two tools share instead of guessing', async () => {
-    const rt = start([stdioServer('fx'), stdioServer('fx-add')]);
+    const rt = harness.start([stdioServer('fx'), stdioServer('fx-add')]);
     await rt.start();
     // fx:add-tool and fx-add:tool both become fx-add-tool.
-    await rt.callTool(found(rt, 'fx:add_tool'), { name: 'add-tool' });
-    await rt.callTool(found(rt, 'fx-add:add_tool'), { name: 'tool' });
-    await events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx');
-    await events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx-add');
+    await rt.callTool(harness.found('fx:add_tool'), { name: 'add-tool' });
+    await rt.callTool(harness.found('fx-add:add_tool'), { name: 'tool' });
+    await harness.events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx');
+    await harness.events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx-add');
     for (const path of ['fx:add-tool', 'fx-add:tool']) {
       expect(rt.lookup(path)).toEqual({ kind: 'ambiguous', tool_paths: ['fx:add-tool', 'fx-add:tool'] });
     }
@@ -163,13 +137,12 @@ describe('stdio servers', () => {
   });
 
   it('stops the whole process group, grandchildren included', async () => {
-    const rt = start([stdioServer('family')]);
+    const rt = harness.start([stdioServer('family')]);
     await rt.start();
     const pgid = rt.snapshot()[0]?.process_id as number;
-    const grandchild = Number(textOf(await rt.callTool(found(rt, 'family:spawn_grandchild'), {})));
+    const grandchild = Number(textOf(await rt.callTool(harness.found('family:spawn_grandchild'), {})));
     expect(groupMembers(pgid)).toEqual(expect.arrayContaining([pgid, grandchild]));
     await rt.stop();
-    runtime = undefined;
     await waitUntil(() => groupMembers(pgid).length === 0, 5000, 'process group gone');
   });
 });
@@ -178,51 +151,51 @@ describe('remote servers', () => {
   it('reconnects a Streamable HTTP server that goes away and comes back', async () => {
     const port = await freePort();
     fixtures.push(await startHttpFixture(port));
-    const rt = start([httpServer('remote', port)]);
+    const rt = harness.start([httpServer('remote', port)]);
     await rt.start();
-    expect(textOf(await rt.callTool(found(rt, 'remote:greet'), { name: 'ada' }))).toBe('hello ada');
-    const discovered = await events.waitFor('mcp.tools.discovered');
-    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual(['greet', 'server_pid']);
+    expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
+    const discovered = await harness.events.waitFor('mcp.tools.discovered');
+    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual(['ask_city', 'greet', 'probe_count', 'server_pid']);
 
     await stopChild(fixtures.pop() as ChildProcess);
-    const mark = events.events.length;
+    const mark = harness.events.events.length;
     await rt.checkHealth();
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
     expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
 
     fixtures.push(await startHttpFixture(port));
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
       after: mark,
     });
-    expect(textOf(await rt.callTool(found(rt, 'remote:greet'), { name: 'bob' }))).toBe('hello bob');
+    expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'bob' }))).toBe('hello bob');
   });
 
   it('recovers at once when a call reaches an offline server that answers again', async () => {
     const port = await freePort();
     fixtures.push(await startHttpFixture(port));
-    const rt = start([httpServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    const rt = harness.start([httpServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
     await rt.start();
-    const tool = found(rt, 'lazy:greet');
+    const tool = harness.found('lazy:greet');
     await stopChild(fixtures.pop() as ChildProcess);
     await rt.checkHealth();
     expect(rt.snapshot()[0]?.status).toBe('offline');
     await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
 
     fixtures.push(await startHttpFixture(port));
-    const mark = events.events.length;
+    const mark = harness.events.events.length;
     expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
-    expect(events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
+    expect(harness.events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
       status: 'online',
       previous_status: 'offline',
       reason: 'recovery',
     });
-    await events.waitFor('mcp.tools.discovered', () => true, { after: mark });
+    await harness.events.waitFor('mcp.tools.discovered', () => true, { after: mark });
   });
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
     const port = await freePort();
     fixtures.push(await startHttpFixture(port));
-    const rt = start([httpServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
+    const rt = harness.start([httpServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
     await rt.start();
     expect(rt.snapshot()[0]?.status).toBe('offline');
   });
@@ -232,9 +205,9 @@ describe('remote servers over SSE', () => {
   it('discovers the tools of an SSE server and calls them with the configured headers', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
-    const rt = start([sseServer('legacy', port)]);
+    const rt = harness.start([sseServer('legacy', port)]);
     await rt.start();
-    const discovered = await events.waitFor('mcp.tools.discovered');
+    const discovered = await harness.events.waitFor('mcp.tools.discovered');
     expect(discovered).toMatchObject({ server_slug: 'fixture-sse' });
     expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
       'drop_calls',
@@ -248,15 +221,15 @@ describe('remote servers over SSE', () => {
       state: 'connected',
       health: 'healthy',
     });
-    expect(found(rt, 'legacy:greet').transport).toBe('sse');
-    expect(textOf(await rt.callTool(found(rt, 'legacy:greet'), { name: 'ada' }))).toBe('hello ada');
-    expect(Number(textOf(await rt.callTool(found(rt, 'legacy:server_pid'), {})))).toBe(fixtures[0]?.pid);
+    expect(harness.found('legacy:greet').transport).toBe('sse');
+    expect(textOf(await rt.callTool(harness.found('legacy:greet'), { name: 'ada' }))).toBe('hello ada');
+    expect(Number(textOf(await rt.callTool(harness.found('legacy:server_pid'), {})))).toBe(fixtures[0]?.pid);
   });
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
-    const rt = start([sseServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
+    const rt = harness.start([sseServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
     await rt.start();
     expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'disconnected' });
     expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
@@ -265,23 +238,23 @@ describe('remote servers over SSE', () => {
   it('reconnects an SSE server that goes away and comes back', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
-    const rt = start([sseServer('remote', port)]);
+    const rt = harness.start([sseServer('remote', port)]);
     await rt.start();
-    const firstPid = Number(textOf(await rt.callTool(found(rt, 'remote:server_pid'), {})));
+    const firstPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
 
     // Marked before the kill: the end of the stream may report the loss before any health check.
-    const mark = events.events.length;
+    const mark = harness.events.events.length;
     await stopChild(fixtures.pop() as ChildProcess);
     await rt.checkHealth();
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
     expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
 
     fixtures.push(await startSseFixture(port));
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
       after: mark,
     });
-    expect(textOf(await rt.callTool(found(rt, 'remote:greet'), { name: 'bob' }))).toBe('hello bob');
-    const secondPid = Number(textOf(await rt.callTool(found(rt, 'remote:server_pid'), {})));
+    expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'bob' }))).toBe('hello bob');
+    const secondPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
     expect(secondPid).toBe(fixtures[0]?.pid);
     expect(secondPid).not.toBe(firstPid);
   });
@@ -290,48 +263,50 @@ describe('remote servers over SSE', () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
     // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
-    const rt = start([sseServer('watched', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    const rt = harness.start([sseServer('watched', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
     await rt.start();
-    const mark = events.events.length;
+    const mark = harness.events.events.length;
     await stopChild(fixtures.pop() as ChildProcess);
-    const offline = await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    const offline = await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', {
+      after: mark,
+    });
     expect(offline.previous_status).toBe('online');
   });
 
   it('recovers at once when a call reaches an offline SSE server that answers again', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
-    const rt = start([sseServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    const rt = harness.start([sseServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
     await rt.start();
-    const tool = found(rt, 'lazy:greet');
+    const tool = harness.found('lazy:greet');
     await stopChild(fixtures.pop() as ChildProcess);
     await rt.checkHealth();
     expect(rt.snapshot()[0]?.status).toBe('offline');
     await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
 
     fixtures.push(await startSseFixture(port));
-    const mark = events.events.length;
+    const mark = harness.events.events.length;
     expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
-    expect(events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
+    expect(harness.events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
       status: 'online',
       previous_status: 'offline',
       reason: 'recovery',
     });
-    await events.waitFor('mcp.tools.discovered', () => true, { after: mark });
+    await harness.events.waitFor('mcp.tools.discovered', () => true, { after: mark });
   });
 
   it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
-    const rt = start([sseServer('flaky', port)]);
+    const rt = harness.start([sseServer('flaky', port)]);
     await rt.start();
-    const mark = events.events.length;
-    await expect(rt.callTool(found(rt, 'flaky:drop_stream'), {})).rejects.toThrow(/closed/i);
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
-    await events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
+    const mark = harness.events.events.length;
+    await expect(rt.callTool(harness.found('flaky:drop_stream'), {})).rejects.toThrow(/closed/i);
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
+    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
       after: mark,
     });
     // The same process served both sessions: one run means the dropped call was not retried.
-    expect(textOf(await rt.callTool(found(rt, 'flaky:drop_calls'), {}))).toBe('1');
+    expect(textOf(await rt.callTool(harness.found('flaky:drop_calls'), {}))).toBe('1');
   });
 });

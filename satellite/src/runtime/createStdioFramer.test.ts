@@ -32,7 +32,7 @@ describe('createStdioFramer', () => {
     expect(lines).toEqual([exact]);
     const over = `{"result":{"t":"${'y'.repeat(200)}"},"jsonrpc":"2.0","id":42}`;
     feed(f, `${over}\n{"jsonrpc":"2.0","id":43,"result":{}}\n`, 5);
-    expect(refused).toEqual([{ bytes: Buffer.byteLength(over), id: 42, hasMethod: false }]);
+    expect(refused).toEqual([{ bytes: Buffer.byteLength(over), id: 42, kind: 'response' }]);
     expect(lines.at(-1)).toBe('{"jsonrpc":"2.0","id":43,"result":{}}');
   });
 
@@ -42,11 +42,15 @@ describe('createStdioFramer', () => {
     feed(f, `{"result":{"nested":{"id":99}},"pad":"${'z'.repeat(500)}","jsonrpc":"2.0","id":7}\n`, 50);
     feed(f, `{"result":{"pad":"${'z'.repeat(500)}","inner":{"id":5}}}\n`, 50);
     feed(f, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'z'.repeat(500)}"}}\n`, 50);
-    expect(refused.map((r) => [r.id, r.hasMethod])).toEqual([
-      ['abc', false],
-      [7, false],
-      [undefined, false],
-      [undefined, true],
+    feed(f, `{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"x":"${'z'.repeat(500)}"}}\n`, 50);
+    feed(f, `Debug: ${'z'.repeat(500)}\n`, 50);
+    expect(refused.map((r) => [r.id, r.kind])).toEqual([
+      ['abc', 'response'],
+      [7, 'response'],
+      [undefined, 'response'],
+      [undefined, 'server_message'],
+      [9, 'server_message'],
+      [undefined, 'other'],
     ]);
   });
 

@@ -6,8 +6,11 @@ export type OversizedLine = {
   bytes: number;
   /** The JSON-RPC id, when the line's ends show it (a response to one of our requests, usually). */
   id: string | number | undefined;
-  /** True when the line's start shows a request or notification from the server rather than a response. */
-  hasMethod: boolean;
+  /**
+   * What the line's start shows: a response (`result`, `error` or `id` before any `method`), a request
+   * or notification from the server (`method`), or something that is not JSON-RPC at all.
+   */
+  kind: 'response' | 'server_message' | 'other';
 };
 
 /** Bytes kept of each end of an oversized line: enough for `{"jsonrpc":"2.0","id":...` or `...,"id":12}`. */
@@ -106,6 +109,7 @@ const idAtStart = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s
 /** `,"id":7}` at the very end: after it only the closing brace of the message itself. */
 const idAtEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`);
 const methodAtStart = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*[^,]+,\s*)?"method"\s*:/;
+const jsonRpcAtStart = /^\s*\{\s*"(?:jsonrpc|id|result|error)"\s*:/;
 
 /**
  * The id of a JSON-RPC message from its two ends only. SDKs write the id either first (after
@@ -124,5 +128,6 @@ function describe(head: Buffer, tail: Buffer, bytes: number): OversizedLine {
       id = undefined;
     }
   }
-  return { bytes, id, hasMethod: methodAtStart.test(start) };
+  const kind = methodAtStart.test(start) ? 'server_message' : jsonRpcAtStart.test(start) ? 'response' : 'other';
+  return { bytes, id, kind };
 }

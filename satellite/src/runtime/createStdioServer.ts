@@ -7,13 +7,14 @@ import type { ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
-import { ChildProcessTransport, formatBytes } from './childProcessTransport.ts';
+import { ChildProcessTransport, formatBytes, type OversizedOutcome } from './childProcessTransport.ts';
 import type { InstallationGeneration } from './createGenerationCache.ts';
 import type { ProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
 import { createStderrBatcher } from './createStderrBatcher.ts';
 import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
+import { isServerUnreachable } from './isServerUnreachable.ts';
 import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
 import { readProcessUsage } from './readProcessUsage.ts';
 
@@ -227,7 +228,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     });
     const transport = new ChildProcessTransport(child, {
       maxMessageBytes: options.maxMessageBytes,
-      onOversized: (refused, matched) => onOversized(target, refused.bytes, matched),
+      onOversized: (refused, outcome) => onOversized(target, refused.bytes, outcome),
     });
     try {
       const verdict = await target.upstream.connect(transport, {
@@ -236,8 +237,8 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       });
       options.generation.set(verdict);
     } catch (error) {
-      // A verdict that did not work (or led nowhere) is settled again by the next attempt.
-      options.generation.forget();
+      // A verdict the server did not accept is settled again by the next attempt.
+      if (!isServerUnreachable(error)) options.generation.forget();
       if (pid && !target.exit) {
         // Exited while connecting: wait briefly for its code rather than report "connection closed".
         await Promise.race([target.exited, delay(200)]);
@@ -267,12 +268,13 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
 
   /**
    * A message longer than the limit was dropped. Matched to its request, that call has already failed
-   * and the process keeps serving; unmatched, some request will never be answered, so the process is
-   * restarted (as after a crash) rather than leave calls waiting for their timeout.
+   * and the process keeps serving (so it does after an oversized message of its own); unmatched, some
+   * request will never be answered, so the process is restarted (as after a crash) rather than leave
+   * calls waiting for their timeout.
    */
-  const onOversized = (target: Live, bytes: number, matched: boolean) => {
-    log.warn({ bytes, max: options.maxMessageBytes, matched }, 'stdio server sent a message above the size limit');
-    if (matched || live !== target) return;
+  const onOversized = (target: Live, bytes: number, outcome: OversizedOutcome) => {
+    log.warn({ bytes, max: options.maxMessageBytes, outcome }, 'stdio server sent a message above the size limit');
+    if (outcome !== 'unmatched' || live !== target) return;
     target.killedBecause = `sent a message of ${formatBytes(bytes)}, above the limit of ${formatBytes(options.maxMessageBytes)} (MCP_MAX_MESSAGE_BYTES), that could not be matched to a request`;
     killGroup(target.pid, 'SIGKILL');
   };
@@ -601,6 +603,8 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         uptime_seconds: live ? (now() - live.startedAt) / 1000 : null,
         usage: usage ?? null,
         requests: stats.snapshot(),
+        protocol_version: live?.upstream.protocolVersion() ?? null,
+        status_reason: unavailableReason(),
       };
     },
   };

@@ -261,15 +261,19 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
     client,
     /**
      * Connects and settles the generation: with `prior` as a previous connection found it (no probe), or
-     * by probing `server/discover` and falling back to `initialize`. Returns the verdict to keep.
+     * by probing `server/discover` and falling back to `initialize`. Returns the verdict to keep. A failure
+     * says nothing about the generation when the server could not be reached (`isServerUnreachable`).
      */
     async connect(transport: Transport, connectOptions: { timeoutMs: number; prior?: GenerationVerdict | undefined }) {
-      await outsideCall(() =>
-        client.connect(transport, {
+      await outsideCall(async () => {
+        await client.connect(transport, {
           timeout: connectOptions.timeoutMs,
           ...(connectOptions.prior ? { prior: connectOptions.prior } : {}),
-        }),
-      );
+        });
+        // Adopting a 2026 verdict sends nothing: one server/discover proves the server is there and
+        // still speaks 2026-07-28 (and refreshes what it offers) before the connection counts as made.
+        if (connectOptions.prior?.kind === 'modern') await client.discover({ timeout: connectOptions.timeoutMs });
+      });
       const discover = client.getDiscoverResult();
       const verdict: GenerationVerdict = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
       return verdict;

@@ -19,6 +19,10 @@ export type ServerSnapshot = {
   uptime_seconds: number | null;
   usage: ProcessUsage | null;
   requests: ResponseStatsSnapshot;
+  /** The revision the current connection speaks (2026-07-28, or the 2025 revision negotiated); null unconnected. */
+  protocol_version: string | null;
+  /** Why the server is not online (see `unavailableReason`), null when it is. */
+  status_reason: string | null;
 };
 
 export type ToolCallOptions = {
