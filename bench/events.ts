@@ -26,13 +26,16 @@ const satellites = Number(process.env.SATELLITES ?? 20);
 const batchSize = 100;
 const logger = createLogger({ name: 'bench', level: 'silent' });
 
+/** Installation ids are UUIDs the backend issued; the gateway refuses events naming anything else. */
+const installationId = randomUUID();
+
 function event() {
   return {
     id: randomUUID(),
     type: 'mcp.tool.executed' as const,
     timestamp: new Date().toISOString(),
     data: {
-      installation_id: 'inst-1',
+      installation_id: installationId,
       team_id: 'team-1',
       server_slug: 'github',
       tool_name: 'search_issues',

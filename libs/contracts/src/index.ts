@@ -10,3 +10,4 @@ export * from './reply.ts';
 export * from './satellite/index.ts';
 export * from './settings/index.ts';
 export * from './subject.ts';
+export * from './text.ts';

@@ -158,3 +158,93 @@ describe('credentials', () => {
     expect(all.map((t: { slug: string }) => t.slug)).toEqual(expect.arrayContaining(['team-a', 'team-b']));
   });
 });
+
+/**
+ * Malformed input on every route an administrator may call: a NUL character anywhere (path, query,
+ * body) is a 400 naming where it is, and a malformed id in the path is a 400 naming the parameter (or
+ * a 404 where the parameter is a name, not an id), never a 500.
+ */
+describe('malformed input', () => {
+  const adminRows = accessMatrix.filter((row) => row.expect.global_admin < 400 || row.expect.global_admin === 404);
+  const withParams = adminRows.filter((row) => row.route.includes('/:') && !row.freshSession);
+
+  /** The row's URL with the path segment of parameter `name` replaced by `value`. */
+  function urlWith(row: (typeof accessMatrix)[number], name: string, value: string): string {
+    const [path, query] = row.url(ctx).split('?') as [string, string | undefined];
+    const segments = path.split('/');
+    const index = row.route.split('/').indexOf(`:${name}`);
+    segments[index] = value;
+    return `${segments.join('/')}${query === undefined ? '' : `?${query}`}`;
+  }
+
+  async function asAdminRaw(method: string, url: string, payload?: unknown) {
+    const app = stack.gateways[0]?.app;
+    const admin = sessions.get('global_admin');
+    if (!app || !admin) throw new Error('missing fixture');
+    return app.inject({
+      method: method as 'GET',
+      url,
+      headers: bearer(admin),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+  }
+
+  const paramCases = withParams.flatMap((row) =>
+    [...row.route.matchAll(/:(\w+)/g)].map((match) => ({ row, name: match[1] as string })),
+  );
+
+  it.each(paramCases)('$row.method $row.route refuses a NUL in :$name, naming it', async ({ row, name }) => {
+    const response = await asAdminRaw(row.method, urlWith(row, name, 'a%00b'), row.body?.(ctx));
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error.details).toEqual([
+      { path: `params.${name}`, message: 'must not contain NUL characters (U+0000)' },
+    ]);
+  });
+
+  it.each(paramCases)('$row.method $row.route answers a malformed :$name without a 500', async ({ row, name }) => {
+    const response = await asAdminRaw(row.method, urlWith(row, name, 'not-an-id'), row.body?.(ctx));
+    expect([400, 404], response.body).toContain(response.statusCode);
+    if (response.statusCode === 400) {
+      expect(JSON.stringify(response.json().error.details)).toContain(`params.${name}`);
+    }
+  });
+
+  it.each(adminRows.filter((row) => !row.freshSession))(
+    '$method $route refuses a NUL in the query string',
+    async (row) => {
+      const url = row.url(ctx);
+      const response = await asAdminRaw(row.method, `${url}${url.includes('?') ? '&' : '?'}q=x%00`, row.body?.(ctx));
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().error.details).toEqual([
+        { path: 'query.q', message: 'must not contain NUL characters (U+0000)' },
+      ]);
+    },
+  );
+
+  /** The body with a NUL appended to its first string, and that string's path. */
+  function withNul(body: unknown, path: string[] = []): { body: unknown; path: string[] } | null {
+    if (typeof body === 'string') return { body: `${body}\u0000`, path };
+    if (typeof body !== 'object' || body === null) return null;
+    for (const [key, value] of Object.entries(body)) {
+      const found = withNul(value, [...path, key]);
+      if (found)
+        return {
+          body: Array.isArray(body) ? Object.assign([...body], { [key]: found.body }) : { ...body, [key]: found.body },
+          path: found.path,
+        };
+    }
+    return null;
+  }
+  const bodyCases = adminRows
+    .filter((row) => !row.freshSession && row.body && withNul(row.body(ctx)) !== null)
+    .filter((row) => row.errorShape !== 'oauth');
+
+  it.each(bodyCases)('$method $route refuses a NUL in its body, naming the field', async (row) => {
+    const changed = withNul(row.body?.(ctx)) as { body: unknown; path: string[] };
+    const response = await asAdminRaw(row.method, row.url(ctx), changed.body);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error.details).toEqual([
+      { path: ['body', ...changed.path].join('.'), message: 'must not contain NUL characters (U+0000)' },
+    ]);
+  });
+});

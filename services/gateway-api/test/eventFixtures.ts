@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
+/** The installation the fixture events name: installation ids are UUIDs the backend issued. */
+export const fixtureInstallationId = '5f0c2c8e-4d0b-4c57-9a57-2b1f3f0e7a01';
+
 /** Valid satellite events, a fresh client id each, for tests and the events benchmark. */
 export function crashedEvent(teamId = 'team-1', overrides: Record<string, unknown> = {}) {
   return {
@@ -7,7 +10,7 @@ export function crashedEvent(teamId = 'team-1', overrides: Record<string, unknow
     type: 'mcp.server.crashed',
     timestamp: new Date().toISOString(),
     data: {
-      server_id: 'inst-1',
+      server_id: fixtureInstallationId,
       server_slug: 'github',
       team_id: teamId,
       process_id: 4242,
@@ -27,7 +30,7 @@ export function toolExecutedEvent(teamId = 'team-1') {
     type: 'mcp.tool.executed',
     timestamp: new Date().toISOString(),
     data: {
-      installation_id: 'inst-1',
+      installation_id: fixtureInstallationId,
       team_id: teamId,
       server_slug: 'github',
       tool_name: 'search_issues',

@@ -20,6 +20,14 @@ let bus: Bus;
 let redis: Redis;
 const gateways: FastifyInstance[] = [];
 
+/** Satellite ids are UUIDs (the path refuses anything else). */
+const satellites = {
+  one: '11111111-1111-4111-8111-111111111111',
+  two: '22222222-2222-4222-8222-222222222222',
+  busy: '33333333-3333-4333-8333-333333333333',
+  quiet: '44444444-4444-4444-8444-444444444444',
+};
+
 /**
  * Stands in for the registry's API-key resolver, which has not landed (issue 7): a bearer token names
  * the satellite, and a satellite reaches only its own id, as the real resolver will enforce.
@@ -90,8 +98,8 @@ describe('POST /api/satellites/:id/events', () => {
     const app = await gateway({
       resolveAccess: createAccessResolver({ authenticate: async () => null, satellite: refuseSatelliteKeys }),
     });
-    for (const key of [null, 'test-key-sat-1', 'garbage']) {
-      const response = await post(app, 'sat-1', { events: [configRefreshedEvent()] }, key);
+    for (const key of [null, `test-key-${satellites.one}`, 'garbage']) {
+      const response = await post(app, satellites.one, { events: [configRefreshedEvent()] }, key);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
     }
@@ -100,7 +108,7 @@ describe('POST /api/satellites/:id/events', () => {
   it('answers per event with 200, and 400 only for a body that is not a batch', async () => {
     const app = await gateway({ resolveAccess: testSatelliteAccess });
     const good = crashedEvent();
-    const response = await post(app, 'sat-1', { events: [good, { ...good, id: 'not-a-uuid' }] });
+    const response = await post(app, satellites.one, { events: [good, { ...good, id: 'not-a-uuid' }] });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       success: true,
@@ -119,7 +127,7 @@ describe('POST /api/satellites/:id/events', () => {
       },
     });
     for (const body of [{ events: [] }, { events: Array(101).fill(good) }, { nothing: true }]) {
-      const refused = await post(app, 'sat-1', body);
+      const refused = await post(app, satellites.one, body);
       expect(refused.statusCode).toBe(400);
       expect(refused.json()).toMatchObject({ success: false, error: { code: 'validation_failed' } });
     }
@@ -127,8 +135,10 @@ describe('POST /api/satellites/:id/events', () => {
 
   it("refuses a key used on another satellite's path with 403 and a bad key with 401", async () => {
     const app = await gateway({ resolveAccess: testSatelliteAccess });
-    expect((await post(app, 'sat-2', { events: [configRefreshedEvent()] }, 'test-key-sat-1')).statusCode).toBe(403);
-    expect((await post(app, 'sat-1', { events: [configRefreshedEvent()] }, 'wrong')).statusCode).toBe(401);
+    expect(
+      (await post(app, satellites.two, { events: [configRefreshedEvent()] }, `test-key-${satellites.one}`)).statusCode,
+    ).toBe(403);
+    expect((await post(app, satellites.one, { events: [configRefreshedEvent()] }, 'wrong')).statusCode).toBe(401);
   });
 
   it('limits batches per satellite across gateway replicas with 429 and Retry-After', async () => {
@@ -138,16 +148,16 @@ describe('POST /api/satellites/:id/events', () => {
     ];
     const statuses = [];
     for (const app of [a, b, a, b])
-      statuses.push((await post(app, 'sat-busy', { events: [configRefreshedEvent()] })).statusCode);
+      statuses.push((await post(app, satellites.busy, { events: [configRefreshedEvent()] })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    const limited = await post(a, 'sat-busy', { events: [configRefreshedEvent()] });
+    const limited = await post(a, satellites.busy, { events: [configRefreshedEvent()] });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json()).toMatchObject({
       error: { code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } },
     });
     // Another satellite has its own budget.
-    expect((await post(b, 'sat-quiet', { events: [configRefreshedEvent()] })).statusCode).toBe(200);
+    expect((await post(b, satellites.quiet, { events: [configRefreshedEvent()] })).statusCode).toBe(200);
   });
 
   it('answers 503 when JetStream cannot store the events, so the satellite keeps them', async () => {
@@ -160,7 +170,7 @@ describe('POST /api/satellites/:id/events', () => {
     });
     try {
       const app = await gateway({ resolveAccess: testSatelliteAccess, busOverride: noStream });
-      const response = await post(app, 'sat-1', { events: [configRefreshedEvent()] });
+      const response = await post(app, satellites.one, { events: [configRefreshedEvent()] });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'unavailable' } });
     } finally {

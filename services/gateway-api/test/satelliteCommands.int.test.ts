@@ -232,6 +232,18 @@ describe('team isolation of commands', () => {
 });
 
 describe('command results', () => {
+  it('refuses a command id that is not one, naming the field', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'results-bad-id');
+    for (const commandId of ['not-a-uuid', 'inst-1; DROP TABLE commands', '']) {
+      const response = await report(sat, commandId, 'acknowledged');
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({
+        success: false,
+        error: { code: 'validation_failed', details: [expect.objectContaining({ path: 'body.command_id' })] },
+      });
+    }
+  });
+
   it('are idempotent by command id: a repeat or a late earlier status changes nothing', async () => {
     const sat = await registerSatellite(stack, { scope: 'global' }, 'results');
     await activate(stack, sat);

@@ -61,4 +61,32 @@ describe('POST /api/satellites/:id/events with registered satellites', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toMatchObject({ success: false, error: { code: 'unauthenticated' } });
   });
+
+  it('removes NUL characters from events instead of losing them, and refuses an installation id the backend never issued', async () => {
+    const withNul = crashedEvent('team-ev', { server_slug: 'git\u0000hub' });
+    const foreignId = crashedEvent('team-ev', { server_id: 'inst-1' });
+    const response = await send(teamSatellite.id, { events: [withNul, foreignId] }, teamSatellite.apiKey);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.results).toEqual([
+      { index: 0, id: withNul.id, status: 'accepted', duplicate: false },
+      {
+        index: 1,
+        id: foreignId.id,
+        status: 'rejected',
+        error: {
+          code: 'validation_failed',
+          message: 'The event names an unknown kind of id',
+          details: [{ path: 'data.server_id', message: 'must be an id issued by the backend (UUID)' }],
+        },
+      },
+    ]);
+    const jsm = await jetstreamManager(stack.adminBus.connection);
+    const stream = stack.adminBus.prefix
+      ? `${stack.adminBus.prefix}_${satelliteEventsStream.name}`
+      : satelliteEventsStream.name;
+    const stored = await jsm.streams.getMessage(stream, {
+      last_by_subj: stack.adminBus.subject(`evt.satellite.${teamSatellite.id}.mcp.server.crashed`),
+    });
+    expect(stored?.json()).toMatchObject({ id: withNul.id, data: { server_slug: 'github' } });
+  });
 });

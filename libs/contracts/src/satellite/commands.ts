@@ -79,7 +79,7 @@ export const commandPollReply = z.object({
 export const commandResultStatus = z.enum(['acknowledged', 'executing', 'completed', 'failed']);
 /** POST /api/satellites/:id/command-results (DESIGN.md). Idempotent by command id and status. */
 export const commandResult = z.object({
-  command_id: z.string().min(1),
+  command_id: z.uuid('must be a command id (UUID)'),
   status: commandResultStatus,
   result: z.record(z.string(), z.unknown()).optional(),
   error_message: z.string().max(4000).optional(),

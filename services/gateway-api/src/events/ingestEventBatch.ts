@@ -20,6 +20,22 @@ export type IngestOptions = {
   publishTimeoutMs?: number;
 };
 
+/**
+ * Installation ids in event data (`server_id` is one too): the backend issues them, as UUIDs. The event
+ * schemas accept any id (a standalone satellite names its servers itself), but an event sent here
+ * naming anything else could never be applied: it is refused now, naming the field, instead of
+ * failing in a consumer.
+ */
+const backendIdFields = ['installation_id', 'server_id'] as const;
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function idProblems(event: SatelliteEvent): Array<{ path: string; message: string }> {
+  const data = event.data as Record<string, unknown>;
+  return backendIdFields
+    .filter((field) => typeof data[field] === 'string' && !uuidShape.test(data[field] as string))
+    .map((field) => ({ path: `data.${field}`, message: 'must be an id issued by the backend (UUID)' }));
+}
+
 function teamOf(event: SatelliteEvent): string | null {
   const data = event.data as { team_id?: string | null };
   return data.team_id ?? null;
@@ -82,6 +98,16 @@ export async function ingestEventBatch(
       return;
     }
     const event = parsed.event;
+    const problems = idProblems(event);
+    if (problems.length > 0) {
+      results[index] = {
+        index,
+        id,
+        status: 'rejected',
+        error: { code: 'validation_failed', message: 'The event names an unknown kind of id', details: problems },
+      };
+      return;
+    }
     const team = teamOf(event);
     if (satellite.satelliteType === 'team' && team !== null && team !== satellite.teamId) {
       results[index] = {

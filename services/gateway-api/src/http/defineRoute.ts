@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { anonymousIdentity, type CallerIdentity, type GlobalPermission, type TeamPermission } from '@orbital/contracts';
+import {
+  anonymousIdentity,
+  type CallerIdentity,
+  findNulCharacter,
+  type GlobalPermission,
+  type TeamPermission,
+  withoutNulCharacters,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { z } from 'zod';
@@ -69,6 +76,12 @@ export type RouteDefinition<
    */
   responseShape?: 'envelope' | 'bare';
   successStatus?: number;
+  /**
+   * What a NUL character in the body, query or path does: `refuse` (the default) answers 400 naming
+   * where it is; `strip` removes every one from the body first (satellite events, whose log lines may
+   * hold anything a process wrote).
+   */
+  nulCharacters?: 'refuse' | 'strip';
   handler(input: RouteInput<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R>>;
 };
 
@@ -90,6 +103,18 @@ function parseInput<S extends Schema | undefined>(schema: S, value: unknown, whe
       path: [where, ...issue.path.map(String)].join('.'),
       message: issue.message,
     })),
+  });
+}
+
+/**
+ * No input may carry a NUL character (PostgreSQL cannot store one): refused here, for every route, before
+ * any schema or service sees it, with the place it was found.
+ */
+function refuseNulCharacters(request: FastifyRequest): void {
+  const path = findNulCharacter({ params: request.params, query: request.query, body: request.body });
+  if (!path) return;
+  throw new AppError('validation_failed', 'The request contains a NUL character', {
+    details: [{ path: path.join('.'), message: 'must not contain NUL characters (U+0000)' }],
   });
 }
 
@@ -121,6 +146,8 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
     },
     handler: async (request, reply) => {
       const identity = await resolveAccess(request, def.access);
+      if (def.nulCharacters === 'strip') request.body = withoutNulCharacters(request.body);
+      refuseNulCharacters(request);
       const data = await def.handler({
         body: parseInput(def.body, request.body, 'body'),
         query: parseInput(def.querystring, request.query, 'query'),

@@ -1,10 +1,10 @@
 import type { Bus } from '@orbital/bus';
-import { eventBatchReply, eventBatchRequest, subjectToken } from '@orbital/contracts';
+import { eventBatchReply, eventBatchRequest } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
-import { z } from 'zod';
 import type { EventRateLimiter } from '../events/createEventRateLimiter.ts';
 import { ingestEventBatch } from '../events/ingestEventBatch.ts';
 import { defineRoute } from '../http/defineRoute.ts';
+import { satelliteParams } from './satelliteRoutes.ts';
 
 /**
  * Satellite event batches. The status codes are what the satellite acts on (spec.md "Errors" 1): 200
@@ -20,8 +20,10 @@ export function eventRoutes(bus: Bus, options: { rateLimiter?: EventRateLimiter;
       summary: 'A satellite reports a batch of 1 to 100 events; each is accepted or rejected on its own',
       tags: ['satellites'],
       access: { kind: 'satellite', satelliteParam: 'id' },
-      params: z.object({ id: subjectToken }),
+      params: satelliteParams,
       body: eventBatchRequest,
+      // A NUL a process wrote to its stderr must not cost the satellite the event (docs/events.md).
+      nulCharacters: 'strip',
       response: eventBatchReply,
       handler: async ({ identity, params, body, requestId, reply }) => {
         // The access resolver already limits a satellite to its own id; checked again because events

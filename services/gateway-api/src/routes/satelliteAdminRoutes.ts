@@ -11,12 +11,12 @@ import {
 } from '@orbital/contracts';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { teamParams } from './identitySchemas.ts';
+import { satelliteParams } from './satelliteRoutes.ts';
 
 const tags = ['satellites'];
-const satelliteParams = z.object({ id: z.uuid() }).strict();
-const teamParams = z.object({ teamId: z.string().min(1).max(200) }).strict();
-const globalTokenParams = z.object({ tokenId: z.uuid() }).strict();
-const teamTokenParams = teamParams.extend({ tokenId: z.uuid() }).strict();
+const globalTokenParams = z.object({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
+const teamTokenParams = teamParams.extend({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
 const global = { scope: 'global' } as const;
 const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global' } as const;
 

@@ -12,7 +12,8 @@ import {
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 
-const satelliteParams = z.object({ id: z.uuid() }).strict();
+/** `:id` of every satellite route. */
+export const satelliteParams = z.object({ id: z.uuid({ error: 'must be a satellite id (UUID)' }) }).strict();
 const own = { kind: 'satellite', satelliteParam: 'id' } as const;
 const tags = ['satellites'];
 

@@ -9,11 +9,9 @@ import {
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
-import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { satelliteParams } from './satelliteRoutes.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
-
-const satelliteParams = z.object({ id: z.uuid() }).strict();
 
 /**
  * The SSE twin of GET /api/satellites/:id/metrics: same query and access (the snapshot is that route's
