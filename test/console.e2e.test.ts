@@ -188,6 +188,28 @@ describe('the web console, day one, in a real browser', () => {
     await page.getByTestId('request-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
   });
 
+  step('a settings change made in the console reaches the satellite at once', async () => {
+    const docs = async () => (await fetch(`${state.satelliteUrl}/documentation`)).status;
+    expect(await docs()).toBe(200);
+    await nav(page, 'Settings').click();
+    const toggle = page.getByLabel('Enable API documentation');
+    await toggle.uncheck();
+    await page.getByText('Saved').first().waitFor();
+    // The satellite's own schedule would fetch its configuration in 5 minutes; the held command poll
+    // tells it now.
+    await eventually(
+      'the satellite to turn its documentation off',
+      async () => ((await docs()) === 404 ? true : undefined),
+      30_000,
+    );
+    await toggle.check();
+    await eventually(
+      'the satellite to turn it back on',
+      async () => ((await docs()) === 200 ? true : undefined),
+      30_000,
+    );
+  });
+
   step('every reference server of the catalogue installs in one call and goes online', async () => {
     for (const slug of ['server-memory', 'server-filesystem', 'server-sequential-thinking']) {
       const installation = await call<Envelope<{ id: string }>>(

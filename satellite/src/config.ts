@@ -95,6 +95,9 @@ export const satelliteEnv = logEnv.extend({
   HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
   // The safety net behind `configure` commands: the configuration is fetched this often anyway.
   CONFIG_SYNC_INTERVAL_MS: positiveInt.default(5 * 60 * 1000),
+  // How long each command poll may be held by the gateway (long polling; 0 turns it off). Keep it below
+  // the idle timeout of any proxy between the satellite and the backend.
+  COMMAND_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(25_000),
   // Spec "Batching and queue rules".
   EVENT_BATCH_INTERVAL_MS: positiveInt.default(3000),
   EVENT_MAX_BATCH_SIZE: positiveInt.max(100).default(100),

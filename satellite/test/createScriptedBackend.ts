@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 export type RecordedRequest = {
   method: string;
+  /** Without the query string. */
   path: string;
+  query: URLSearchParams;
   authorization: string | undefined;
   body: unknown;
 };
@@ -38,7 +40,8 @@ export async function startScriptedBackend(): Promise<ScriptedBackend> {
       const text = Buffer.concat(chunks).toString('utf8');
       const recorded: RecordedRequest = {
         method: req.method ?? 'GET',
-        path: req.url ?? '/',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        query: new URLSearchParams((req.url ?? '').split('?')[1] ?? ''),
         authorization: req.headers.authorization,
         body: text ? JSON.parse(text) : undefined,
       };

@@ -66,7 +66,7 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
   const label = setting.definition?.name ?? setting.key;
   const changed = setting.is_encrypted ? value !== '' : value !== initial;
 
-  async function save(next: string) {
+  async function save(next: string): Promise<boolean> {
     setPending(true);
     setError(undefined);
     setSaved(false);
@@ -75,8 +75,10 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
       onSaved(updated);
       setSaved(true);
       if (setting.is_encrypted) setValue('');
+      return true;
     } catch (caught) {
       setError(caught instanceof ApiError ? caught : new ApiError(0, 'internal', String(caught), {}));
+      return false;
     } finally {
       setPending(false);
     }
@@ -98,7 +100,8 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
   const fieldError = error?.fields.value;
 
   if (type === 'boolean' && !setting.is_encrypted) {
-    const on = ['true', '1', 'yes', 'on', 'enabled'].includes((setting.value ?? '').trim().toLowerCase());
+    // Shown as clicked at once; a refused save puts it back (the stored value is the truth).
+    const on = ['true', '1', 'yes', 'on', 'enabled'].includes(value.trim().toLowerCase());
     return (
       <form className="setting" onSubmit={(e) => e.preventDefault()}>
         <Field
@@ -107,7 +110,13 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
           hint={hint}
           checked={on}
           disabled={pending}
-          onChange={(e) => void save(e.target.checked ? 'true' : 'false')}
+          onChange={(e) => {
+            const next = e.target.checked ? 'true' : 'false';
+            setValue(next);
+            void save(next).then((ok) => {
+              if (!ok) setValue(initial);
+            });
+          }}
           error={fieldError}
         />
         {fieldError ? null : <ErrorMessage error={error} />}

@@ -1,5 +1,5 @@
 import { type HeartbeatBody, heartbeatBody } from '@orbital/contracts';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
 import { errorReply, type ScriptedBackend, startScriptedBackend } from '../../test/createScriptedBackend.ts';
 import { silentLogger, stdioServer, testSettings } from '../../test/helpers.ts';
@@ -42,7 +42,13 @@ async function build() {
     intervalMs: 300000,
   });
   const executor = createCommandExecutor({ api: parts.api, runtime, configSync, events, logger: silentLogger });
-  const poller = createCommandPoller({ api: parts.api, executor, scheduler, logger: silentLogger });
+  const poller = createCommandPoller({
+    api: parts.api,
+    executor,
+    scheduler,
+    logger: silentLogger,
+    onSettingsChanged: () => configSync.sync('settings'),
+  });
   return { ...parts, configSync, executor, poller };
 }
 
@@ -205,6 +211,48 @@ describe('commands', () => {
     scriptBackend([]);
     await link.poller.poll();
     expect(link.poller.state()).toMatchObject({ mode: 'immediate', next_delay_ms: 2000, failures: 0 });
+  });
+});
+
+describe('long polling', () => {
+  it('asks the gateway to hold each poll, polls again at once after a held answer, and refetches the configuration when settings change', async () => {
+    const answers = [
+      { settings_changed_at: '2026-01-01T00:00:00.000Z', long_poll_ms: 25000 },
+      { settings_changed_at: '2026-01-01T00:00:00.000Z', long_poll_ms: 25000 },
+      { settings_changed_at: '2026-01-02T09:30:00.000Z', long_poll_ms: 25000 },
+      {},
+    ];
+    served = { servers: [] };
+    backend.respond((request) => {
+      if (request.path.endsWith('/config')) return { status: 200, body: { success: true, data: served } };
+      if (request.path.endsWith('/commands')) {
+        const extra = answers.shift() ?? {};
+        return {
+          status: 200,
+          body: {
+            success: true,
+            data: { commands: [], polling: { mode: 'slow', next_poll_ms: 60000 }, ...extra },
+          },
+        };
+      }
+      return errorReply(404, 'not_found');
+    });
+    const link = await build();
+    const configFetches = () => backend.requests.filter((r) => r.path.endsWith('/config')).length;
+
+    await link.poller.poll();
+    const polls = backend.requests.filter((r) => r.path.endsWith('/commands'));
+    expect(polls[0]?.query.get('wait_ms')).toBe('25000');
+    // Held answers pace the loop: the next poll goes out at once, not after the mode's 60 s.
+    expect(link.poller.state()).toMatchObject({ long_poll: true, next_delay_ms: 0 });
+    await link.poller.poll();
+    // The first answer said where settings stand; an unchanged time fetches nothing.
+    expect(configFetches()).toBe(0);
+    await link.poller.poll();
+    await vi.waitFor(() => expect(configFetches()).toBe(1));
+    // A gateway that does not hold polls is polled at the interval it names.
+    await link.poller.poll();
+    expect(link.poller.state()).toMatchObject({ long_poll: false, next_delay_ms: 60000 });
   });
 });
 

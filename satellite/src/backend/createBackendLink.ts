@@ -27,6 +27,7 @@ export type BackendLinkConfig = Pick<
   | 'BACKEND_REQUEST_TIMEOUT_MS'
   | 'HEARTBEAT_INTERVAL_MS'
   | 'CONFIG_SYNC_INTERVAL_MS'
+  | 'COMMAND_WAIT_MS'
   | 'EVENT_BATCH_INTERVAL_MS'
   | 'EVENT_MAX_BATCH_SIZE'
   | 'EVENT_MAX_QUEUE_SIZE'
@@ -148,7 +149,14 @@ export function createBackendLink(options: {
         logger,
         credentialCheckTimeoutMs: config.MCP_HANDSHAKE_TIMEOUT_MS,
       });
-      const poller = createCommandPoller({ api, executor, scheduler, logger });
+      const poller = createCommandPoller({
+        api,
+        executor,
+        scheduler,
+        logger,
+        waitMs: config.COMMAND_WAIT_MS,
+        onSettingsChanged: () => configSync.sync('settings'),
+      });
       parts = { heartbeat, configSync, poller, executor };
       // The first heartbeat activates a new satellite, so polling gets real commands from the start.
       await heartbeat.beat();

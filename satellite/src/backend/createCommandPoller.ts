@@ -1,4 +1,4 @@
-import { commandPollReply, type SatelliteCommand } from '@orbital/contracts';
+import { commandPollAnswer, type SatelliteCommand } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { describeFailure } from './createBackendClient.ts';
 import type { CommandExecutor } from './createCommandExecutor.ts';
@@ -8,11 +8,20 @@ import type { Scheduler, SchedulerTimer } from './scheduler.ts';
 /** Spec "Limits": error backoff up to 5 minutes. */
 export const maxPollBackoffMs = 5 * 60 * 1000;
 
+/** How long a poll asks the backend to hold it when no command is waiting. */
+export const defaultCommandWaitMs = 25_000;
+
 /**
  * Command polling (spec "Command priority polling modes", DESIGN.md improvement 4): the backend's
  * reply names the mode and the next interval, and the satellite obeys it. On errors the interval
  * doubles from the last one the backend gave, up to 5 minutes; the first success returns to the
  * backend's interval at once.
+ *
+ * Beyond the spec, polls are long polls: the satellite asks the gateway to hold each poll up to
+ * `waitMs` and the gateway answers the moment a command is created, so a command arrives within a
+ * second while the satellite still only calls out. A held answer (it says `long_poll_ms`) is followed
+ * by the next poll at once; a gateway that does not hold polls is polled at the interval it names. A
+ * change of `settings_changed_at` between answers makes the satellite fetch its configuration again.
  */
 export function createCommandPoller(options: {
   api: SatelliteApi;
@@ -21,6 +30,10 @@ export function createCommandPoller(options: {
   logger: Logger;
   /** Until the backend has said otherwise: the normal mode's 30 s. */
   initialIntervalMs?: number;
+  /** How long each poll may be held by the gateway; 0 polls without waiting. */
+  waitMs?: number;
+  /** Platform settings changed since the last answer: fetch the configuration again. */
+  onSettingsChanged?: () => Promise<unknown>;
 }) {
   const { api, executor, scheduler, logger } = options;
   let intervalMs = options.initialIntervalMs ?? 30000;
@@ -29,19 +42,42 @@ export function createCommandPoller(options: {
   let timer: SchedulerTimer | undefined;
   let started = false;
   let polling: Promise<number> | undefined;
+  let inFlight: AbortController | undefined;
+  let held = false;
+  let settingsSeen: string | null | undefined;
+  const waitMs = options.waitMs ?? defaultCommandWaitMs;
 
-  const nextDelay = () => (failures === 0 ? intervalMs : Math.min(maxPollBackoffMs, intervalMs * 2 ** failures));
+  const nextDelay = () => {
+    if (failures === 0) return held ? 0 : intervalMs;
+    return Math.min(maxPollBackoffMs, intervalMs * 2 ** failures);
+  };
+
+  const noticeSettings = (changedAt: string | null | undefined) => {
+    if (changedAt === undefined || changedAt === null) return;
+    const seen = settingsSeen;
+    settingsSeen = changedAt;
+    // The first answer only says where things stand: the configuration was fetched at start.
+    if (seen === undefined || seen === changedAt || !options.onSettingsChanged) return;
+    logger.info({ settings_changed_at: changedAt }, 'platform settings changed; fetching the configuration');
+    options.onSettingsChanged().catch((err: unknown) => logger.warn({ err }, 'configuration refresh failed'));
+  };
 
   const pollOnce = async (): Promise<number> => {
-    const result = await api.call('GET', '/commands');
+    inFlight = new AbortController();
+    const suffix = waitMs > 0 ? `/commands?wait_ms=${waitMs}` : '/commands';
+    // A held poll may take the whole wait: its timeout is the wait plus the usual margin.
+    const result = await api.call('GET', suffix, undefined, inFlight.signal, waitMs > 0 ? waitMs + 15_000 : undefined);
+    inFlight = undefined;
     let commands: SatelliteCommand[] = [];
     if (result.kind === 'ok') {
-      const reply = commandPollReply.safeParse(result.data);
+      const reply = commandPollAnswer.safeParse(result.data);
       if (reply.success) {
         failures = 0;
         intervalMs = reply.data.polling.next_poll_ms;
         mode = reply.data.polling.mode;
+        held = reply.data.long_poll_ms !== undefined;
         commands = reply.data.commands as SatelliteCommand[];
+        noticeSettings(reply.data.settings_changed_at);
       } else {
         failures++;
         logger.warn({ issues: reply.error.issues.length }, 'command poll reply not understood');
@@ -81,7 +117,7 @@ export function createCommandPoller(options: {
   return {
     /** Polls now (and schedules the next poll); resolves when the commands it got have run. */
     poll: tick,
-    state: () => ({ mode, interval_ms: intervalMs, failures, next_delay_ms: nextDelay() }),
+    state: () => ({ mode, interval_ms: intervalMs, failures, next_delay_ms: nextDelay(), long_poll: held }),
     start() {
       started = true;
       void tick();
@@ -91,6 +127,7 @@ export function createCommandPoller(options: {
       started = false;
       scheduler.clearTimeout(timer);
       timer = undefined;
+      inFlight?.abort();
     },
   };
 }

@@ -8,6 +8,8 @@ export type SatelliteApi = {
     suffix: string,
     body?: unknown,
     signal?: AbortSignal,
+    /** Longer than the client's default for a call the backend may hold open (a long poll). */
+    timeoutMs?: number,
   ): Promise<BackendResult<T>>;
 };
 
@@ -19,7 +21,7 @@ export function createSatelliteApi(options: {
   onOutcome?: (reachedBackend: boolean) => void;
 }): SatelliteApi {
   return {
-    async call<T>(method: 'GET' | 'POST', suffix: string, body?: unknown, signal?: AbortSignal) {
+    async call<T>(method: 'GET' | 'POST', suffix: string, body?: unknown, signal?: AbortSignal, timeoutMs?: number) {
       const credentials = options.identity.current();
       if (!credentials) return { kind: 'network', message: 'not registered yet' } as BackendResult<T>;
       const result = await options.client.request<T>({
@@ -28,6 +30,7 @@ export function createSatelliteApi(options: {
         authorization: `Bearer ${credentials.api_key}`,
         ...(body === undefined ? {} : { body }),
         ...(signal ? { signal } : {}),
+        ...(timeoutMs ? { timeoutMs } : {}),
       });
       if (result.kind !== 'aborted') {
         options.onOutcome?.(result.kind === 'ok' || (result.kind === 'http' && result.status < 500));

@@ -28,6 +28,7 @@ import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
+import { createCommandWakeups } from './satellites/createCommandWakeups.ts';
 
 export type GatewayDeps = {
   bus: Bus;
@@ -93,6 +94,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Streams outlive requests: end them when the gateway closes, or close() would wait for them.
   const live = deps.sse?.live ?? createLiveStreams();
   app.addHook('preClose', async () => live.closeAll());
+  // Held command polls likewise: answered at once when the gateway closes.
+  const wakeups = createCommandWakeups({ bus: deps.bus, logger: deps.logger });
+  app.addHook('preClose', async () => wakeups.closeAll());
+  app.addHook('onClose', async () => wakeups.stop());
 
   await app.register(cookie);
   // OAuth token, revocation and introspection requests are form-encoded (RFC 6749, 7009, 7662), and so
@@ -133,7 +138,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(deps.identity?.routes ?? []),
     ...(settingsRoutes(deps.bus) as RouteDefinition[]),
     ...(deps.oauth?.routes ?? []),
-    ...(satelliteRoutes(deps.bus) as RouteDefinition[]),
+    ...(satelliteRoutes(deps.bus, wakeups) as RouteDefinition[]),
     ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
     ...(eventRoutes(deps.bus, {
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),

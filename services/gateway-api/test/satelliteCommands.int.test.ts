@@ -1,4 +1,4 @@
-import { registrySubjects } from '@orbital/contracts';
+import { registrySubjects, settingsChangedSubject } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   activate,
@@ -293,4 +293,59 @@ describe('listing for the frontend', () => {
       stack.adminBus.request(registrySubjects.revokeSatellite, { satellite_id: mine.id }, { identity: member }),
     ).rejects.toMatchObject({ code: 'forbidden' });
   });
+});
+
+describe('long polling', () => {
+  const heldPoll = (satellite: Registered, waitMs: number) =>
+    call(stack, satellite, 'GET', `${satellite.id}/commands?wait_ms=${waitMs}`);
+  /** Whether a request is still unanswered once everything already under way has had its turn. */
+  const stillHeld = async (request: Promise<unknown>) =>
+    Promise.race([request.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 300))]);
+
+  it('holds a poll until a command for the satellite is created, then answers it without waiting for the end', async () => {
+    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-long' }, 'long');
+    const other = await registerSatellite(stack, { scope: 'team', team_id: 'team-other-long' }, 'long-other');
+    await activate(stack, sat);
+    await activate(stack, other);
+    // Longer than this test may run: an answer with the command can only come from being woken.
+    const held = heldPoll(sat, 30000);
+    expect(await stillHeld(held)).toBe(true);
+    // A command for another satellite does not answer this poll.
+    await queueCommand(stack, { satellite_id: other.id, priority: 'normal', ...spawn('team-other-long') });
+    expect(await stillHeld(held)).toBe(true);
+    // The registry creates it (as it would for any gateway replica's request) and publishes the event.
+    const created = await queueCommand(stack, { satellite_id: sat.id, priority: 'normal', ...spawn('team-long') });
+    const answer = (await held).json().data;
+    expect(answer.commands.map((c: { id: string }) => c.id)).toEqual([created.commands[0]?.id]);
+    expect(answer.long_poll_ms).toBe(30000);
+  }, 20000);
+
+  it('answers at once when a command is already waiting, and without wait_ms as before', async () => {
+    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-ready' }, 'ready');
+    await activate(stack, sat);
+    await queueCommand(stack, { satellite_id: sat.id, priority: 'normal', ...spawn('team-ready') });
+    const answer = (await heldPoll(sat, 30000)).json().data;
+    expect(answer.commands).toHaveLength(1);
+    const plain = (await call(stack, sat, 'GET', `${sat.id}/commands`)).json().data;
+    expect(plain.commands).toEqual([]);
+    expect(plain.long_poll_ms).toBeUndefined();
+    expect((await call(stack, sat, 'GET', `${sat.id}/commands?wait_ms=60000`)).statusCode).toBe(400);
+  });
+
+  it('wakes every held poll when platform settings change, saying when they changed', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'settings-long');
+    await activate(stack, sat);
+    const held = heldPoll(sat, 30000);
+    expect(await stillHeld(held)).toBe(true);
+    const changedAt = new Date().toISOString();
+    // What the settings service publishes on every change (here without its stream: gateways hear the subject).
+    stack.adminBus.connection.publish(
+      stack.adminBus.subject(settingsChangedSubject),
+      JSON.stringify({ keys: ['global.enable_swagger_docs'], action: 'updated', changed_at: changedAt }),
+    );
+    const answer = (await held).json().data;
+    expect(answer).toMatchObject({ commands: [], settings_changed_at: changedAt });
+    // Later answers keep saying it, so a satellite that was busy when it happened still learns of it.
+    expect((await call(stack, sat, 'GET', `${sat.id}/commands`)).json().data.settings_changed_at).toBe(changedAt);
+  }, 20000);
 });

@@ -28,6 +28,7 @@ export const commandCreatedEvent = z.object({
   priority: commandPriority,
   created_at: isoTime,
 });
+export type CommandCreatedEvent = z.infer<typeof commandCreatedEvent>;
 export const commandCreatedSubject = 'evt.command.created';
 
 export type DomainEventDefinition = {

@@ -180,7 +180,7 @@ export const satelliteView = z.object({
   created_by: z.string().nullable(),
   registered_at: isoTime,
   last_heartbeat_at: isoTime.nullable(),
-  /** True when active and a heartbeat arrived within three intervals. */
+  /** True when active and no two heartbeats in a row are missing (offline 75 s after the last at the 30 s interval). */
   online: z.boolean(),
 });
 export type SatelliteView = z.infer<typeof satelliteView>;

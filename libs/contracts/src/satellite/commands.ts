@@ -70,11 +70,38 @@ export type SatelliteCommand = {
 export const pollingModes = ['immediate', 'high', 'normal', 'slow'] as const;
 export const pollingMode = z.enum(pollingModes);
 
-/** GET /api/satellites/:id/commands: the leased commands and when to poll next. */
+/** The registry's answer to a poll: the leased commands and when to poll next. */
 export const commandPollReply = z.object({
   commands: z.array(satelliteCommand),
   polling: z.object({ mode: pollingMode, next_poll_ms: z.number().int().positive() }),
 });
+
+/** Longest a poll may be held open waiting for a command (below common proxy idle timeouts of 30-60 s). */
+export const maxCommandWaitMs = 30_000;
+
+/**
+ * GET /api/satellites/:id/commands?wait_ms=N. With `wait_ms` the gateway holds the poll until a command
+ * for the satellite is created (through any replica) or the wait ends: the satellite learns of a command
+ * at once while only ever calling out. Without it the poll answers at once, as before.
+ */
+export const commandPollQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    wait_ms: z.coerce.number().int().min(0).max(maxCommandWaitMs).default(0),
+  })
+  .strict();
+
+/**
+ * What the satellite receives: the registry's reply, plus `long_poll_ms` when the gateway held the poll
+ * (a satellite polls again at once after such an answer, since the wait itself paces it), and
+ * `settings_changed_at`, the time of the last change of platform settings the gateway knows of (null
+ * when it knows none yet): a satellite that sees it change fetches its configuration again.
+ */
+export const commandPollAnswer = commandPollReply.extend({
+  long_poll_ms: z.number().int().min(0).optional(),
+  settings_changed_at: z.iso.datetime({ offset: true }).nullable().optional(),
+});
+export type CommandPollAnswer = z.infer<typeof commandPollAnswer>;
 
 export const commandResultStatus = z.enum(['acknowledged', 'executing', 'completed', 'failed']);
 /** POST /api/satellites/:id/command-results (DESIGN.md). Idempotent by command id and status. */

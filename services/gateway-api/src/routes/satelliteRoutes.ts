@@ -1,6 +1,7 @@
 import type { Bus } from '@orbital/bus';
 import {
-  commandPollReply,
+  commandPollAnswer,
+  commandPollQuery,
   commandResult,
   heartbeatBody,
   heartbeatReply,
@@ -11,6 +12,7 @@ import {
 } from '@orbital/contracts';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 
 /** `:id` of every satellite route. */
 export const satelliteParams = z.object({ id: z.uuid({ error: 'must be a satellite id (UUID)' }) }).strict();
@@ -21,7 +23,7 @@ const tags = ['satellites'];
  * The routes satellites call (spec "Satellite to backend" and DESIGN.md): registration with a
  * registration token, then everything else with the satellite's API key on its own id only.
  */
-export function satelliteRoutes(bus: Bus) {
+export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
   return [
     defineRoute({
       method: 'POST',
@@ -43,18 +45,36 @@ export function satelliteRoutes(bus: Bus) {
     defineRoute({
       method: 'GET',
       url: '/api/satellites/:id/commands',
-      summary: 'Poll: lease pending commands (priority, then age) and learn when to poll next',
+      summary:
+        'Poll: lease pending commands (priority, then age) and learn when to poll next; with wait_ms, held until a command arrives',
       tags,
       access: own,
       params: satelliteParams,
-      querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }).strict(),
-      response: commandPollReply,
-      handler: ({ params, query, identity, requestId }) =>
-        bus.request(
-          registrySubjects.pollCommands,
-          { satellite_id: params.id, limit: query.limit },
-          { identity, requestId },
-        ),
+      querystring: commandPollQuery,
+      response: commandPollAnswer,
+      async handler({ params, query, identity, requestId, reply }) {
+        const poll = () =>
+          bus.request(
+            registrySubjects.pollCommands,
+            { satellite_id: params.id, limit: query.limit },
+            { identity, requestId },
+          );
+        if (query.wait_ms === 0) return { ...(await poll()), settings_changed_at: wakeups.settingsChangedAt() };
+        // Listening starts before the first look, so a command created in between still wakes the poll.
+        const waiter = wakeups.register(params.id);
+        try {
+          const first = await poll();
+          const held = { long_poll_ms: query.wait_ms };
+          if (first.commands.length > 0) return { ...first, ...held, settings_changed_at: wakeups.settingsChangedAt() };
+          const gone = new AbortController();
+          reply.raw.once('close', () => gone.abort());
+          const reason = await waiter.wait(query.wait_ms, gone.signal);
+          const answer = reason === 'command' ? await poll() : first;
+          return { ...answer, ...held, settings_changed_at: wakeups.settingsChangedAt() };
+        } finally {
+          waiter.cancel();
+        }
+      },
     }),
     defineRoute({
       method: 'POST',

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { publishJson } from '@orbital/bus';
 import {
   type CallerIdentity,
+  type CommandCreatedEvent,
   type CommandResult,
+  commandCreatedSubject,
   commandPayloads,
   type ParsedRequestOf,
   type registrySubjects,
@@ -46,7 +49,7 @@ export function createCommandQueue(deps: RegistryDeps) {
       }
       const teamId = payload.data.team_id;
       const at = now();
-      return pool.get().transaction(async (tx) => {
+      const created = await pool.get().transaction(async (tx) => {
         let targets: readonly string[];
         if (request.satellite_id) {
           const satellite = await store.findSatellite(tx, request.satellite_id);
@@ -79,6 +82,29 @@ export function createCommandQueue(deps: RegistryDeps) {
         );
         return { commands: rows.map(toCommandView) };
       });
+      // After the commit, so a poll woken by the event finds the command. Every gateway replica holding
+      // a poll of one of these satellites answers it at once; a lost event only means the command waits
+      // for the satellite's next poll, as it did before.
+      await Promise.all(
+        created.commands.map((command) =>
+          publishJson(
+            deps.bus,
+            commandCreatedSubject,
+            {
+              command_id: command.id,
+              satellite_id: command.satellite_id,
+              team_id: command.team_id,
+              command_type: command.command_type,
+              priority: command.priority,
+              created_at: command.created_at,
+            } satisfies CommandCreatedEvent,
+            { msgId: `command-created:${command.id}` },
+          ).catch((err: unknown) =>
+            logger.warn({ err, commandId: command.id }, 'could not publish evt.command.created'),
+          ),
+        ),
+      );
+      return created;
     },
 
     async get({ command_id }: Req<'getCommand'>, identity: CallerIdentity) {

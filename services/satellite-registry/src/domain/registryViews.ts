@@ -1,6 +1,7 @@
 import type { CommandView, RegistrationTokenView, SatelliteCommand, SatelliteView } from '@orbital/contracts';
 import { timestampToIso } from '@orbital/db';
 import type { CommandRow, SatelliteRow, TokenRow } from '../db/registryRows.ts';
+import { isSatelliteOnline } from './isSatelliteOnline.ts';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : timestampToIso(ms));
 
@@ -41,10 +42,7 @@ export function toSatelliteView(row: SatelliteRow, now: Date, heartbeatIntervalM
     created_by: row.created_by,
     registered_at: timestampToIso(row.registered_at),
     last_heartbeat_at: isoOrNull(row.last_heartbeat_at),
-    online:
-      row.status === 'active' &&
-      row.last_heartbeat_at !== null &&
-      now.getTime() - row.last_heartbeat_at <= 3 * heartbeatIntervalMs,
+    online: isSatelliteOnline(row, now, heartbeatIntervalMs),
   };
 }
 
