@@ -24,6 +24,9 @@ export type EventHandler = (payload: unknown, message: JsMsg) => Promise<void>;
  */
 export type BatchEventHandler = (items: Array<{ payload: unknown; message: JsMsg }>) => Promise<void>;
 
+/** How a consumer treats a failure: tried again until it succeeds, or parked at once. */
+export type FailureKind = 'transient' | 'poison';
+
 export type ConsumeOptions = {
   /** Stream name before the deployment prefix (a StreamDefinition's `name`). */
   stream: string;
@@ -33,16 +36,30 @@ export type ConsumeOptions = {
   filterSubjects: string[];
   handler: EventHandler;
   logger: Logger;
-  /** Attempts before a message is parked on `parked.<durable>` (EVENTS_PARKED). */
+  /** Attempts that failed for no known reason before a message is parked on `parked.<durable>` (EVENTS_PARKED). */
   maxAttempts?: number;
   /** Redelivery delay after the 1st, 2nd, ... failed attempt; the last one repeats. */
   backoffMs?: number[];
-  /** How long an attempt may run before JetStream gives the message to someone else. */
+  /** How long JetStream waits for news of a message before giving it to someone else (renewed while held). */
   ackWaitMs?: number;
   /** Handlers (or batches) running at once in this replica. 1 keeps the stream's order within the replica. */
   concurrency?: number;
   /** Hand messages that are already waiting to `handler` together, up to `maxMessages` (default 100). */
   batch?: { handler: BatchEventHandler; maxMessages?: number };
+  /**
+   * Tells the failures of this consumer's own dependencies apart (its database's, for example):
+   * `transient` is tried again in place, with back-off, for as long as it takes; `poison` is parked at
+   * once. `unavailable` (a service, NATS or the database away) is transient and `validation_failed`
+   * poison without it; anything else counts against `maxAttempts`.
+   */
+  classifyError?: (error: unknown) => FailureKind | undefined;
+  /**
+   * Messages given out and not yet acknowledged, for this durable (JetStream's max_ack_pending): the
+   * server sends no more until some are done, so a backlog of any size flows through a bounded window.
+   */
+  maxPending?: number;
+  /** Longest pause between two tries of a transient failure (they start at 250 ms and double). */
+  maxRetryDelayMs?: number;
 };
 
 export type DurableConsumer = {
@@ -60,17 +77,36 @@ function subjectFilter(subjects: string[]): { filter_subject: string } | { filte
 export const defaultBackoffMs = [1000, 5000, 15000, 30000];
 
 /**
+ * Deliveries of one message without an outcome (the process died or was stopped while holding it)
+ * before it is parked: a message that kills its consumer every time must not stop the others for good.
+ * Transient failures are retried in place and never count here.
+ */
+const maxDeliveries = 25;
+
+/**
  * Consumes a durable consumer, so a service that was down reads everything it missed when it comes
- * back, and its replicas share the messages. A message is acknowledged only after its handler resolved;
- * a failure is redelivered after a back-off delay while later messages go on; after `maxAttempts` the
- * message is parked (copied to EVENTS_PARKED with why, then removed from this consumer's way) and an
- * error is logged, so a poison message is neither lost nor blocking. The server-side delivery limit is
- * unlimited on purpose: JetStream's own limit would drop a message silently, we park it instead.
+ * back, and its replicas share the messages. A message is acknowledged only after its handler resolved.
+ *
+ * Failures are told apart. A transient one (a dependency unavailable, a lost race) is tried again in
+ * place, with back-off, for as long as it takes: the message stays held (its lease renewed), so an
+ * outage of any length loses nothing, parks nothing and redelivers nothing. A message that can never
+ * succeed (a payload that breaks its contract, a constraint violation) is parked at once (copied to
+ * EVENTS_PARKED with why, then removed from this consumer's way). Any other failure is redelivered after
+ * a back-off delay while later messages go on, and parked after `maxAttempts`. The server-side delivery
+ * limit is unlimited on purpose: JetStream's own limit would drop a message silently, we park it instead.
+ *
+ * Flow control: the server gives out at most `maxPending` messages at a time; every message this
+ * replica holds (waiting, or being handled) has its lease renewed until it is done, so a backlog never
+ * expires into redeliveries, however slow the work or long the outage.
  */
 export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise<DurableConsumer> {
   const maxAttempts = options.maxAttempts ?? 5;
   const backoff = options.backoffMs?.length ? options.backoffMs : defaultBackoffMs;
   const concurrency = Math.max(1, options.concurrency ?? 1);
+  const maxBatch = options.batch ? Math.max(1, options.batch.maxMessages ?? 100) : 1;
+  const maxPending = Math.max(options.maxPending ?? Math.max(1000, maxBatch * concurrency * 4), maxBatch);
+  const maxRetryDelay = options.maxRetryDelayMs ?? 30000;
+  const ackWaitMs = options.ackWaitMs ?? 30000;
   const stream = streamName(bus, options.stream);
   const durable = durableName(bus, options.durable);
   const log = options.logger.child({ stream: options.stream, durable: options.durable });
@@ -83,8 +119,8 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     deliver_policy: DeliverPolicy.All,
     ...subjectFilter(options.filterSubjects.map((s) => bus.subject(s))),
     max_deliver: -1,
-    ack_wait: nanos(options.ackWaitMs ?? 30000),
-    max_ack_pending: Math.max(1000, concurrency * 4),
+    ack_wait: nanos(ackWaitMs),
+    max_ack_pending: maxPending,
   };
   try {
     await jsm.consumers.info(stream, durable);
@@ -94,25 +130,75 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     await jsm.consumers.add(stream, config);
   }
   const consumer = await jetstream(bus.connection).consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: Math.max(100, concurrency * 2) });
+  const messages = await consumer.consume({ max_messages: Math.min(maxPending, Math.max(100, maxBatch * 2)) });
 
+  let stopping = false;
+  const stopWaiters = new Set<() => void>();
+  /** Resolves after `ms`, or at once when the consumer stops. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stopWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stopWaiters.add(done);
+    });
+
+  const classify = (error: unknown): FailureKind | undefined => {
+    const own = options.classifyError?.(error);
+    if (own) return own;
+    if (error instanceof AppError) {
+      if (error.code === 'unavailable') return 'transient';
+      if (error.code === 'validation_failed') return 'poison';
+    }
+    return undefined;
+  };
+
+  /** One warning when a dependency goes away, one every 30 s while it stays away, one when it is back. */
+  let outageSince: number | null = null;
+  let lastOutageLog = 0;
+  const noteTransient = (error: unknown, size: number) => {
+    const now = Date.now();
+    if (outageSince === null) outageSince = now;
+    if (now - lastOutageLog >= 30000) {
+      lastOutageLog = now;
+      log.warn(
+        { err: error, waitingSeconds: Math.round((now - outageSince) / 1000), size },
+        'a dependency is unavailable; the events wait and are tried again',
+      );
+    }
+  };
+  const noteRecovered = () => {
+    if (outageSince === null) return;
+    log.info({ afterSeconds: Math.round((Date.now() - outageSince) / 1000) }, 'events flow again');
+    outageSince = null;
+    lastOutageLog = 0;
+  };
+  const retryDelay = (retry: number) => Math.min(maxRetryDelay, 250 * 2 ** Math.min(retry, 16));
+
+  /** Copies the message to EVENTS_PARKED, then takes it out of the way; tried again while JetStream is away. */
   async function park(msg: JsMsg, attempts: number, reason: string): Promise<void> {
-    try {
-      await parkMessage(bus, msg, { durable: options.durable, attempts, reason });
-      msg.term(reason.slice(0, 200));
-      log.error({ subject: msg.subject, seq: msg.seq, attempts, reason }, 'event parked after its last attempt');
-    } catch (error) {
-      // Parking failed (EVENTS_PARKED full or JetStream away): keep the message, try again later.
-      log.error({ err: error, subject: msg.subject, seq: msg.seq }, 'could not park an event; it stays queued');
-      msg.nak(backoff[backoff.length - 1]);
+    for (let retry = 0; ; retry++) {
+      try {
+        await parkMessage(bus, msg, { durable: options.durable, attempts, reason });
+        msg.term(reason.slice(0, 200));
+        log.error({ subject: msg.subject, seq: msg.seq, attempts, reason }, 'event parked after its last attempt');
+        return;
+      } catch (error) {
+        if (stopping) return msg.nak();
+        if (retry === 0) log.warn({ err: error, subject: msg.subject, seq: msg.seq }, 'could not park an event yet');
+        await pause(retryDelay(retry));
+      }
     }
   }
 
+  /** One message alone: tried until it succeeds, is parked, or is handed back for a later redelivery. */
   async function handle(msg: JsMsg): Promise<void> {
     const attempt = msg.info.deliveryCount;
-    if (attempt > maxAttempts) {
-      // Earlier attempts ended without an outcome (the handler hung past ack wait, or the process died).
-      return park(msg, attempt - 1, 'no outcome after the last attempt (handler hung or process stopped)');
+    if (attempt > maxDeliveries) {
+      return park(msg, attempt - 1, 'no outcome after many deliveries (the consumer died or hung each time)');
     }
     let payload: unknown;
     try {
@@ -120,27 +206,42 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     } catch {
       return park(msg, attempt, 'the payload is not JSON');
     }
-    try {
-      await options.handler(payload, msg);
-      msg.ack();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof AppError && error.code === 'validation_failed') {
-        return park(msg, attempt, `rejected by the handler: ${message}`);
+    for (let retry = 0; ; retry++) {
+      try {
+        await options.handler(payload, msg);
+        msg.ack();
+        if (retry > 0) noteRecovered();
+        return;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const kind = classify(error);
+        if (kind === 'poison') return park(msg, attempt, `rejected by the handler: ${message}`);
+        if (kind === 'transient') {
+          if (stopping) return msg.nak();
+          noteTransient(error, 1);
+          await pause(retryDelay(retry));
+          if (stopping) return msg.nak();
+          continue;
+        }
+        if (attempt >= maxAttempts) return park(msg, attempt, message);
+        log.warn({ err: error, subject: msg.subject, seq: msg.seq, attempt }, 'event handler failed; will retry');
+        msg.nak(backoff[Math.min(attempt - 1, backoff.length - 1)]);
+        return;
       }
-      if (attempt >= maxAttempts) return park(msg, attempt, message);
-      log.warn({ err: error, subject: msg.subject, seq: msg.seq, attempt }, 'event handler failed; will retry');
-      msg.nak(backoff[Math.min(attempt - 1, backoff.length - 1)]);
     }
   }
 
-  /** A first delivery goes into a batch; a message already tried once is handled alone. */
+  /**
+   * Messages taken together go to the batch handler: all acknowledged after it resolves; tried again
+   * as a whole while it fails transiently; handled one by one when it fails otherwise, so one poison
+   * message costs its own retries and park, never its neighbours'.
+   */
   async function handleBatch(batch: JsMsg[]): Promise<void> {
     const batchHandler = options.batch?.handler;
     const items: Array<{ payload: unknown; message: JsMsg }> = [];
     const alone: JsMsg[] = [];
     for (const msg of batch) {
-      if (!batchHandler || msg.info.deliveryCount > 1) {
+      if (!batchHandler || msg.info.deliveryCount > maxDeliveries) {
         alone.push(msg);
         continue;
       }
@@ -151,61 +252,107 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
       }
     }
     if (batchHandler && items.length > 1) {
-      try {
-        await batchHandler(items);
-        for (const item of items) item.message.ack();
-      } catch (error) {
-        log.warn({ err: error, size: items.length }, 'event batch failed; handling its messages one by one');
-        alone.push(...items.map((item) => item.message));
+      for (let retry = 0; ; retry++) {
+        try {
+          await batchHandler(items);
+          for (const item of items) item.message.ack();
+          if (retry > 0) noteRecovered();
+          break;
+        } catch (error) {
+          if (classify(error) === 'transient') {
+            if (stopping) {
+              for (const item of items) item.message.nak();
+              break;
+            }
+            noteTransient(error, items.length);
+            await pause(retryDelay(retry));
+            if (!stopping) continue;
+            for (const item of items) item.message.nak();
+            break;
+          }
+          log.warn({ err: error, size: items.length }, 'event batch failed; handling its messages one by one');
+          alone.push(...items.map((item) => item.message));
+          break;
+        }
       }
     } else {
       alone.push(...items.map((item) => item.message));
     }
-    for (const msg of alone) await handle(msg);
+    for (const msg of alone) {
+      if (stopping) msg.nak();
+      else await handle(msg);
+    }
   }
 
-  const maxBatch = options.batch ? Math.max(1, options.batch.maxMessages ?? 100) : 1;
-  const inFlight = new Set<Promise<void>>();
-  let buffer: JsMsg[] = [];
-  let flushScheduled = false;
+  // Every message this replica holds keeps its lease while it waits or is handled.
+  const held = new Set<JsMsg>();
+  const waiting: JsMsg[] = [];
+  const renew = setInterval(
+    () => {
+      for (const msg of held) msg.working();
+    },
+    Math.max(1000, Math.floor(ackWaitMs / 3)),
+  );
+  renew.unref();
 
-  /** Starts the buffered messages as one batch. Only ever called with fewer than `concurrency` running. */
-  function flush(): void {
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
-    const running = handleBatch(batch).catch((error: unknown) => {
-      log.error({ err: error, size: batch.length }, 'event handling failed unexpectedly');
-    });
-    inFlight.add(running);
-    void running.finally(() => inFlight.delete(running));
-  }
-
-  const done = (async () => {
+  let readerDone = false;
+  const wakers = new Set<() => void>();
+  const wake = () => {
+    for (const w of [...wakers]) w();
+  };
+  const reader = (async () => {
     for await (const msg of messages) {
-      // Wait for a free slot before taking the message in: a buffered message always has one waiting.
-      while (inFlight.size >= concurrency) await Promise.race(inFlight);
-      buffer.push(msg);
-      if (buffer.length >= maxBatch) {
-        flush();
-      } else if (!flushScheduled) {
-        // Messages that arrived together are yielded before the next turn of the event loop: a batch
-        // is what is already here, never a wait for more.
-        flushScheduled = true;
-        setImmediate(() => {
-          flushScheduled = false;
-          flush();
+      held.add(msg);
+      waiting.push(msg);
+      wake();
+    }
+    readerDone = true;
+    wake();
+  })();
+
+  async function worker(): Promise<void> {
+    for (;;) {
+      if (stopping) return;
+      if (waiting.length === 0) {
+        if (readerDone) return;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            wakers.delete(done);
+            resolve();
+          };
+          wakers.add(done);
         });
+        // Messages that arrived together are yielded before the next turn of the event loop: a batch is
+        // what is already here, never a wait for more.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const batch = waiting.splice(0, maxBatch);
+      try {
+        await handleBatch(batch);
+      } catch (error) {
+        log.error({ err: error, size: batch.length }, 'event handling failed unexpectedly');
+      } finally {
+        for (const msg of batch) held.delete(msg);
       }
     }
-    flush();
-    await Promise.all(inFlight);
-  })();
+  }
+  const workers = Array.from({ length: concurrency }, () => worker());
 
   return {
     stop: async () => {
+      stopping = true;
+      for (const done of [...stopWaiters]) done();
       await messages.close();
-      await done;
+      wake();
+      await reader;
+      await Promise.all(workers);
+      // What was taken in and not started goes back at once, for another replica or the next start.
+      for (const msg of waiting.splice(0)) {
+        held.delete(msg);
+        msg.nak();
+      }
+      clearInterval(renew);
     },
   };
 }

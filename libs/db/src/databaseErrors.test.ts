@@ -1,7 +1,12 @@
 import { AppError } from '@orbital/errors';
 import { ConnectionError, StatementTimeoutError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { describe, expect, it } from 'vitest';
-import { databaseUnavailable, isDatabaseUnavailable, isTransientDatabaseError } from './databaseErrors.ts';
+import {
+  classifyDatabaseError,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  isTransientDatabaseError,
+} from './databaseErrors.ts';
 
 const withCode = (code: string, message = 'driver error') => Object.assign(new Error(message), { code });
 
@@ -44,5 +49,15 @@ describe('database errors', () => {
       expect(isDatabaseUnavailable(lasting)).toBe(false);
       expect(isTransientDatabaseError(lasting)).toBe(false);
     }
+  });
+
+  it('tells a consumer what to retry, what to park, and what to leave to its attempts', () => {
+    expect(classifyDatabaseError(withCode('ECONNREFUSED'))).toBe('transient');
+    expect(classifyDatabaseError(withCode('40P01'))).toBe('transient');
+    expect(classifyDatabaseError(new UniqueIntegrityConstraintViolationError(withCode('23505') as never))).toBe(
+      'poison',
+    );
+    expect(classifyDatabaseError(withCode('22P02', 'invalid input syntax'))).toBe('poison');
+    expect(classifyDatabaseError(new TypeError('x is undefined'))).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import {
   BackendTerminatedUnexpectedlyError,
   ConnectionError,
   IdleTransactionTimeoutError,
+  IntegrityConstraintViolationError,
   StatementTimeoutError,
 } from 'slonik';
 
@@ -81,6 +82,21 @@ export function isTransientDatabaseError(error: unknown): boolean {
     if (retryStates.has(codeOf(e))) return true;
   }
   return false;
+}
+
+/**
+ * How a consumer of events treats a database failure: `transient` (outage or lost race) is tried again
+ * until it succeeds; `poison` (a constraint violation, data PostgreSQL refuses) can never succeed and is
+ * parked; anything else is left to the consumer's attempts.
+ */
+export function classifyDatabaseError(error: unknown): 'transient' | 'poison' | undefined {
+  if (isTransientDatabaseError(error)) return 'transient';
+  for (const e of causes(error)) {
+    if (e instanceof IntegrityConstraintViolationError) return 'poison';
+    const code = codeOf(e);
+    if (/^2[23][0-9A-Z]{3}$/.test(code)) return 'poison';
+  }
+  return undefined;
 }
 
 /** The outage as the platform answers it: `unavailable` (503), with the driver's error kept as the cause. */

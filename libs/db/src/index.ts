@@ -6,7 +6,12 @@ export {
   createResultParserInterceptor,
   type LivePool,
 } from './createDatabasePool.ts';
-export { databaseUnavailable, isDatabaseUnavailable, isTransientDatabaseError } from './databaseErrors.ts';
+export {
+  classifyDatabaseError,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  isTransientDatabaseError,
+} from './databaseErrors.ts';
 export {
   type DatabaseSetupRecord,
   readDatabaseSetupRecord,

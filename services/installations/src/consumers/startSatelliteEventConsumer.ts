@@ -1,5 +1,6 @@
 import { type Bus, consumeDurable, type DurableConsumer } from '@orbital/bus';
 import { headerNames } from '@orbital/contracts';
+import { classifyDatabaseError } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
 
@@ -32,6 +33,8 @@ export function startSatelliteEventConsumer(
             teamId: message.headers?.get(headerNames.teamId) || null,
           }),
         logger: deps.logger,
+        // A database outage or a lost race waits and is tried again; a row PostgreSQL refuses is parked.
+        classifyError: classifyDatabaseError,
       });
       if (stopped) await consumer.stop();
       else deps.logger.info({ stream: options.stream }, 'consuming satellite events');
