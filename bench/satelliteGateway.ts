@@ -1,16 +1,27 @@
 /**
  * Satellite gateway benchmarks, on demand (not in tests):
- *   npx node bench/satelliteGateway.ts [calls=100000]
- * 1. execute_mcp_tool through the satellite against the same stdio server (server-everything `echo`)
- *    called directly by an SDK client, in the same run: calls/s, p50, p99 (sequential calls).
- * 2. Satellite heap and RSS after `calls` calls through one session (flat, not growing).
- * 3. tools/list tokens: the satellite's two tools against a catalogue of 100 and 1,000 tools.
+ *   npm run bench:satellite [-- calls=100000]
+ *
+ * 1. Throughput against what a user would pick instead to put the same stdio server on HTTP:
+ *    supergateway (stateful Streamable HTTP, one server process per session) and mcp-proxy, each
+ *    a process of its own like the satellite, all serving server-everything's `echo`, all called by
+ *    the same client (the SDK v2 client), in the same run. The satellite is called through
+ *    execute_mcp_tool, the peers call `echo` directly. One client sequentially, then 16 clients
+ *    concurrently; 2025 (session) and 2026-07-28 (stateless) calls side by side where the gateway
+ *    serves them. The direct stdio client is the floor every gateway adds to.
+ * 2. The satellite process's memory over `calls` calls (flat, not growing).
+ * 3. tools/list tokens: the satellite's two tools against catalogues of 100 and 1,000 tools.
  * 4. Respawn latency of a dormant stdio server against its cold start measured alone.
+ * The machine's load average is printed before and after: the figures mean little without it.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { loadConfig } from '@orbital/config';
 import { serverConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
@@ -20,34 +31,383 @@ import { createRecordingEventSink } from '../satellite/src/events/createRecordin
 import { metaTools } from '../satellite/src/gateway/createMetaToolServer.ts';
 import { estimateToolTokens } from '../satellite/src/runtime/estimateTokens.ts';
 
-const calls = Number(process.argv[2] ?? 100000);
-const timedCalls = Math.min(calls, 5000);
-const everything = fileURLToPath(
-  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
+const soakCalls = Number(process.argv.find((a) => a.startsWith('calls='))?.slice(6) ?? 100000);
+const sequentialCalls = 3000;
+const concurrentClients = 16;
+const callsPerConcurrentClient = 400;
+const warmupCalls = 300;
+
+const root = new URL('..', import.meta.url);
+const path = (relative: string) => fileURLToPath(new URL(relative, root));
+const everything = path('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const node = process.execPath;
+
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ')} (1/5/15 min) on ${cpus().length} cores`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return address.port;
+}
+
+/** CPU time (user + system, ms) a process and all its descendants have used: the gateway and its servers. */
+function treeCpuMs(root: number): number {
+  const stats = new Map<number, { parent: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the name: state, ppid, ..., utime (12th) and stime (13th), in clock ticks of 10 ms.
+      stats.set(Number(entry), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  const visit = (pid: number) => {
+    total += stats.get(pid)?.ticks ?? 0;
+    for (const [child, stat] of stats) if (stat.parent === pid) visit(child);
+  };
+  visit(root);
+  return total * 10;
+}
+
+const rssMb = (pid: number) => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
+};
+
+/** Starts a gateway process and resolves once its port answers HTTP. */
+async function startProcess(label: string, args: string[], port: number, env: Record<string, string> = {}) {
+  const child = spawn(node, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'bench-home-')), ...env },
+    stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true,
+  });
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(500) });
+      return child;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${label} did not listen on ${port}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function stop(child: ChildProcess) {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+type Era = 'legacy' | 'modern';
+type Gateway = {
+  label: string;
+  url: URL;
+  /** The gateway process, whose CPU time (with its servers') is counted per call. */
+  pid?: number;
+  toolCall: (i: number) => { name: string; arguments: Record<string, unknown> };
+};
+
+async function connect(url: URL, era: Era): Promise<Client> {
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-const summarise = (label: string, durations: number[], totalMs: number) => {
-  const sorted = [...durations].sort((a, b) => a - b);
-  console.log(
-    `${label.padEnd(28)} ${((durations.length / totalMs) * 1000).toFixed(0).padStart(6)} calls/s  p50 ${percentile(sorted, 0.5).toFixed(2)} ms  p99 ${percentile(sorted, 0.99).toFixed(2)} ms`,
-  );
-};
 
-async function timed(n: number, call: (i: number) => Promise<unknown>) {
+type Figures = { callsPerSecond: number; p50: number; p99: number; cpuMsPerCall?: number };
+
+async function measure(clients: Client[], gateway: Gateway, callsEach: number): Promise<Figures> {
   const durations: number[] = [];
   const began = performance.now();
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call(i);
-    durations.push(performance.now() - t);
-  }
-  return { durations, totalMs: performance.now() - began };
+  await Promise.all(
+    clients.map(async (client, c) => {
+      for (let i = 0; i < callsEach; i++) {
+        const t = performance.now();
+        const result = await client.callTool(gateway.toolCall(c * callsEach + i));
+        if (result.isError) throw new Error(`${gateway.label}: ${JSON.stringify(result.content)}`);
+        durations.push(performance.now() - t);
+      }
+    }),
+  );
+  const totalMs = performance.now() - began;
+  const sorted = durations.sort((a, b) => a - b);
+  return {
+    callsPerSecond: (durations.length / totalMs) * 1000,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+  };
 }
 
+/** Merges figures of batches measured at different times into one. */
+function combine(batches: { durations: number[]; totalMs: number }[]): Figures {
+  const durations = batches.flatMap((b) => b.durations).sort((a, b) => a - b);
+  const totalMs = batches.reduce((sum, b) => sum + b.totalMs, 0);
+  return {
+    callsPerSecond: (durations.length / totalMs) * 1000,
+    p50: percentile(durations, 0.5),
+    p99: percentile(durations, 0.99),
+  };
+}
+
+/**
+ * Each gateway and era gets its calls in slices taken in turn (A, B, C, A, B, C, ...), so a change
+ * in the machine's load during the run (other work on a shared machine) falls on all of them alike
+ * instead of on whichever ran at that moment.
+ */
+async function runInterleaved(gateways: Gateway[], eras: readonly Era[], slices = 10) {
+  type Lane = { key: string; gateway: Gateway; clients: Client[]; sequential: Batch[]; concurrent: Batch[] };
+  type Batch = { durations: number[]; totalMs: number; cpuMs: number };
+  const lanes: Lane[] = [];
+  const unserved = new Map<string, string>();
+  for (const era of eras) {
+    for (const gateway of gateways) {
+      const key = `${gateway.label}|${era}`;
+      try {
+        const clients = await Promise.all(Array.from({ length: concurrentClients }, () => connect(gateway.url, era)));
+        lanes.push({ key, gateway, clients, sequential: [], concurrent: [] });
+      } catch (error) {
+        unserved.set(key, `not served (${(error as Error).message.slice(0, 80)})`);
+      }
+    }
+  }
+  for (const lane of lanes) {
+    await batch(lane.clients, lane.gateway, warmupCalls / 10);
+    await batch([lane.clients[0] as Client], lane.gateway, warmupCalls);
+  }
+  for (let slice = 0; slice < slices; slice++) {
+    for (const lane of lanes)
+      lane.sequential.push(await batch([lane.clients[0] as Client], lane.gateway, sequentialCalls / slices));
+    for (const lane of lanes)
+      lane.concurrent.push(await batch(lane.clients, lane.gateway, callsPerConcurrentClient / slices));
+  }
+  for (const lane of lanes) await Promise.all(lane.clients.map((client) => client.close().catch(() => {})));
+  const results = new Map<string, { sequential: Figures; concurrent: Figures } | string>(unserved);
+  for (const lane of lanes)
+    results.set(lane.key, { sequential: combine(lane.sequential), concurrent: combine(lane.concurrent) });
+  return results;
+}
+
+async function batch(clients: Client[], gateway: Gateway, callsEach: number) {
+  const durations: number[] = [];
+  const cpuBefore = gateway.pid ? treeCpuMs(gateway.pid) : 0;
+  const began = performance.now();
+  await Promise.all(
+    clients.map(async (client, c) => {
+      for (let i = 0; i < callsEach; i++) {
+        const t = performance.now();
+        const result = await client.callTool(gateway.toolCall(c * callsEach + i));
+        if (result.isError) throw new Error(`${gateway.label}: ${JSON.stringify(result.content)}`);
+        durations.push(performance.now() - t);
+      }
+    }),
+  );
+  const totalMs = performance.now() - began;
+  return { durations, totalMs, cpuMs: gateway.pid ? treeCpuMs(gateway.pid) - cpuBefore : 0 };
+}
+
+const format = (f: Figures) =>
+  `${f.callsPerSecond.toFixed(0).padStart(6)} calls/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms${
+    f.cpuMsPerCall === undefined ? '' : `  CPU ${f.cpuMsPerCall.toFixed(2)} ms/call`
+  }`;
+
+console.log(`Satellite gateway benchmark, Node ${process.version}; before: ${load()}\n`);
+
+// The gateways, each its own process serving the same server-everything over stdio.
+const configFile = join(mkdtempSync(join(tmpdir(), 'bench-satellite-')), 'servers.json');
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    servers: [
+      {
+        process_id: 'everything-bench-1',
+        installation_id: 'inst-everything',
+        installation_name: 'everything',
+        team_id: 'team-bench',
+        team_slug: 'bench',
+        server_slug: 'everything',
+        transport: 'stdio',
+        command: node,
+        args: [everything, 'stdio'],
+      },
+    ],
+  }),
+);
+const [satellitePort, supergatewayPort, mcpProxyPort] = await Promise.all([freePort(), freePort(), freePort()]);
+const satelliteProcess = await startProcess('satellite', [path('satellite/src/main.ts')], satellitePort, {
+  PORT: String(satellitePort),
+  LOG_LEVEL: 'warn',
+  SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+  SATELLITE_CONFIG_FILE: configFile,
+  PROCESS_IDLE_TIMEOUT_MS: '0',
+});
+const supergateway = await startProcess(
+  'supergateway',
+  [
+    path('node_modules/supergateway/dist/index.js'),
+    '--stdio',
+    `${node} ${everything} stdio`,
+    '--outputTransport',
+    'streamableHttp',
+    '--stateful',
+    '--port',
+    String(supergatewayPort),
+    '--logLevel',
+    'none',
+  ],
+  supergatewayPort,
+);
+const mcpProxy = await startProcess(
+  'mcp-proxy',
+  [
+    path('node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs'),
+    '--port',
+    String(mcpProxyPort),
+    '--host',
+    '127.0.0.1',
+    '--',
+    node,
+    everything,
+    'stdio',
+  ],
+  mcpProxyPort,
+);
+
+const echo = (i: number) => ({ name: 'echo', arguments: { message: `m${i}` } });
+const gateways: Gateway[] = [
+  {
+    label: 'Orbital satellite (execute_mcp_tool)',
+    url: new URL(`http://127.0.0.1:${satellitePort}/mcp`),
+    pid: satelliteProcess.pid as number,
+    toolCall: (i) => ({
+      name: 'execute_mcp_tool',
+      arguments: { tool_path: 'everything:echo', arguments: { message: `m${i}` } },
+    }),
+  },
+  {
+    label: 'supergateway 4.0.0 --stateful',
+    url: new URL(`http://127.0.0.1:${supergatewayPort}/mcp`),
+    pid: supergateway.pid as number,
+    toolCall: echo,
+  },
+  {
+    label: 'mcp-proxy 6.7.19',
+    url: new URL(`http://127.0.0.1:${mcpProxyPort}/mcp`),
+    pid: mcpProxy.pid as number,
+    toolCall: echo,
+  },
+];
+
+// 1. Throughput.
+const results = await runInterleaved(gateways, ['legacy', 'modern']);
+const direct = new Client({ name: 'bench-direct', version: '1' });
+await direct.connect(new StdioClientTransport({ command: node, args: [everything, 'stdio'], stderr: 'ignore' }));
+const directGateway: Gateway = { label: 'direct', url: new URL('http://unused'), toolCall: echo };
+await measure([direct], directGateway, warmupCalls);
+const directFigures = await measure([direct], directGateway, sequentialCalls);
+
+console.log(
+  `1. echo through each gateway: 1 client x ${sequentialCalls} sequential calls, then ${concurrentClients} clients x ${callsPerConcurrentClient} calls concurrently (after warm-up; gateways take turns in 10 slices)\n`,
+);
+console.log(`   direct SDK client over stdio (no gateway), sequential: ${format(directFigures)}\n`);
+for (const era of ['legacy', 'modern'] as const) {
+  console.log(
+    `   ${era === 'legacy' ? '2025-11-25 clients (initialize, session)' : '2026-07-28 clients (stateless)'}:`,
+  );
+  for (const gateway of gateways) {
+    const figures = results.get(`${gateway.label}|${era}`);
+    if (typeof figures === 'string' || !figures) {
+      console.log(`     ${gateway.label.padEnd(38)} ${figures}`);
+      continue;
+    }
+    console.log(`     ${gateway.label.padEnd(38)} sequential ${format(figures.sequential)}`);
+    console.log(`     ${''.padEnd(38)} ${concurrentClients} clients  ${format(figures.concurrent)}`);
+  }
+}
+console.log('\n   Orbital against the best peer (calls/s ratio, same era; > 1 is faster):');
+for (const era of ['legacy', 'modern'] as const) {
+  const ours = results.get(`${gateways[0]?.label}|${era}`);
+  const peers = gateways.slice(1).flatMap((g) => {
+    const f = results.get(`${g.label}|${era}`);
+    return typeof f === 'object' && f ? [f] : [];
+  });
+  if (typeof ours !== 'object' || !ours || peers.length === 0) {
+    console.log(`     ${era}: no peer serves this era`);
+    continue;
+  }
+  const best = (key: 'sequential' | 'concurrent') => Math.max(...peers.map((p) => p[key].callsPerSecond));
+  const leanest = (key: 'sequential' | 'concurrent') => Math.min(...peers.map((p) => p[key].cpuMsPerCall ?? Infinity));
+  const cpu = (key: 'sequential' | 'concurrent') => leanest(key) / (ours[key].cpuMsPerCall ?? Infinity);
+  console.log(
+    `     ${era.padEnd(7)} calls/s: sequential ${(ours.sequential.callsPerSecond / best('sequential')).toFixed(2)}x   ${concurrentClients} clients ${(ours.concurrent.callsPerSecond / best('concurrent')).toFixed(2)}x` +
+      `   |  CPU per call (leanest peer / Orbital): sequential ${cpu('sequential').toFixed(2)}x   ${concurrentClients} clients ${cpu('concurrent').toFixed(2)}x`,
+  );
+}
+const legacy = results.get(`${gateways[0]?.label}|legacy`);
+const modern = results.get(`${gateways[0]?.label}|modern`);
+if (typeof legacy === 'object' && legacy && typeof modern === 'object' && modern) {
+  console.log(
+    `   Orbital modern against Orbital legacy: sequential ${(modern.sequential.callsPerSecond / legacy.sequential.callsPerSecond).toFixed(2)}x, ${concurrentClients} clients ${(modern.concurrent.callsPerSecond / legacy.concurrent.callsPerSecond).toFixed(2)}x`,
+  );
+}
+stop(supergateway);
+stop(mcpProxy);
+
+// 2. The satellite process's memory over many calls, half 2025 sessions, half 2026-07-28 clients.
+const satelliteGateway = gateways[0] as Gateway;
+const pid = satelliteProcess.pid as number;
+console.log(
+  `\n2. satellite process memory (RSS) over ${soakCalls} calls by ${concurrentClients} clients (8 of each era):`,
+);
+const soakClients = await Promise.all(
+  Array.from({ length: concurrentClients }, (_, i) => connect(satelliteGateway.url, i % 2 ? 'modern' : 'legacy')),
+);
+const rounds = 4;
+console.log(`   before: ${rssMb(pid).toFixed(1)} MB`);
+for (let r = 1; r <= rounds; r++) {
+  await measure(soakClients, satelliteGateway, Math.ceil(soakCalls / rounds / concurrentClients));
+  console.log(`   after ${Math.round((soakCalls * r) / rounds)} calls: ${rssMb(pid).toFixed(1)} MB`);
+}
+await Promise.all(soakClients.map((client) => client.close()));
+stop(satelliteProcess);
+
+// 3. tools/list tokens.
+const metaTokens = metaTools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0);
+const catalogue = (await direct.listTools()).tools;
+const perToolTokens = catalogue.map((tool) => estimateToolTokens(tool));
+console.log(`\n3. tools/list tokens (estimate: characters / 4), catalogue tools cycled from server-everything:`);
+for (const n of [100, 1000]) {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += perToolTokens[i % perToolTokens.length] ?? 0;
+  console.log(
+    `   ${String(n).padStart(5)} tools: full catalogue ${total} tokens, satellite ${metaTokens} tokens (${((1 - metaTokens / total) * 100).toFixed(1)}% fewer)`,
+  );
+}
+await direct.close();
+
+// 4. Respawn of a dormant server against a cold start alone (an in-process satellite, whose clock
+// the bench moves forward to make the server idle without waiting).
 const events = createRecordingEventSink();
-// The clock is real time plus an offset, so the bench can make the server idle without waiting.
 let clockOffset = 0;
 const satellite = createSatelliteApp({
   config: loadConfig(satelliteEnv, {
@@ -59,14 +419,14 @@ const satellite = createSatelliteApp({
   now: () => Date.now() + clockOffset,
   servers: [
     serverConfiguration.parse({
-      process_id: 'everything-bench-1',
+      process_id: 'everything-bench-2',
       installation_id: 'inst-everything',
       installation_name: 'everything',
       team_id: 'team-bench',
       team_slug: 'bench',
       server_slug: 'everything',
       transport: 'stdio',
-      command: process.execPath,
+      command: node,
       args: [everything, 'stdio'],
     }),
   ],
@@ -74,61 +434,12 @@ const satellite = createSatelliteApp({
   logger: createLogger({ name: 'bench', level: 'silent' }),
 });
 await satellite.start();
-const address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
-
-// 1. Through the satellite and directly, same server, same run.
-const viaSatellite = new Client({ name: 'bench', version: '1' });
-await viaSatellite.connect(new StreamableHTTPClientTransport(new URL('/mcp', address)));
-const direct = new Client({ name: 'bench-direct', version: '1' });
-await direct.connect(new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'] }));
-
-const viaCall = (i: number) =>
-  viaSatellite.callTool({
-    name: 'execute_mcp_tool',
-    arguments: { tool_path: 'everything:echo', arguments: { message: `m${i}` } },
-  });
-const directCall = (i: number) => direct.callTool({ name: 'echo', arguments: { message: `m${i}` } });
-await timed(500, viaCall);
-await timed(500, directCall);
-console.log(`execute_mcp_tool, ${timedCalls} sequential calls (after 500 warm-up calls each):`);
-const d = await timed(timedCalls, directCall);
-summarise('direct SDK client (stdio)', d.durations, d.totalMs);
-const s = await timed(timedCalls, viaCall);
-summarise('through the satellite', s.durations, s.totalMs);
-
-// 2. Memory after `calls` calls.
-const memory = () => {
-  globalThis.gc?.();
-  const m = process.memoryUsage();
-  return `heap ${(m.heapUsed / 1048576).toFixed(1)} MB, rss ${(m.rss / 1048576).toFixed(1)} MB`;
-};
-console.log(`\nsatellite memory (this process holds satellite and client; run with --expose-gc for exact heap):`);
-console.log(`  after ${timedCalls + 500} calls: ${memory()}`);
-const checkpoints = new Set([Math.floor(calls / 4), Math.floor(calls / 2), calls]);
-for (let i = timedCalls + 500; i < calls; i++) {
-  await viaCall(i);
-  if (checkpoints.has(i + 1)) console.log(`  after ${i + 1} calls: ${memory()}`);
-}
-
-// 3. tools/list tokens.
-const metaTokens = metaTools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0);
-const catalogue = (await direct.listTools()).tools;
-const perToolTokens = catalogue.map((tool) => estimateToolTokens(tool));
-console.log(`\ntools/list tokens (estimate: characters / 4), catalogue tools cycled from server-everything:`);
-for (const n of [100, 1000]) {
-  let total = 0;
-  for (let i = 0; i < n; i++) total += perToolTokens[i % perToolTokens.length] ?? 0;
-  console.log(
-    `  ${String(n).padStart(5)} tools: full catalogue ${total} tokens, satellite ${metaTokens} tokens (${((1 - metaTokens / total) * 100).toFixed(1)}% fewer)`,
-  );
-}
-
-// 4. Respawn of a dormant server against a cold start alone.
+const inProcess = await connect(new URL('/mcp', await satellite.app.listen({ port: 0, host: '127.0.0.1' })), 'modern');
 const cold: number[] = [];
 for (let i = 0; i < 5; i++) {
   const t = performance.now();
   const c = new Client({ name: 'cold', version: '1' });
-  await c.connect(new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'] }));
+  await c.connect(new StdioClientTransport({ command: node, args: [everything, 'stdio'], stderr: 'ignore' }));
   await c.callTool({ name: 'echo', arguments: { message: 'x' } });
   cold.push(performance.now() - t);
   await c.close();
@@ -139,28 +450,23 @@ for (let i = 0; i < 5; i++) {
   const before = events.ofType('mcp.server.dormant').length;
   clockOffset += 61000;
   if (satellite.runtime.checkIdle() !== 1) throw new Error('could not make the server dormant');
-  await waitForCount('mcp.server.dormant', before + 1);
+  while (events.ofType('mcp.server.dormant').length < before + 1) await new Promise((r) => setTimeout(r, 5));
   const t = performance.now();
-  await viaCall(i);
+  await inProcess.callTool(satelliteGateway.toolCall(i));
   respawnCall.push(performance.now() - t);
-  const last = events.ofType('mcp.server.respawned').at(-1);
-  respawn.push(last?.respawn_duration_ms ?? Number.NaN);
+  respawn.push(events.ofType('mcp.server.respawned').at(-1)?.respawn_duration_ms ?? Number.NaN);
 }
-const med = (xs: number[]) =>
+const median = (xs: number[]) =>
   percentile(
     [...xs].sort((a, b) => a - b),
     0.5,
   ).toFixed(0);
-console.log(`\nstdio start, median of 5:`);
-console.log(`  cold start alone (spawn + handshake + first call, SDK client): ${med(cold)} ms`);
-console.log(`  respawn of a dormant server (respawn_duration_ms):          ${med(respawn)} ms`);
-console.log(`  first call to a dormant server, end to end via satellite:   ${med(respawnCall)} ms`);
-
-await viaSatellite.close();
-await direct.close();
+console.log(`\n4. stdio start, median of 5:`);
+console.log(`   cold start alone (spawn + handshake + first call, SDK client): ${median(cold)} ms`);
+console.log(`   respawn of a dormant server (respawn_duration_ms):          ${median(respawn)} ms`);
+console.log(`   first call to a dormant server, end to end via satellite:   ${median(respawnCall)} ms`);
+await inProcess.close();
 await satellite.close();
-process.exit(0);
 
-async function waitForCount(type: 'mcp.server.dormant', count: number) {
-  while (events.ofType(type).length < count) await new Promise((r) => setTimeout(r, 5));
-}
+console.log(`\nafter: ${load()}`);
+process.exit(0);

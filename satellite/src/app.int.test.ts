@@ -31,10 +31,6 @@ const fixtures: ChildProcess[] = [];
 let doomedFixture: ChildProcess;
 const clients: Client[] = [];
 
-function reference(name: string, script: string, env: Record<string, string> = {}) {
-  return referenceServer(name, script === everythingServer ? [script, 'stdio'] : [script], env);
-}
-
 beforeAll(async () => {
   const port = await freePort();
   const doomedPort = await freePort();
@@ -52,8 +48,8 @@ beforeAll(async () => {
       PROCESS_IDLE_TIMEOUT_MS: '0',
     }),
     servers: [
-      reference('everything', everythingServer),
-      reference('memory', memoryServer, { MEMORY_FILE_PATH: memoryFile }),
+      referenceServer('everything', [everythingServer, 'stdio']),
+      referenceServer('memory', [memoryServer], { MEMORY_FILE_PATH: memoryFile }),
       httpServer('remote', port),
       httpServer('doomed', doomedPort, { server_slug: 'doomed-http' }),
       sseServer('legacy', ssePort),
@@ -364,6 +360,33 @@ describe('a 2026-07-28 client', () => {
     expect(discovered.status).toBe(200);
     const body = JSON.parse(await discovered.text()) as { result: Record<string, unknown> };
     expect(body.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
+  });
+
+  it('opens a subscriptions/listen stream, acknowledged with the filter the satellite honours', async () => {
+    const controller = new AbortController();
+    const body = modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let text = '';
+    while (!text.includes('notifications/subscriptions/acknowledged')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).toContain('notifications/subscriptions/acknowledged');
+    controller.abort();
   });
 
   it('has its headers checked against the body, an unknown revision refused, and removed methods refused', async () => {

@@ -1,11 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@orbital/config';
 import { expectedFailureReasons, runConformanceSuite } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, stdioServer } from '../test/helpers.ts';
-import { createSatelliteApp, type SatelliteApp } from './app.ts';
-import { satelliteEnv } from './config.ts';
-import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
+import { stdioServer } from '../test/helpers.ts';
+import { startTestSatellite } from '../test/startTestSatellite.ts';
+import type { SatelliteApp } from './app.ts';
 
 /** The scenarios that cannot apply to a two-tool gateway, each with its reason. */
 const expectedFailures = fileURLToPath(new URL('../conformance-expected-failures.yml', import.meta.url));
@@ -14,20 +12,10 @@ let satellite: SatelliteApp;
 let url: string;
 
 beforeAll(async () => {
-  satellite = createSatelliteApp({
-    config: loadConfig(satelliteEnv, {
-      LOG_LEVEL: 'silent',
-      PROCESS_IDLE_TIMEOUT_MS: '0',
-      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
-    }),
-    servers: [stdioServer('fixture')],
-    events: createRecordingEventSink(),
-    logger: silentLogger,
-  });
-  await satellite.start();
-  const address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
+  let address: URL;
+  ({ satellite, url: address } = await startTestSatellite({ servers: [stdioServer('fixture')] }));
   // The suite's DNS-rebinding scenario expects the server to be addressed as localhost.
-  url = `${address.replace('127.0.0.1', 'localhost')}/mcp`;
+  url = address.href.replace('127.0.0.1', 'localhost');
 }, 60000);
 
 afterAll(async () => {

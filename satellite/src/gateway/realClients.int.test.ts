@@ -7,12 +7,10 @@ import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, stdioServer, textOf } from '../../test/helpers.ts';
-import { createSatelliteApp, type SatelliteApp } from '../app.ts';
-import { satelliteEnv } from '../config.ts';
-import { createRecordingEventSink } from '../events/createRecordingEventSink.ts';
+import { stdioServer, textOf } from '../../test/helpers.ts';
+import { startTestSatellite } from '../../test/startTestSatellite.ts';
+import type { SatelliteApp } from '../app.ts';
 
 /**
  * The clients people point at a satellite, each against the same one: the SDK's v2 client pinned to
@@ -24,18 +22,7 @@ let satellite: SatelliteApp;
 let url: URL;
 
 beforeAll(async () => {
-  satellite = createSatelliteApp({
-    config: loadConfig(satelliteEnv, {
-      LOG_LEVEL: 'silent',
-      PROCESS_IDLE_TIMEOUT_MS: '0',
-      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
-    }),
-    servers: [stdioServer('fixture')],
-    events: createRecordingEventSink(),
-    logger: silentLogger,
-  });
-  await satellite.start();
-  url = new URL('/mcp', await satellite.app.listen({ port: 0, host: '127.0.0.1' }));
+  ({ satellite, url } = await startTestSatellite({ servers: [stdioServer('fixture')] }));
 }, 60000);
 
 afterAll(async () => {
