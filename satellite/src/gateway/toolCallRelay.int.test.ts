@@ -31,7 +31,9 @@ async function startSatellite(env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  [url, otherReplica] = await Promise.all([startSatellite(), startSatellite({ MCP_INPUT_ANSWER_TIMEOUT_MS: '400' })]);
+  // In this order: the second one, with a short answer timeout, is satellites[1] and sinks[1].
+  url = await startSatellite();
+  otherReplica = await startSatellite({ MCP_INPUT_ANSWER_TIMEOUT_MS: '400' });
 }, 60000);
 
 afterAll(async () => {
@@ -210,7 +212,7 @@ describe('input requested from a 2026-07-28 client', () => {
     expect(first.result?.resultType).toBe('input_required');
     const satellite = satellites[1] as SatelliteApp;
     expect(satellite.suspended.size()).toBe(1);
-    await waitUntil(() => satellite.suspended.size() === 0, 5000, 'the unanswered call to expire');
+    await waitUntil(() => satellite.suspended.size() === 0, 20000, 'the unanswered call to expire');
     const logged = await (sinks[1] as ReturnType<typeof createRecordingEventSink>).waitFor(
       'mcp.tool.executed',
       (d) => d.tool_name === 'ask_client',
