@@ -16,9 +16,10 @@ import {
 } from './satelliteHarness.ts';
 
 const leaseMs = 30000;
+const defaultExpiryMs = 600_000;
 let stack: SatelliteStack;
 beforeAll(async () => {
-  stack = await startSatelliteStack({ leaseMs });
+  stack = await startSatelliteStack({ leaseMs, defaultCommandExpiryMs: defaultExpiryMs });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -188,6 +189,18 @@ describe('command polling', () => {
     stack.clock.advance(5001);
     expect((await poll(stack, sat)).commands).toEqual([]);
     expect(await commandStatus(commands[0]?.id ?? '')).toMatchObject({ status: 'expired' });
+  });
+
+  it('gives a command without an expiry the default one, so a satellite that never starts collects no queue', async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'never-starts');
+    const { commands } = await queueCommand(stack, { ...spawn('team-a'), satellite_id: sat.id });
+    const first = await commandStatus(commands[0]?.id ?? '');
+    expect(Date.parse(first.expires_at ?? '') - Date.parse(first.created_at)).toBe(defaultExpiryMs);
+    stack.clock.advance(defaultExpiryMs + 1);
+    // The satellite never polls; the next command for it retires the expired one.
+    const { commands: later } = await queueCommand(stack, { ...spawn('team-a'), satellite_id: sat.id });
+    expect(await commandStatus(commands[0]?.id ?? '')).toMatchObject({ status: 'expired' });
+    expect(await commandStatus(later[0]?.id ?? '')).toMatchObject({ status: 'pending' });
   });
 
   it('refuses a payload that does not fit its command type', async () => {

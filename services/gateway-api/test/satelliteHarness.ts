@@ -53,6 +53,7 @@ export type SatelliteStack = {
 export async function startSatelliteStack(
   options: {
     leaseMs?: number;
+    defaultCommandExpiryMs?: number;
     settings?: boolean;
     registryDatabaseProxy?: boolean;
     /** How long gateway-api serves a known satellite key before confirming it with the registry. */
@@ -83,6 +84,7 @@ export async function startSatelliteStack(
       ...env.env,
       ...registryPostgres,
       COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
+      ...(options.defaultCommandExpiryMs ? { COMMAND_DEFAULT_EXPIRY_MS: String(options.defaultCommandExpiryMs) } : {}),
     }),
     now: () => clock.now,
     // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.

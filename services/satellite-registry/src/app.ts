@@ -52,6 +52,7 @@ export async function createApp(deps: {
     now,
     signer: createRegistrationTokenSigner({ secret: config.REGISTRATION_TOKEN_SECRET, now }),
     leaseMs: config.COMMAND_LEASE_MS,
+    defaultCommandExpiryMs: config.COMMAND_DEFAULT_EXPIRY_MS,
     heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS,
     ...(deps.argon2Options ? { argon2Options: deps.argon2Options } : {}),
   };

@@ -10,6 +10,10 @@ export const configSchema = z.object({
   REGISTRATION_TOKEN_SECRET: z.string().min(32),
   // How long a polled command stays leased to the satellite before it returns to the queue.
   COMMAND_LEASE_MS: positiveInt.default(60000),
+  // How long a command waits for delivery when its creator names no expiry. Commands for a satellite
+  // that never starts would otherwise pile up; one that starts later fetches its whole configuration
+  // anyway, so an hour-old command has nothing left to say.
+  COMMAND_DEFAULT_EXPIRY_MS: positiveInt.min(1000).default(3_600_000),
   // The heartbeat interval satellites are told to keep (spec: 30 seconds).
   HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
 });

@@ -78,7 +78,7 @@ export const createCommandRequest = z
     priority: commandPriority.default('normal'),
     payload: z.record(z.string(), z.unknown()),
     correlation_id: z.string().min(1).max(200).optional(),
-    /** After this the command is dropped from the queue (status `expired`) if not yet delivered. */
+    /** After this the command is dropped from the queue (status `expired`) if not yet done; the registry's COMMAND_DEFAULT_EXPIRY_MS when not given. */
     expires_in_ms: z
       .number()
       .int()

@@ -218,6 +218,13 @@ export async function insertCommands(
 ): Promise<readonly CommandRow[]> {
   if (c.satelliteIds.length === 0) return [];
   const at = sql.timestamp(c.now);
+  // Commands of these satellites that expired undelivered leave the queue now, not only when their
+  // satellite next polls: a satellite that never starts does not collect an ever-growing queue.
+  await db.query(sql.unsafe`
+    UPDATE satellite_commands SET status = 'expired', error_message = 'The command expired before the satellite completed it',
+      lease_expires_at = NULL, updated_at = ${at}, completed_at = ${at}
+    WHERE satellite_id = ANY(${sql.array(c.satelliteIds, 'uuid')}) AND status IN ('pending', 'leased')
+      AND expires_at IS NOT NULL AND expires_at <= ${at}`);
   const rows = await db.any(sql.type(commandRow)`
     INSERT INTO satellite_commands (id, satellite_id, team_id, command_type, priority, priority_rank, payload,
       correlation_id, max_attempts, expires_at, created_at, updated_at)

@@ -73,7 +73,7 @@ export function createCommandQueue(deps: RegistryDeps) {
           payload: payload.data,
           correlationId: request.correlation_id ?? null,
           maxAttempts: request.max_attempts,
-          expiresAt: request.expires_in_ms ? new Date(at.getTime() + request.expires_in_ms) : null,
+          expiresAt: new Date(at.getTime() + (request.expires_in_ms ?? deps.defaultCommandExpiryMs)),
           now: at,
         });
         logger.info(

@@ -11,6 +11,8 @@ export type RegistryDeps = {
   signer: RegistrationTokenSigner;
   now: () => Date;
   leaseMs: number;
+  /** Expiry of a command whose creator gave none. */
+  defaultCommandExpiryMs: number;
   heartbeatIntervalMs: number;
   /** Argon2 options for new API keys; the defaults of the argon2 package when not given. */
   argon2Options?: { memoryCost?: number; timeCost?: number; parallelism?: number };
