@@ -4,6 +4,8 @@ import { type AddressClass, classifyAddress } from './classifyAddress.ts';
 export type AddressPolicy = {
   /** Why the platform must not connect to this address, or null when it may. */
   problem(ip: string): string | null;
+  /** Whether cloud metadata addresses (and so their host names) are refused. */
+  refusesMetadata: boolean;
 };
 
 export type AddressPolicyOptions = {
@@ -56,6 +58,7 @@ export function createAddressPolicy(options: AddressPolicyOptions): AddressPolic
     else allowed.addSubnet(address, Number(prefix), family);
   }
   return {
+    refusesMetadata: refused.has('metadata'),
     problem(ip) {
       const addressClass = classifyAddress(ip);
       if (!refused.has(addressClass)) return null;

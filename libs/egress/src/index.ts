@@ -13,3 +13,4 @@ export {
   type GuardedFetchOptions,
   type GuardedResponse,
 } from './fetchGuarded.ts';
+export { urlHostProblem } from './urlHostProblem.ts';

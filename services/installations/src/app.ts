@@ -9,6 +9,7 @@ import {
 } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
+import { createAddressPolicy } from '@orbital/egress';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
@@ -95,7 +96,11 @@ export async function createApp(deps: {
   const teamSlug: TeamSlugLookup =
     deps.teamSlug ??
     (async (teamId) => (await bus.request(identityTeamGetSubject, { teamId }, { identity: self })).slug);
-  const operations = createInstallationsOperations({ pool: database.pool, box, relay, teamSlug });
+  const templateUrls = createAddressPolicy({
+    refuse: ['metadata', 'link-local'],
+    allowNetworks: config.TEMPLATE_URL_ALLOWED_NETWORKS,
+  });
+  const operations = createInstallationsOperations({ pool: database.pool, box, relay, teamSlug, templateUrls });
   serveInstallationSubjects(bus, operations, database.pool);
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.

@@ -1,4 +1,4 @@
-import { logEnv, natsEnv, positiveInt, postgresEnv } from '@orbital/config';
+import { logEnv, natsEnv, networkList, positiveInt, postgresEnv } from '@orbital/config';
 import { z } from 'zod';
 
 export const configSchema = z.object({
@@ -12,6 +12,10 @@ export const configSchema = z.object({
   SATELLITE_EVENTS_STREAM: z.string().default('EVENTS_SATELLITE'),
   // How often undelivered commands and domain events are retried, and a missing stream looked for again.
   OUTBOX_RETRY_MS: positiveInt.default(5000),
+  // Template URLs may not point at link-local or cloud metadata addresses (satellites would hand their
+  // requests, and the headers a team configured, to whatever answers there) unless these networks
+  // (comma-separated CIDR blocks) allow it.
+  TEMPLATE_URL_ALLOWED_NETWORKS: networkList,
 });
 
 export type Config = z.infer<typeof configSchema>;

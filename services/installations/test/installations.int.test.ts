@@ -90,6 +90,49 @@ describe('templates', () => {
     expect(await refusal(h.client.request(s.getTemplate, { slug: 'nope' }, as(teamUser)))).toBe('not_found');
   });
 
+  it.each([
+    ['a file URL', 'file:///etc/passwd', 'must be an http or https URL'],
+    ['an ftp URL', 'ftp://files.example.com/mcp', 'must be an http or https URL'],
+    ['a cloud metadata address', 'http://169.254.169.254/latest/meta-data/', 'is a cloud metadata address'],
+    ['a link-local address', 'http://169.254.1.1/mcp', 'is a link-local address'],
+    ['an IPv6 link-local address', 'http://[fe80::1]:8080/mcp', 'is a link-local address'],
+    ['an IPv4-mapped metadata address', 'http://[::ffff:169.254.169.254]/', 'is a cloud metadata address'],
+    ['a cloud metadata host name', 'http://metadata.google.internal/computeMetadata/v1/', 'cloud metadata host name'],
+  ])('refuses a template URL that is %s, naming the field', async (_name, url, reason) => {
+    const error = await h.client
+      .request(s.createTemplate, { slug: 'sneaky', name: 'Sneaky', transport: 'http', url }, as(admin))
+      .catch((e: AppError) => e);
+    expect(error).toMatchObject({ code: 'validation_failed' });
+    expect(JSON.stringify((error as AppError).details)).toContain(reason);
+    expect(JSON.stringify((error as AppError).details)).toContain('url');
+    expect(await refusal(h.client.request(s.getTemplate, { slug: 'sneaky' }, as(admin)))).toBe('not_found');
+  });
+
+  it('accepts private, loopback and operator-allowed addresses, and checks a changed URL too', async () => {
+    for (const [slug, url] of [
+      ['internal', 'http://10.20.30.40:8080/mcp'],
+      ['on-host', 'http://127.0.0.1:9000/mcp'],
+      ['allowed-link-local', 'http://169.254.100.7/mcp'],
+    ]) {
+      const created = await h.client.request(
+        s.createTemplate,
+        { slug: slug as string, name: slug as string, transport: 'http', url },
+        as(admin),
+      );
+      expect(created.url).toBe(url);
+    }
+    const error = await h.client
+      .request(s.updateTemplate, { slug: 'internal', changes: { url: 'http://169.254.169.254/' } }, as(admin))
+      .catch((e: AppError) => e);
+    expect(error).toMatchObject({ code: 'validation_failed', details: [{ path: 'changes.url' }] });
+    expect((await h.client.request(s.getTemplate, { slug: 'internal' }, as(admin))).url).toBe(
+      'http://10.20.30.40:8080/mcp',
+    );
+    for (const slug of ['internal', 'on-host', 'allowed-link-local']) {
+      await h.client.request(s.deleteTemplate, { slug }, as(admin));
+    }
+  });
+
   it('refuses to delete a template that teams have installed', async () => {
     await install('fs-for-delete-check');
     expect(await refusal(h.client.request(s.deleteTemplate, { slug: 'filesystem' }, as(admin)))).toBe('conflict');

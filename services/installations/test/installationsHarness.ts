@@ -85,7 +85,12 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
   const app = await createApp({
     bus,
     logger,
-    config: loadConfig(configSchema, { ...env.env, OUTBOX_RETRY_MS: '200' }),
+    // The operator of this stack lets templates reach one link-local network (a test of that allowance).
+    config: loadConfig(configSchema, {
+      ...env.env,
+      OUTBOX_RETRY_MS: '200',
+      TEMPLATE_URL_ALLOWED_NETWORKS: '169.254.100.0/24',
+    }),
     teamSlug: async (teamId) => teamSlugs[teamId] ?? 'unknown-team',
     sendCommand: async (command) => {
       if (down) throw new Error('registry unreachable');

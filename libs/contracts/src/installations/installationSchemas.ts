@@ -54,7 +54,12 @@ const templateFields = {
   command: z.string().min(1).max(1000).nullable().optional(),
   args: argList.optional(),
   env: envMap.optional(),
-  url: z.url().max(2000).nullable().optional(),
+  // Satellites connect to it: http or https only (no file:, ftp:, gopher: ...).
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .max(2000)
+    .nullable()
+    .optional(),
   headers: headerMap.optional(),
 };
 

@@ -14,6 +14,7 @@ import {
 } from '@orbital/contracts';
 import type { SecretBox } from '@orbital/crypto';
 import type { CommonQueryMethods, LivePool } from '@orbital/db';
+import { type AddressPolicy, urlHostProblem } from '@orbital/egress';
 import { AppError } from '@orbital/errors';
 import * as q from '../db/installationQueries.ts';
 import * as m from '../db/monitoringQueries.ts';
@@ -38,6 +39,8 @@ export type InstallationsDeps = {
   relay: OutboxRelay;
   /** The team's slug, part of every process id; asked of identity when an installation is created. */
   teamSlug: TeamSlugLookup;
+  /** Where template URLs may point (link-local and metadata addresses refused unless an operator allows). */
+  templateUrls: AddressPolicy;
 };
 
 type ConfigureEvent = 'mcp_installation_created' | 'mcp_installation_updated' | 'mcp_installation_deleted';
@@ -65,6 +68,16 @@ function configureCommand(row: Pick<InstallationRow, 'id' | 'team_id'>, event: C
 }
 
 export function createInstallationsOperations(deps: InstallationsDeps) {
+  /** Refuses a template URL that points where satellites must not be sent, naming the field. */
+  async function checkTemplateUrl(url: string | null | undefined, path: string): Promise<void> {
+    if (!url) return;
+    const problem = await urlHostProblem(new URL(url), deps.templateUrls);
+    if (problem) {
+      throw new AppError('validation_failed', `The template URL points where satellites may not connect: ${problem}`, {
+        details: [{ path, message: `${problem}; an operator may allow its network (TEMPLATE_URL_ALLOWED_NETWORKS)` }],
+      });
+    }
+  }
   const { pool, box, relay } = deps;
 
   async function inTransaction<T>(run: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
@@ -99,6 +112,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     },
     async createTemplate(identity: CallerIdentity, body: TemplateCreate) {
       requireGlobalAdmin(identity);
+      await checkTemplateUrl(body.url, 'url');
       const row = await t.insertTemplate(pool.get(), body.slug, {
         name: body.name,
         description: body.description ?? null,
@@ -113,6 +127,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     },
     async updateTemplate(identity: CallerIdentity, slug: string, changes: TemplateUpdate) {
       requireGlobalAdmin(identity);
+      await checkTemplateUrl(changes.url, 'changes.url');
       const row = await inTransaction(async (tx) => {
         const current = await mustFindTemplate(tx, slug, true);
         const merged: t.TemplateFields = {
