@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['libs/**/*.test.ts', 'services/**/*.test.ts', 'satellite/**/*.test.ts'],
+          include: ['libs/**/*.test.ts', 'services/**/*.test.ts', 'satellite/**/*.test.ts', 'scripts/**/*.test.ts'],
           exclude: [...ignored, '**/*.int.test.ts', '**/*.e2e.test.ts'],
         },
       },

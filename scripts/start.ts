@@ -1,15 +1,19 @@
 /**
  * `npm start`: the whole platform on this machine, in one terminal. Makes sure PostgreSQL, Redis and
  * NATS are up, creates the `orbital` database if it is missing, generates development secrets once
- * (kept in .orbital/dev.env so encrypted data stays readable across restarts), starts every process
- * with its output prefixed, and stops them all cleanly on Ctrl-C.
+ * (kept in .orbital/dev.env so encrypted data stays readable across restarts), builds the web console,
+ * starts every process, sets the database up on first start, registers the development satellite, and
+ * stops everything cleanly on Ctrl-C. On a terminal each log event is one readable line; otherwise the
+ * processes' JSON lines pass through untouched, for tools. `npm start -- --reset` starts afresh.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { findTakenPorts } from './findTakenPorts.ts';
+import { formatLogLine } from './formatLogLine.ts';
 import {
   developmentAdminEmail,
   developmentSecretNames,
@@ -17,9 +21,37 @@ import {
   platformProcesses,
 } from './platformProcesses.ts';
 
+const startedAt = Date.now();
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, '.orbital');
 const devEnvFile = resolve(stateDir, 'dev.env');
+const satelliteStateDir = resolve(stateDir, 'satellite');
+const reset = process.argv.includes('--reset');
+const readable = process.stdout.isTTY === true;
+const width = Math.max('npm start'.length, ...platformProcesses.map((p) => p.name.length));
+
+/** The launcher's own lines: readable on a terminal, JSON like the processes' otherwise. */
+function say(msg: string, level: 'info' | 'warn' | 'error' = 'info') {
+  if (readable) {
+    const line = formatLogLine(
+      'npm start',
+      JSON.stringify({ level: { info: 30, warn: 40, error: 50 }[level], time: Date.now(), msg }),
+      width,
+      true,
+    );
+    (level === 'info' ? console.log : console.error)(line);
+  } else {
+    console.log(
+      JSON.stringify({ level: { info: 30, warn: 40, error: 50 }[level], time: Date.now(), name: 'npm-start', msg }),
+    );
+  }
+}
+
+/** Stops before anything starts, saying what is wrong and what to do. */
+function refuse(lines: string[]): never {
+  console.error(`\n${lines.join('\n')}\n`);
+  process.exit(1);
+}
 
 execFileSync('bash', [resolve(root, 'scripts/ensure-infrastructure.sh')], { stdio: 'inherit' });
 
@@ -33,13 +65,77 @@ function readDevEnv(): Record<string, string> {
   );
 }
 
-const devEnv = readDevEnv();
-let changed = false;
-for (const name of developmentSecretNames) {
-  if (!devEnv[name]) {
-    devEnv[name] = randomBytes(32).toString('base64url');
-    changed = true;
+const connection = {
+  host: process.env.POSTGRES_HOST ?? '127.0.0.1',
+  port: Number(process.env.POSTGRES_PORT ?? '5432'),
+  user: process.env.POSTGRES_USER ?? 'postgres',
+  password: process.env.POSTGRES_PASSWORD,
+};
+const databaseName = process.env.POSTGRES_DATABASE ?? 'orbital';
+
+/** Whether the database exists and was set up (with the secrets of some dev.env). */
+async function databaseState(): Promise<'missing' | 'empty' | 'set up'> {
+  const admin = new pg.Client({ ...connection, database: 'postgres' });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
+    if (exists.rowCount === 0) return 'missing';
+  } finally {
+    await admin.end();
   }
+  const db = new pg.Client({ ...connection, database: databaseName });
+  await db.connect();
+  try {
+    const setUp = await db.query(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'orbital_database_setup'",
+    );
+    return setUp.rowCount === 0 ? 'empty' : 'set up';
+  } finally {
+    await db.end();
+  }
+}
+
+async function dropDatabase() {
+  const admin = new pg.Client({ ...connection, database: 'postgres' });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${databaseName.replaceAll('"', '""')}" WITH (FORCE)`);
+  await admin.end();
+}
+
+const apiPort = process.env.PORT ?? '3000';
+const satellitePort = process.env.SATELLITE_PORT ?? '3001';
+const taken = await findTakenPorts([Number(apiPort), Number(satellitePort)]);
+if (taken.length > 0) {
+  refuse([
+    `Port ${taken.join(' and ')} ${taken.length > 1 ? 'are' : 'is'} already in use: is another \`npm start\` running?`,
+    `  See what listens there:  ss -ltnp '( ${taken.map((p) => `sport = :${p}`).join(' or ')} )'`,
+    '  Stop it (Ctrl-C in its terminal), or run this one on other ports:',
+    `  PORT=${Number(apiPort) + 100} SATELLITE_PORT=${Number(satellitePort) + 100} npm start`,
+  ]);
+}
+
+if (reset) {
+  say(`--reset: dropping database ${databaseName} and ${stateDir}`, 'warn');
+  await dropDatabase();
+  rmSync(stateDir, { recursive: true, force: true });
+}
+
+const devEnv = readDevEnv();
+const missing = developmentSecretNames.filter((name) => !devEnv[name]);
+const state = await databaseState();
+if (missing.length > 0 && state === 'set up') {
+  refuse([
+    `${devEnvFile} ${existsSync(devEnvFile) ? `lacks ${missing.join(', ')}` : 'is missing'}, but database ${databaseName} was set up with the secrets it held.`,
+    'New secrets would not open it: the admin password would be wrong (and the login locked after 5 tries),',
+    'encrypted settings unreadable, and the development satellite unknown.',
+    '  Got the file back (a backup, another checkout)? Put it at .orbital/dev.env and run npm start again.',
+    `  Otherwise start afresh; this deletes database ${databaseName} and .orbital/:  npm start -- --reset`,
+  ]);
+}
+let changed = false;
+for (const name of missing) {
+  devEnv[name] = randomBytes(32).toString('base64url');
+  changed = true;
 }
 if (changed) {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -50,13 +146,23 @@ if (changed) {
       .join('\n')}\n`,
     { mode: 0o600 },
   );
+  say(`generated development secrets and the admin password into ${devEnvFile}`);
 }
+if (state === 'missing') {
+  const admin = new pg.Client({ ...connection, database: 'postgres' });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${databaseName.replaceAll('"', '""')}"`);
+  await admin.end();
+  say(`created database ${databaseName}`);
+}
+// A satellite registered against a database that no longer exists would be refused: it registers anew.
+if (state !== 'set up' && existsSync(satelliteStateDir)) rmSync(satelliteStateDir, { recursive: true, force: true });
 
 const baseEnv: Record<string, string> = {
-  POSTGRES_HOST: '127.0.0.1',
-  POSTGRES_PORT: '5432',
-  POSTGRES_DATABASE: 'orbital',
-  POSTGRES_USER: 'postgres',
+  POSTGRES_HOST: connection.host,
+  POSTGRES_PORT: String(connection.port),
+  POSTGRES_DATABASE: databaseName,
+  POSTGRES_USER: connection.user,
   NATS_URL: 'nats://127.0.0.1:4222',
   REDIS_URL: 'redis://127.0.0.1:6379',
   ADMIN_EMAIL: developmentAdminEmail,
@@ -65,24 +171,6 @@ const baseEnv: Record<string, string> = {
   ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
 };
 
-async function ensureDatabase() {
-  const admin = new pg.Client({
-    host: baseEnv.POSTGRES_HOST,
-    port: Number(baseEnv.POSTGRES_PORT),
-    user: baseEnv.POSTGRES_USER,
-    password: baseEnv.POSTGRES_PASSWORD,
-    database: 'postgres',
-  });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [baseEnv.POSTGRES_DATABASE]);
-  if (exists.rowCount === 0) {
-    await admin.query(`CREATE DATABASE "${String(baseEnv.POSTGRES_DATABASE).replaceAll('"', '""')}"`);
-    console.log(`created database ${baseEnv.POSTGRES_DATABASE}`);
-  }
-  await admin.end();
-}
-await ensureDatabase();
-
 /** The web console gateway-api serves at `/`: built on every start (about a second), so it matches the sources. */
 function buildConsole() {
   const started = Date.now();
@@ -90,17 +178,16 @@ function buildConsole() {
     cwd: resolve(root, 'console'),
     stdio: 'inherit',
   });
-  console.log(`built the web console in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(`built the web console in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 buildConsole();
 
 const children: Array<{ name: string; child: ChildProcess }> = [];
-const width = Math.max(...platformProcesses.map((p) => p.name.length));
 let stopping = false;
-const apiPort = baseEnv.PORT ?? '3000';
-const satellitePort = baseEnv.SATELLITE_PORT ?? '3001';
 const apiUrl = `http://127.0.0.1:${apiPort}`;
+const consoleUrl = `http://localhost:${apiPort}`;
 const satelliteUrl = `http://127.0.0.1:${satellitePort}`;
+const ready = new Set<string>();
 
 function startChild(proc: PlatformProcess, env: Record<string, string>) {
   const child = spawn(process.execPath, [resolve(root, proc.entry)], {
@@ -110,19 +197,41 @@ function startChild(proc: PlatformProcess, env: Record<string, string>) {
     // Own process group: Ctrl-C reaches only this launcher, which stops each child once, in order.
     detached: true,
   });
-  const prefix = `[${proc.name.padEnd(width)}]`;
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => console.log(`${prefix} ${line}`));
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => {
+      console.log(readable ? formatLogLine(proc.name, line, width, true) : line);
+      if (line.includes('"msg":"ready"')) onReady(proc.name);
+    });
   }
   child.on('exit', (code, signal) => {
-    console.log(`${prefix} exited (${signal ?? code})`);
+    if (!stopping) say(`${proc.name} exited (${signal ?? code}); stopping everything`, 'error');
     if (!stopping) void stopAll(1);
   });
   children.push({ name: proc.name, child });
 }
 
+function onReady(name: string) {
+  ready.add(name);
+  if (ready.size !== platformProcesses.length) return;
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  const banner = [
+    `Orbital is ready (${seconds} s after npm start). Ctrl-C stops everything.`,
+    `  Console:  ${consoleUrl}  (log in as ${baseEnv.ADMIN_EMAIL}; the password is ADMIN_PASSWORD in .orbital/dev.env)`,
+    `  API:      ${consoleUrl}/api, documented at ${consoleUrl}/documentation`,
+    `  MCP:      ${satelliteUrl}/mcp  (Streamable HTTP; the console's "Connect a client" has each client's configuration)`,
+  ];
+  if (readable) console.log(`\n${banner.join('\n')}\n`);
+  else say(banner.join(' | '));
+}
+
 /** The few fields of gateway-api answers the launcher reads. */
-type ApiBody = { initialized?: boolean; message?: string; data?: { token?: string } };
+type ApiBody = {
+  initialized?: boolean;
+  message?: string;
+  data?: { token?: string; value?: string };
+  error?: { message?: string; details?: { retry_after_seconds?: number } };
+};
 
 async function requestJson(
   method: string,
@@ -151,6 +260,32 @@ async function retry<T>(what: string, attempt: () => Promise<T | undefined>): Pr
 }
 
 /**
+ * The development admin's session, for the launcher's own setup steps. A refused password is not
+ * retried (each try counts toward the login lock): it means dev.env and the database disagree.
+ */
+async function adminToken(): Promise<string> {
+  for (let attempt = 0; ; attempt += 1) {
+    const login = await requestJson('POST', '/api/auth/login', {
+      email: baseEnv.ADMIN_EMAIL,
+      password: baseEnv.ADMIN_PASSWORD,
+    });
+    if (login.status === 200 && login.json.data?.token) return login.json.data.token;
+    if (login.status === 429) {
+      throw new Error(
+        `the development admin's login is locked for ${login.json.error?.details?.retry_after_seconds ?? 900} s after failed tries; wait, or start afresh with npm start -- --reset`,
+      );
+    }
+    // Just after setup the admin may take a moment to exist; two more tries, then it is a mismatch.
+    if (attempt >= 2) {
+      throw new Error(
+        'the development admin could not log in: ADMIN_PASSWORD in .orbital/dev.env is not the password this database knows. Restore the matching .orbital/dev.env, or start afresh with npm start -- --reset',
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/**
  * The satellite joins the way a person would join it: the database is set up on first start, the
  * development admin makes a global registration token, and the satellite registers with it. Its
  * credentials stay in .orbital/satellite, so later starts need no token.
@@ -158,53 +293,50 @@ async function retry<T>(what: string, attempt: () => Promise<T | undefined>): Pr
 async function startSatellite(proc: PlatformProcess) {
   await retry('gateway-api readiness', async () => ((await fetch(`${apiUrl}/readyz`)).ok ? true : undefined));
   const status = await requestJson('GET', '/api/db/status');
+  let firstStart = false;
   if (status.json.initialized === false) {
     const setup = await requestJson('POST', '/api/db/setup', { type: 'postgresql' });
-    console.log(`database setup: ${setup.json.message ?? setup.status}`);
+    say(`database setup: ${setup.json.message ?? setup.status}`);
+    firstStart = true;
   }
-  const stateDirectory = resolve(stateDir, 'satellite');
   const env: Record<string, string> = {
     PORT: satellitePort,
     BACKEND_URL: apiUrl,
-    SATELLITE_STATE_DIR: stateDirectory,
+    SATELLITE_STATE_DIR: satelliteStateDir,
     SATELLITE_PUBLIC_URL: satelliteUrl,
   };
-  if (!existsSync(resolve(stateDirectory, 'credentials.json'))) {
-    const token = await retry('the development admin login', async () => {
-      const login = await requestJson('POST', '/api/auth/login', {
-        email: baseEnv.ADMIN_EMAIL,
-        password: baseEnv.ADMIN_PASSWORD,
-      });
-      return login.status === 200 ? login.json.data?.token : undefined;
-    });
-    const created = await requestJson('POST', '/api/satellites/registration-tokens', {}, token);
-    if (created.status !== 201)
-      throw new Error(`could not create a registration token: ${JSON.stringify(created.json)}`);
-    const registrationToken = created.json.data?.token;
-    if (!registrationToken) throw new Error('the registration token answer had no token');
-    env.SATELLITE_REGISTRATION_TOKEN = registrationToken;
+  if (firstStart || !existsSync(resolve(satelliteStateDir, 'credentials.json'))) {
+    const token = await adminToken();
+    if (firstStart) {
+      // The frontend's address is the console this gateway serves (the setting's default names a port
+      // where nothing runs here).
+      const pageUrl = await requestJson('GET', '/api/settings/global.page_url', undefined, token);
+      if (pageUrl.json.data?.value === 'http://localhost:5173') {
+        await requestJson('PUT', '/api/settings/global.page_url', { value: consoleUrl }, token);
+      }
+    }
+    if (!existsSync(resolve(satelliteStateDir, 'credentials.json'))) {
+      const created = await requestJson('POST', '/api/satellites/registration-tokens', {}, token);
+      if (created.status !== 201 || !created.json.data?.token) {
+        throw new Error(`could not create a registration token: ${JSON.stringify(created.json)}`);
+      }
+      env.SATELLITE_REGISTRATION_TOKEN = created.json.data.token;
+    }
   }
   startChild(proc, env);
 }
 
+say(`starting ${platformProcesses.map((p) => p.name).join(', ')}`);
 for (const proc of platformProcesses.filter((p) => p.name !== 'satellite')) {
   startChild(proc, proc.name === 'gateway-api' ? { PORT: apiPort } : {});
 }
 const satelliteProcess = platformProcesses.find((p) => p.name === 'satellite');
 if (satelliteProcess) {
   startSatellite(satelliteProcess).catch((error: unknown) => {
-    console.error(`the satellite could not join: ${(error as Error).message}`);
+    say(`the satellite could not join: ${(error as Error).message}`, 'error');
     void stopAll(1);
   });
 }
-
-console.log(
-  `\nOrbital is starting. API: ${apiUrl}  (docs at /documentation). Ctrl-C stops everything.\n` +
-    `MCP clients: point them at ${satelliteUrl}/mcp (Streamable HTTP).\n` +
-    `Log in as ${baseEnv.ADMIN_EMAIL}; the password is ADMIN_PASSWORD in ${devEnvFile}:\n` +
-    `  curl -X POST ${apiUrl}/api/auth/login -H 'content-type: application/json' \\\n` +
-    `    -d "{\\"email\\":\\"${baseEnv.ADMIN_EMAIL}\\",\\"password\\":\\"$(grep ^ADMIN_PASSWORD= ${devEnvFile} | cut -d= -f2-)\\"}"\n`,
-);
 
 async function stopAll(exitCode: number) {
   if (stopping) return;
@@ -232,3 +364,5 @@ process.on('exit', () => {
   for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 process.on('SIGTERM', () => void stopAll(0));
+// The terminal closed: stop as on Ctrl-C, or the processes would outlive it.
+process.on('SIGHUP', () => void stopAll(0));

@@ -72,7 +72,20 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
     trustProxy: deps.trustProxy ?? false,
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Fastify's own request logs are two info lines per request (most of a start-up's output, and of a
+    // busy gateway's); one debug line per answered request replaces them (LOG_LEVEL=debug shows them).
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        statusCode: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime),
+      },
+      'request answered',
+    );
   });
   // Inputs are parsed by zod in registerRoute; the JSON schemas on routes exist for OpenAPI only.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
