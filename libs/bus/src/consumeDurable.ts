@@ -18,11 +18,14 @@ export type EventHandler = (payload: unknown, message: JsMsg) => Promise<void>;
 
 /**
  * Handles several messages at once, typically in one database transaction, so a busy consumer commits
- * once per batch instead of once per message. All of them are acknowledged after it resolves; when it
- * throws, each message is handled alone by the single-message handler, so one poison message costs
- * its own retries and park, never its neighbours'.
+ * once per batch instead of once per message. All of them are acknowledged after it resolves, except
+ * those it gives back as `alone` (it could not take them: they are handled by the single-message
+ * handler, which parks what can never succeed); when it throws, each message is handled alone, so one
+ * poison message costs its own retries and park, never its neighbours'.
  */
-export type BatchEventHandler = (items: Array<{ payload: unknown; message: JsMsg }>) => Promise<void>;
+export type BatchEventHandler = (
+  items: Array<{ payload: unknown; message: JsMsg }>,
+) => Promise<void | { alone?: JsMsg[] }>;
 
 /** How a consumer treats a failure: tried again until it succeeds, or parked at once. */
 export type FailureKind = 'transient' | 'poison';
@@ -254,8 +257,12 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
     if (batchHandler && items.length > 1) {
       for (let retry = 0; ; retry++) {
         try {
-          await batchHandler(items);
-          for (const item of items) item.message.ack();
+          const outcome = await batchHandler(items);
+          const giveBack = new Set(outcome?.alone ?? []);
+          for (const item of items) {
+            if (giveBack.has(item.message)) alone.push(item.message);
+            else item.message.ack();
+          }
           if (retry > 0) noteRecovered();
           break;
         } catch (error) {

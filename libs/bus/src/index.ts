@@ -1,3 +1,4 @@
+export type { JsMsg } from '@nats-io/jetstream';
 export {
   type BatchEventHandler,
   type ConsumeOptions,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
-import type { Bus } from '@orbital/bus';
+import { type Bus, listParked } from '@orbital/bus';
 import {
   installationEventsStream,
   installationStatusChanged,
@@ -421,6 +421,48 @@ describe('status, logs and requests from satellite events', () => {
     expect(await refusal(h.client.request(s.listLogs, { ...ref, query: { limit: 0 } } as never, as(teamUser)))).toBe(
       'validation_failed',
     );
+  });
+
+  it('stores a burst of events in batches: each once, a bad one parked alone, one status change', async () => {
+    const created = await install('fs-burst');
+    await h.sql("UPDATE installations.mcp_installations SET status = 'offline' WHERE id = $1", [created.id]);
+    const executed = (installationId: string) => ({
+      installation_id: installationId,
+      team_id: teamA,
+      server_slug: 'filesystem',
+      tool_name: 'read_file',
+      session_id: 's1',
+      request_params: { path: '/tmp/x' },
+      duration_ms: 3,
+      success: true,
+      error_message: null,
+      executed_at: new Date().toISOString(),
+    });
+    const ids = Array.from({ length: 200 }, () => randomUUID());
+    await Promise.all([
+      ...ids.map((id) => h.emit('mcp.tool.executed', executed(created.id), { id })),
+      // The same events again under other message ids (a retry past JetStream's duplicate window).
+      ...ids.slice(0, 20).map((id) => h.emit('mcp.tool.executed', executed(created.id), { id, msgId: randomUUID() })),
+      h.emit('mcp.tool.executed', { installation_id: created.id, team_id: teamA } as never),
+      h.emit('mcp.tool.executed', executed(randomUUID())),
+    ]);
+    const stored = await eventually(async () => {
+      const [row] = await h.sql<{ total: number; distinct: number }>(
+        'SELECT count(*)::int AS total, count(DISTINCT id)::int AS distinct FROM installations.request_logs WHERE installation_id = $1',
+        [created.id],
+      );
+      return row && row.total >= 200 ? row : undefined;
+    }, 30000);
+    expect(stored).toEqual({ total: 200, distinct: 200 });
+    const status = await h.client.request(s.getStatus, { team_id: teamA, installation_id: created.id }, as(teamUser));
+    expect(status.status).toBe('connecting');
+    const parked = await eventually(async () => {
+      const found = (await listParked(h.client, { durable: 'installations_satellite_events' })).filter(
+        (p) => (p.payload as { data?: { installation_id?: string } }).data?.installation_id === created.id,
+      );
+      return found.length > 0 ? found : undefined;
+    });
+    expect(parked).toHaveLength(1);
   });
 
   it('keeps tool_response only while request logging is on, and shows it only then', async () => {

@@ -66,7 +66,7 @@ export type Harness = {
   emit<T extends SatelliteEventType>(
     type: T,
     data: SatelliteEventData<T>,
-    options?: { timestamp?: string; id?: string },
+    options?: { timestamp?: string; id?: string; msgId?: string },
   ): Promise<string>;
   stop(): Promise<void>;
 };
@@ -118,7 +118,7 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     async emit(type, data, options = {}) {
       const id = options.id ?? randomUUID();
       const envelope = { id, type, timestamp: options.timestamp ?? new Date().toISOString(), data };
-      await publishJson(client, satelliteEventSubject(satelliteId, type), envelope, { msgId: id });
+      await publishJson(client, satelliteEventSubject(satelliteId, type), envelope, { msgId: options.msgId ?? id });
       return id;
     },
     async stop() {

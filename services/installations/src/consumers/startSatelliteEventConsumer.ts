@@ -3,6 +3,7 @@ import { headerNames } from '@orbital/contracts';
 import { classifyDatabaseError } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
+import { storeSatelliteEventBatch } from './storeSatelliteEventBatch.ts';
 
 export type ConsumerHandle = { stop(): Promise<void> };
 
@@ -33,6 +34,8 @@ export function startSatelliteEventConsumer(
             teamId: message.headers?.get(headerNames.teamId) || null,
           }),
         logger: deps.logger,
+        // What waits is stored together: a few statements per batch instead of a transaction per event.
+        batch: { handler: (items) => storeSatelliteEventBatch(deps, items), maxMessages: 500 },
         // A database outage or a lost race waits and is tried again; a row PostgreSQL refuses is parked.
         classifyError: classifyDatabaseError,
       });

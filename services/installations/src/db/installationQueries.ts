@@ -46,6 +46,27 @@ export async function findInstallationById(
     ${lock ? sql.fragment`FOR UPDATE OF i` : sql.fragment``}`);
 }
 
+/** Many installations by id, locked in id order (so two batches never wait on each other in a cycle). */
+export async function lockInstallationsById(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+): Promise<readonly InstallationRow[]> {
+  if (ids.length === 0) return [];
+  return db.any(sql.type(installationRow)`
+    SELECT ${columns} FROM ${from} WHERE i.id = ANY(${sql.array([...ids], 'uuid')}) ORDER BY i.id FOR UPDATE OF i`);
+}
+
+/** Many installations by id, unlocked. */
+export async function findInstallationsById(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+): Promise<readonly InstallationRow[]> {
+  if (ids.length === 0) return [];
+  return db.any(
+    sql.type(installationRow)`SELECT ${columns} FROM ${from} WHERE i.id = ANY(${sql.array([...ids], 'uuid')})`,
+  );
+}
+
 export async function listInstallationsOfTemplate(db: CommonQueryMethods, templateId: string) {
   return db.any(sql.type(installationRow)`SELECT ${columns} FROM ${from} WHERE i.template_id = ${templateId}`);
 }

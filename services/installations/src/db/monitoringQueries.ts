@@ -1,5 +1,6 @@
 import type { RequestLogQuery, ServerLogQuery } from '@orbital/contracts';
 import { type CommonQueryMethods, sql } from '@orbital/db';
+import { z } from 'zod';
 import { countRow, type RequestLogRow, requestLogRow, serverLogRow } from './rows.ts';
 
 const logColumns = sql.fragment`id, installation_id, team_id, log_level, message, "timestamp"`;
@@ -86,6 +87,74 @@ export async function insertRequestLog(db: CommonQueryMethods, r: RequestLogInpu
       ${r.errorMessage}, ${r.timestamp})
     ON CONFLICT (id) DO NOTHING`);
   return db.one(sql.type(requestLogRow)`SELECT ${requestColumns} FROM request_logs WHERE id = ${r.id}`);
+}
+
+/**
+ * Inserts many request logs in one statement, each once (its id is the satellite event id), and returns
+ * the stored rows of all of them, those a redelivery found already there included.
+ */
+export async function insertRequestLogs(
+  db: CommonQueryMethods,
+  logs: RequestLogInput[],
+): Promise<readonly RequestLogRow[]> {
+  if (logs.length === 0) return [];
+  const rows = logs.map((r) => [
+    r.id,
+    r.installationId,
+    r.teamId,
+    r.toolName,
+    JSON.stringify(r.requestParams),
+    r.toolResponse === undefined ? null : JSON.stringify(r.toolResponse),
+    r.durationMs,
+    r.success,
+    r.errorMessage,
+    r.timestamp,
+  ]);
+  await db.query(sql.unsafe`
+    INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
+      success, error_message, "timestamp")
+    SELECT id, installation_id, team_id, tool_name, request_params::jsonb, tool_response::jsonb, duration_ms, success,
+      error_message, "timestamp"
+    FROM ${sql.unnest(rows, ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'float8', 'bool', 'text', 'timestamptz'])}
+      AS t(id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms, success, error_message,
+        "timestamp")
+    ORDER BY id
+    ON CONFLICT (id) DO NOTHING`);
+  return db.any(sql.type(requestLogRow)`
+    SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${sql.array(
+      logs.map((r) => r.id),
+      'uuid',
+    )})`);
+}
+
+/** The log lines of many events in one statement, each line once; returns every event's stored lines. */
+export async function insertLogLinesOfEvents(
+  db: CommonQueryMethods,
+  events: Array<{ eventId: string; installationId: string; teamId: string; lines: LogLineInput[] }>,
+) {
+  const rows = events.flatMap((e) =>
+    e.lines.map((line, index) => [
+      e.installationId,
+      e.teamId,
+      line.log_level,
+      line.message,
+      line.timestamp,
+      e.eventId,
+      index,
+    ]),
+  );
+  if (rows.length === 0) return [];
+  await db.query(sql.unsafe`
+    INSERT INTO server_logs (installation_id, team_id, log_level, message, "timestamp", event_id, line_no)
+    SELECT * FROM ${sql.unnest(rows, ['uuid', 'text', 'text', 'text', 'timestamptz', 'uuid', 'int4'])}
+    ON CONFLICT (event_id, line_no) DO NOTHING`);
+  return db.any(sql.type(serverLogRow.extend({ event_id: z.string() }))`
+    SELECT ${logColumns}, event_id FROM server_logs
+    WHERE event_id = ANY(${sql.array(
+      events.map((e) => e.eventId),
+      'uuid',
+    )})
+    ORDER BY event_id, line_no`);
 }
 
 function requestFilter(installationId: string, query: Pick<RequestLogQuery, 'tool_name' | 'success'>) {
