@@ -1,15 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import {
   deserializeMessage,
   type JSONRPCMessage,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { createStdioFramer, type OversizedLine } from './createStdioFramer.ts';
+import { createLineFramer, type OversizedLine } from './createLineFramer.ts';
+import { formatBytes, MessageTooLargeError, messageTooLargeCode } from './messageTooLargeError.ts';
 import { deliverInOrder } from './withOrderedDelivery.ts';
-
-/** JSON-RPC error code of the answer the transport gives in place of a message it refused for its size. */
-export const messageTooLargeCode = -32603;
 
 /**
  * What became of a refused line: the request it answered failed with the limit (`answered`), it came
@@ -18,13 +17,6 @@ export const messageTooLargeCode = -32603;
  * matched no request (`unmatched`), so a request may wait forever.
  */
 export type OversizedOutcome = 'answered' | 'server_message' | 'unmatched' | 'not_json_rpc';
-
-/** Marks the error data of a refused message, so callers tell it from a server's own errors. */
-export type MessageTooLargeData = { reason: 'message_too_large'; bytes: number; max_bytes: number };
-
-export function isMessageTooLargeData(data: unknown): data is MessageTooLargeData {
-  return typeof data === 'object' && data !== null && (data as { reason?: unknown }).reason === 'message_too_large';
-}
 
 /**
  * MCP over the stdin/stdout of a child the process manager spawned itself. The SDK's stdio client
@@ -43,7 +35,7 @@ export class ChildProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #child: ChildProcess;
-  readonly #framer: ReturnType<typeof createStdioFramer>;
+  readonly #framer: ReturnType<typeof createLineFramer>;
   readonly #maxMessageBytes: number;
   readonly #onOversized: ((line: OversizedLine, outcome: OversizedOutcome) => void) | undefined;
   /** Ids of requests sent and not yet answered: the only candidates an oversized answer can belong to. */
@@ -57,9 +49,9 @@ export class ChildProcessTransport implements Transport {
     this.#child = child;
     this.#maxMessageBytes = options.maxMessageBytes;
     this.#onOversized = options.onOversized;
-    this.#framer = createStdioFramer({
+    this.#framer = createLineFramer({
       maxLineBytes: options.maxMessageBytes,
-      onLine: (line) => this.#deliver(line),
+      onLine: (pieces) => this.#deliver(decodeLine(pieces)),
       onOversized: (line) => this.#refuse(line),
     });
   }
@@ -101,6 +93,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   #deliver(line: string): void {
+    if (line.length === 0) return;
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);
@@ -145,20 +138,7 @@ export class ChildProcessTransport implements Transport {
     }
     this.#onOversized?.(line, 'answered');
     this.#waiting.delete(id);
-    const data: MessageTooLargeData = {
-      reason: 'message_too_large',
-      bytes: line.bytes,
-      max_bytes: this.#maxMessageBytes,
-    };
-    deliverInOrder(this.onmessage, {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: messageTooLargeCode,
-        message: `the server's answer is ${formatBytes(line.bytes)}, ${limit}`,
-        data,
-      },
-    });
+    deliverInOrder(this.onmessage, new MessageTooLargeError(line.bytes, this.#maxMessageBytes).toResponse(id));
   }
 
   #finish(): void {
@@ -170,8 +150,14 @@ export class ChildProcessTransport implements Transport {
   }
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${bytes} bytes`;
+/** A line's text from the pieces it arrived in; a trailing `\r` (CRLF line ends) is not part of it. */
+function decodeLine(pieces: readonly Buffer[]): string {
+  let text: string;
+  if (pieces.length === 1) text = (pieces[0] as Buffer).toString('utf8');
+  else {
+    // Piece by piece: a character cut between two chunks is joined, and no whole-line copy is made.
+    const decoder = new StringDecoder('utf8');
+    text = pieces.map((piece) => decoder.write(piece)).join('') + decoder.end();
+  }
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
 }

@@ -12,6 +12,7 @@ import type { EventSink } from '../events/eventSink.ts';
 import type { InstallationGeneration } from './createGenerationCache.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import { createServerState } from './createServerState.ts';
+import { createSizeLimitedFetch } from './createSizeLimitedFetch.ts';
 import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
 import { isConnectionRefused, SessionNotFoundError } from './isConnectionRefused.ts';
 import { isServerUnreachable } from './isServerUnreachable.ts';
@@ -26,6 +27,8 @@ export type RemoteServerOptions = {
   onChange: () => void;
   handshakeTimeoutMs: number;
   limits: UpstreamLimits;
+  /** No message from the server may be longer; see createSizeLimitedFetch. */
+  maxMessageBytes: number;
   /** The generation verdict of this installation, kept across its connections. */
   generation: InstallationGeneration;
   /** First reconnection delay; doubles per failed attempt up to `reconnectMaxMs`. */
@@ -59,11 +62,11 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
   let lastError = '';
 
   const headers = config.headers;
-  const fetchWithHeaders = (url: string | URL, init?: RequestInit) => {
+  const fetchWithHeaders = createSizeLimitedFetch((url: string | URL, init?: RequestInit) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
     return fetch(url, { ...init, headers: merged });
-  };
+  }, options.maxMessageBytes);
   /** SSE posts answered 404 went into a session the server lost: typed, so the call can be retried. */
   const fetchForSse = async (url: string | URL, init?: RequestInit) => {
     const response = await fetchWithHeaders(url, init);

@@ -6,6 +6,7 @@ import {
   httpServer,
   sseServer,
   startHttpFixture,
+  startModernHttpFixture,
   startSseFixture,
   stdioServer,
   stopChild,
@@ -81,6 +82,36 @@ describe('large messages from a stdio server', () => {
     await harness.events.waitFor('mcp.server.restarted');
     await waitUntil(() => rt.lookup('lost:echo').kind === 'found', 5000, 'online again');
     expect(textOf(await rt.callTool(harness.found('lost:echo'), { text: 'again' }))).toBe('again');
+  });
+});
+
+describe('large messages from a remote server', () => {
+  it('passes 12 MB and refuses 64 MB with a tool error, over Streamable HTTP (2025 and 2026) and SSE, the connection kept', async () => {
+    const [legacyPort, modernPort, ssePort] = [await freePort(), await freePort(), await freePort()];
+    harness.fixtures.push(
+      await startHttpFixture(legacyPort),
+      await startModernHttpFixture(modernPort),
+      await startSseFixture(ssePort),
+    );
+    const rt = harness.start([
+      httpServer('web', legacyPort),
+      httpServer('modern', modernPort),
+      sseServer('sse', ssePort),
+    ]);
+    await rt.start();
+    for (const server of ['web', 'modern', 'sse']) {
+      const passed = await rt.callTool(harness.found(`${server}:huge_output`), { bytes: 12 * MB });
+      expect(textOf(passed).length, server).toBe(12 * MB);
+      const refused = await rt.callTool(harness.found(`${server}:huge_output`), { bytes: 64 * MB });
+      expect(refused.isError, server).toBe(true);
+      expect(textOf(refused), server).toMatch(
+        new RegExp(
+          `^Tool "huge_output" on MCP server "${server}" failed: the server's answer is ${server === 'modern' ? 'more than 32\\.0' : '64\\.0'} MB, above the satellite's limit of 32\\.0 MB per message \\(MCP_MAX_MESSAGE_BYTES\\)\\.$`,
+        ),
+      );
+      expect(rt.snapshot().find((s) => s.server_name === server)?.status, server).toBe('online');
+      expect(textOf(await rt.callTool(harness.found(`${server}:huge_output`), { bytes: 3 })), server).toBe('xxx');
+    }
   });
 });
 

@@ -155,7 +155,13 @@ describe('remote servers', () => {
     await rt.start();
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
-    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual(['ask_city', 'greet', 'probe_count', 'server_pid']);
+    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
+      'ask_city',
+      'greet',
+      'huge_output',
+      'probe_count',
+      'server_pid',
+    ]);
 
     await stopChild(fixtures.pop() as ChildProcess);
     const mark = harness.events.events.length;
@@ -213,6 +219,7 @@ describe('remote servers over SSE', () => {
       'drop_calls',
       'drop_stream',
       'greet',
+      'huge_output',
       'server_pid',
     ]);
     expect(rt.snapshot()[0]).toMatchObject({

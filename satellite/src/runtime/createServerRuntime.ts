@@ -17,7 +17,7 @@ export type RuntimeSettings = {
   requestTimeoutMs: number;
   /** No call runs longer than this, progress or not. */
   requestMaxTotalMs: number;
-  /** The longest message a stdio server may send; a longer one fails its call, never the satellite. */
+  /** The longest message an upstream server may send; a longer one fails its call, never the satellite. */
   maxMessageBytes: number;
   idleTimeoutMs: number;
   /** How often idle stdio processes are looked for; 0 leaves it to explicit `checkIdle()` calls. */
@@ -134,6 +134,7 @@ export function createServerRuntime(options: {
       onChange,
       handshakeTimeoutMs: settings.handshakeTimeoutMs,
       limits,
+      maxMessageBytes: settings.maxMessageBytes,
       generation: generations.of(config.installation_id, fingerprint),
       reconnectBaseMs: settings.reconnectBaseMs,
       reconnectMaxMs: settings.reconnectMaxMs,

@@ -7,7 +7,7 @@ import type { ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
-import { ChildProcessTransport, formatBytes, type OversizedOutcome } from './childProcessTransport.ts';
+import { ChildProcessTransport, type OversizedOutcome } from './childProcessTransport.ts';
 import type { InstallationGeneration } from './createGenerationCache.ts';
 import type { ProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createResponseStats } from './createResponseStats.ts';
@@ -16,6 +16,7 @@ import { createStderrBatcher } from './createStderrBatcher.ts';
 import { createUpstreamClient, outsideCall, type UpstreamClient, type UpstreamLimits } from './createUpstreamClient.ts';
 import { isServerUnreachable } from './isServerUnreachable.ts';
 import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
+import { formatBytes } from './messageTooLargeError.ts';
 import { readProcessUsage } from './readProcessUsage.ts';
 
 /** Per-process limits (spec "Limits": planned, so off unless configured). Applied with `ulimit`. */

@@ -9,8 +9,8 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { isMessageTooLargeData } from './childProcessTransport.ts';
 import type { ToolCallOptions } from './managedServer.ts';
+import { messageTooLargeIn } from './messageTooLargeError.ts';
 
 /**
  * The revisions the satellite speaks to upstream servers: 2026-07-28 through `server/discover`, then the
@@ -245,9 +245,8 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
         case 'cancelled':
           return toolError(`The call of tool "${name}" was cancelled by the client.`);
       }
-      if (error instanceof ProtocolError && isMessageTooLargeData(error.data)) {
-        return toolError(`Tool "${name}" on MCP server "${serverName}" failed: ${error.message}.`);
-      }
+      const tooLarge = messageTooLargeIn(error);
+      if (tooLarge) return toolError(`Tool "${name}" on MCP server "${serverName}" failed: ${tooLarge}.`);
       throw error;
     } finally {
       clearTimeout(idleTimer);

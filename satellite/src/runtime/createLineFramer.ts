@@ -1,5 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
-
 /** What the framer saw of a line it refused: its size and enough of its ends to tell what it was. */
 export type OversizedLine = {
   /** Bytes of the line, newline excluded. */
@@ -18,20 +16,22 @@ const edgeBytes = 256;
 const newline = 0x0a;
 
 /**
- * Splits a child's stdout into newline-delimited messages without ever holding more than `maxLineBytes`
- * of one line. A line within the limit is decoded piece by piece as it arrives (no growing buffer copied
- * on every chunk) and handed over whole; a line beyond it is dropped as it streams past, keeping only its
- * first and last bytes so the id of the request it answers can be recovered, and the next line is read
- * normally: the stream stays in step.
+ * Splits a byte stream into newline-delimited lines without ever holding more than `maxLineBytes` of
+ * one line: MCP over stdio (one JSON-RPC message per line) and server-sent events (a message is one
+ * `data:` line). A line within the limit is handed over as the pieces it arrived in (never a growing
+ * buffer copied on every chunk), newline excluded and nothing else touched (a `\r`, an empty line); a
+ * line beyond it is dropped as it streams past, keeping only its first and last bytes so the id of the
+ * request it answers can be recovered, and the next line is read normally: the stream stays in step.
  */
-export function createStdioFramer(options: {
+export function createLineFramer(options: {
   maxLineBytes: number;
-  onLine: (line: string) => void;
+  onLine: (pieces: readonly Buffer[]) => void;
   onOversized: (line: OversizedLine) => void;
+  /** Text before the message on each line (`data:` in server-sent events), skipped when describing one. */
+  prefix?: RegExp;
 }) {
   const { maxLineBytes } = options;
-  let decoder = new StringDecoder('utf8');
-  let pieces: string[] = [];
+  let pieces: Buffer[] = [];
   let pendingBytes = 0;
   /** The first and last bytes of the current line, kept small, for describing it if it is refused. */
   let head: Buffer = Buffer.alloc(0);
@@ -40,18 +40,19 @@ export function createStdioFramer(options: {
   let dropping = false;
 
   const takeRest = (chunk: Buffer) => {
-    if (head.length < edgeBytes) head = Buffer.concat([head, chunk.subarray(0, edgeBytes - head.length)]);
-    tail = keepTail(tail, chunk);
     pendingBytes += chunk.length;
-    if (dropping) return;
-    if (pendingBytes > maxLineBytes) {
-      // Everything decoded so far goes; the rest of the line is only counted.
+    if (head.length < edgeBytes) head = Buffer.concat([head, chunk.subarray(0, edgeBytes - head.length)]);
+    if (dropping || pendingBytes > maxLineBytes) {
+      // What was held goes; the rest of the line is only counted, its last bytes kept.
       dropping = true;
-      pieces = [];
-      decoder = new StringDecoder('utf8');
+      if (pieces.length) {
+        for (const piece of pieces) tail = keepTail(tail, piece);
+        pieces = [];
+      }
+      tail = keepTail(tail, chunk);
       return;
     }
-    pieces.push(decoder.write(chunk));
+    pieces.push(chunk);
   };
 
   const reset = () => {
@@ -60,21 +61,18 @@ export function createStdioFramer(options: {
     head = Buffer.alloc(0);
     tail = Buffer.alloc(0);
     dropping = false;
-    decoder = new StringDecoder('utf8');
   };
 
   const endLine = () => {
     if (dropping) {
-      const refused = describe(head, tail, pendingBytes);
+      const refused = describe(head, tail, pendingBytes, options.prefix);
       reset();
       options.onOversized(refused);
       return;
     }
-    pieces.push(decoder.end());
-    let line = pieces.length === 1 ? (pieces[0] as string) : pieces.join('');
+    const line = pieces;
     reset();
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    if (line.length > 0) options.onLine(line);
+    options.onLine(line);
   };
 
   return {
@@ -116,8 +114,9 @@ const jsonRpcAtStart = /^\s*\{\s*"(?:jsonrpc|id|result|error)"\s*:/;
  * `jsonrpc`) or last; both positions are recognised only as members of the outer object, so an `"id"`
  * inside the result cannot be mistaken for it.
  */
-function describe(head: Buffer, tail: Buffer, bytes: number): OversizedLine {
-  const start = head.toString('utf8');
+function describe(head: Buffer, tail: Buffer, bytes: number, prefix: RegExp | undefined): OversizedLine {
+  const text = head.toString('utf8');
+  const start = prefix ? text.replace(prefix, '') : text;
   const end = tail.toString('utf8');
   const match = idAtStart.exec(start) ?? idAtEnd.exec(end);
   let id: string | number | undefined;

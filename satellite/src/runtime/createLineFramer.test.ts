@@ -1,27 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { createStdioFramer, type OversizedLine } from './createStdioFramer.ts';
+import { createLineFramer, type OversizedLine } from './createLineFramer.ts';
 
-function framer(maxLineBytes: number) {
+function framer(maxLineBytes: number, prefix?: RegExp) {
   const lines: string[] = [];
   const refused: OversizedLine[] = [];
-  const f = createStdioFramer({ maxLineBytes, onLine: (l) => lines.push(l), onOversized: (o) => refused.push(o) });
+  const f = createLineFramer({
+    maxLineBytes,
+    onLine: (pieces) => lines.push(Buffer.concat(pieces).toString('utf8')),
+    onOversized: (o) => refused.push(o),
+    ...(prefix ? { prefix } : {}),
+  });
   return { f, lines, refused };
 }
 
 /** Feeds text in chunks of `size` bytes, as a pipe would. */
-function feed(f: ReturnType<typeof createStdioFramer>, text: string, size: number) {
+function feed(f: ReturnType<typeof createLineFramer>, text: string, size: number) {
   const bytes = Buffer.from(text, 'utf8');
   for (let i = 0; i < bytes.length; i += size) f.push(bytes.subarray(i, i + size));
 }
 
-describe('createStdioFramer', () => {
-  it('splits lines across and within chunks, multi-byte characters cut anywhere', () => {
+describe('createLineFramer', () => {
+  it('splits lines across and within chunks, multi-byte characters cut anywhere, touching nothing else', () => {
     const { f, lines } = framer(1024);
     const messages = ['{"a":"héllo wörld ✓"}', '{"b":2}', '{"c":"日本語"}'];
     feed(f, `${messages.join('\n')}\n`, 3);
     expect(lines).toEqual(messages);
     feed(f, '{"d":1}\r\n\n', 100);
-    expect(lines.at(-1)).toBe('{"d":1}');
+    expect(lines.slice(-2)).toEqual(['{"d":1}\r', '']);
     expect(f.pendingBytes()).toBe(0);
   });
 
@@ -52,6 +57,14 @@ describe('createStdioFramer', () => {
       [9, 'server_message'],
       [undefined, 'other'],
     ]);
+  });
+
+  it('reads the id of a server-sent event behind its field name', () => {
+    const { f, lines, refused } = framer(64, /^data: ?/);
+    const data = `data: {"jsonrpc":"2.0","id":12,"result":{"t":"${'q'.repeat(300)}"}}`;
+    feed(f, `event: message\n${data}\n\n`, 40);
+    expect(lines).toEqual(['event: message', '']);
+    expect(refused).toEqual([{ bytes: data.length, id: 12, kind: 'response' }]);
   });
 
   it('keeps no more than the limit while a huge line streams past', () => {
