@@ -14,6 +14,7 @@ import {
   registerRoute,
   requestIdFor,
 } from './http/defineRoute.ts';
+import { securitySchemes } from './http/describeOperation.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts';
 import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
@@ -53,6 +54,8 @@ export type GatewayDeps = {
   metrics?: ServiceMetrics;
   /** Per-satellite limit of event batches on Redis (main.ts always gives one). */
   eventRateLimiter?: EventRateLimiter;
+  /** The gateway's public base URL, the OpenAPI document's server (http://localhost:3000 when not given). */
+  publicUrl?: string;
   /** The built web console (console/dist), served at `/`; without it page navigations say how to build it. */
   consoleDir?: string;
 };
@@ -128,8 +131,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       info: {
         title: 'Orbital API',
         version: '0.1.0',
-        description: 'The Orbital backend: settings, satellites, installations.',
+        description:
+          'The Orbital backend: settings, teams, satellites, the MCP server catalogue and installations. Answers are `{success: true, data}`; errors `{success: false, error: {code, message, details?}}` with the status of the code.',
       },
+      servers: [{ url: deps.publicUrl ?? 'http://localhost:3000', description: 'this gateway' }],
+      components: { securitySchemes },
     },
   });
   // The documentation follows global.enable_swagger_docs (spec "Built-in groups and settings").

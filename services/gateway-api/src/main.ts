@@ -92,6 +92,7 @@ await runService({
       metrics,
       eventRateLimiter,
       consoleDir: config.CONSOLE_DIR,
+      publicUrl: config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`,
       docsEnabled: createDocsSwitch({
         read: () =>
           createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))).boolean(

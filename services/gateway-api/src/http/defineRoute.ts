@@ -10,6 +10,7 @@ import {
 import { AppError } from '@orbital/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { z } from 'zod';
+import { errorResponsesOf, operationIdOf, securityOf } from './describeOperation.ts';
 
 /**
  * Who may call a route. This is the one declarative place a route states what it requires; the
@@ -140,8 +141,11 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
       ...(def.body ? { body: jsonSchema(def.body) } : {}),
       ...(def.querystring ? { querystring: jsonSchema(def.querystring) } : {}),
       ...(def.params ? { params: jsonSchema(def.params) } : {}),
+      operationId: operationIdOf(def.method, def.url),
+      security: securityOf(def.access),
       response: {
         [def.successStatus ?? 200]: jsonSchema(shape === 'envelope' ? envelopeOf(def.response) : def.response),
+        ...errorResponsesOf(def),
       },
     },
     handler: async (request, reply) => {
