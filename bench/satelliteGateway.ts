@@ -138,35 +138,19 @@ const percentile = (sorted: number[], p: number) =>
 type Figures = { callsPerSecond: number; p50: number; p99: number; cpuMsPerCall?: number };
 
 async function measure(clients: Client[], gateway: Gateway, callsEach: number): Promise<Figures> {
-  const durations: number[] = [];
-  const began = performance.now();
-  await Promise.all(
-    clients.map(async (client, c) => {
-      for (let i = 0; i < callsEach; i++) {
-        const t = performance.now();
-        const result = await client.callTool(gateway.toolCall(c * callsEach + i));
-        if (result.isError) throw new Error(`${gateway.label}: ${JSON.stringify(result.content)}`);
-        durations.push(performance.now() - t);
-      }
-    }),
-  );
-  const totalMs = performance.now() - began;
-  const sorted = durations.sort((a, b) => a - b);
-  return {
-    callsPerSecond: (durations.length / totalMs) * 1000,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-  };
+  return combine([await batch(clients, gateway, callsEach)]);
 }
 
 /** Merges figures of batches measured at different times into one. */
-function combine(batches: { durations: number[]; totalMs: number }[]): Figures {
+function combine(batches: { durations: number[]; totalMs: number; cpuMs: number }[]): Figures {
   const durations = batches.flatMap((b) => b.durations).sort((a, b) => a - b);
   const totalMs = batches.reduce((sum, b) => sum + b.totalMs, 0);
+  const cpuMs = batches.reduce((sum, b) => sum + b.cpuMs, 0);
   return {
     callsPerSecond: (durations.length / totalMs) * 1000,
     p50: percentile(durations, 0.5),
     p99: percentile(durations, 0.99),
+    ...(batches.some((b) => b.cpuMs > 0) ? { cpuMsPerCall: cpuMs / durations.length } : {}),
   };
 }
 
@@ -234,25 +218,19 @@ const format = (f: Figures) =>
 console.log(`Satellite gateway benchmark, Node ${process.version}; before: ${load()}\n`);
 
 // The gateways, each its own process serving the same server-everything over stdio.
+const everythingInstallation = serverConfiguration.parse({
+  process_id: 'everything-bench-1',
+  installation_id: 'inst-everything',
+  installation_name: 'everything',
+  team_id: 'team-bench',
+  team_slug: 'bench',
+  server_slug: 'everything',
+  transport: 'stdio',
+  command: node,
+  args: [everything, 'stdio'],
+});
 const configFile = join(mkdtempSync(join(tmpdir(), 'bench-satellite-')), 'servers.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    servers: [
-      {
-        process_id: 'everything-bench-1',
-        installation_id: 'inst-everything',
-        installation_name: 'everything',
-        team_id: 'team-bench',
-        team_slug: 'bench',
-        server_slug: 'everything',
-        transport: 'stdio',
-        command: node,
-        args: [everything, 'stdio'],
-      },
-    ],
-  }),
-);
+writeFileSync(configFile, JSON.stringify({ servers: [everythingInstallation] }));
 const [satellitePort, supergatewayPort, mcpProxyPort] = await Promise.all([freePort(), freePort(), freePort()]);
 const satelliteProcess = await startProcess('satellite', [path('satellite/src/main.ts')], satellitePort, {
   PORT: String(satellitePort),
@@ -417,19 +395,7 @@ const satellite = createSatelliteApp({
     PROCESS_IDLE_CHECK_INTERVAL_MS: '3600000',
   }),
   now: () => Date.now() + clockOffset,
-  servers: [
-    serverConfiguration.parse({
-      process_id: 'everything-bench-2',
-      installation_id: 'inst-everything',
-      installation_name: 'everything',
-      team_id: 'team-bench',
-      team_slug: 'bench',
-      server_slug: 'everything',
-      transport: 'stdio',
-      command: node,
-      args: [everything, 'stdio'],
-    }),
-  ],
+  servers: [everythingInstallation],
   events,
   logger: createLogger({ name: 'bench', level: 'silent' }),
 });

@@ -1,11 +1,4 @@
-import {
-  InsufficientScopeError,
-  InvalidTokenError,
-  OAuthError,
-  ServerError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { type AuthInfo, OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -24,7 +17,7 @@ export function createBearerAuthenticator(options: {
   const now = options.now ?? Date.now;
   const challenge = (error: OAuthError) => {
     const description = error.message.replace(/["\\]/g, '');
-    let header = `Bearer error="${error.errorCode}", error_description="${description}"`;
+    let header = `Bearer error="${error.code}", error_description="${description}"`;
     if (options.requiredScopes.length) header += `, scope="${options.requiredScopes.join(' ')}"`;
     return `${header}, resource_metadata="${options.resourceMetadataUrl}"`;
   };
@@ -33,28 +26,34 @@ export function createBearerAuthenticator(options: {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<AuthInfo | undefined> {
     try {
       const header = request.headers.authorization;
-      if (!header) throw new InvalidTokenError('Missing Authorization header');
+      if (!header) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Missing Authorization header');
       const match = /^Bearer ([^\s]+)$/i.exec(header);
-      if (!match?.[1]) throw new InvalidTokenError("Invalid Authorization header format, expected 'Bearer TOKEN'");
+      if (!match?.[1])
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          "Invalid Authorization header format, expected 'Bearer TOKEN'",
+        );
       const auth = await options.verifier.verifyAccessToken(match[1]);
       if (!options.requiredScopes.every((scope) => auth.scopes.includes(scope))) {
-        throw new InsufficientScopeError('Insufficient scope');
+        throw new OAuthError(OAuthErrorCode.InsufficientScope, 'Insufficient scope');
       }
       if (typeof auth.expiresAt !== 'number' || auth.expiresAt * 1000 <= now()) {
-        throw new InvalidTokenError('Token has expired');
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'Token has expired');
       }
       return auth;
     } catch (error) {
-      if (error instanceof InvalidTokenError) {
+      const code = error instanceof OAuthError ? error.code : undefined;
+      if (error instanceof OAuthError && code === OAuthErrorCode.InvalidToken) {
         await reply.status(401).header('www-authenticate', challenge(error)).send(error.toResponseObject());
-      } else if (error instanceof InsufficientScopeError) {
+      } else if (error instanceof OAuthError && code === OAuthErrorCode.InsufficientScope) {
         await reply.status(403).header('www-authenticate', challenge(error)).send(error.toResponseObject());
-      } else if (error instanceof ServerError) {
+      } else if (error instanceof OAuthError && code === OAuthErrorCode.ServerError) {
         request.log.warn({ err: error }, 'token verification unavailable');
         await reply.status(503).header('retry-after', '5').send(error.toResponseObject());
       } else {
         request.log.error({ err: error }, 'token verification failed');
-        const failure = error instanceof OAuthError ? error : new ServerError('Internal Server Error');
+        const failure =
+          error instanceof OAuthError ? error : new OAuthError(OAuthErrorCode.ServerError, 'Internal Server Error');
         await reply.status(500).send(failure.toResponseObject());
       }
       return undefined;

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { type AuthInfo, OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { introspectionResponse } from '@orbital/contracts';
 
 /** Who a verified token speaks for; carried in AuthInfo.extra. */
@@ -78,14 +76,17 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
         signal: AbortSignal.timeout(options.requestTimeoutMs ?? 5000),
       });
     } catch (error) {
-      throw new ServerError(`The authorization server cannot be reached: ${(error as Error).name}`);
+      throw new OAuthError(
+        OAuthErrorCode.ServerError,
+        `The authorization server cannot be reached: ${(error as Error).name}`,
+      );
     }
   }
 
   const currentKey = () => {
     const key = options.credential.current();
     // Not the client's fault: the satellite has no API key until it registers with the backend.
-    if (!key) throw new ServerError('The satellite is not registered with the backend yet');
+    if (!key) throw new OAuthError(OAuthErrorCode.ServerError, 'The satellite is not registered with the backend yet');
     return key;
   };
 
@@ -96,10 +97,11 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
     if (response.status === 401 && (await options.credential.refused?.(key))) response = await ask(token, currentKey());
     if (!response.ok) {
       // Not the client's fault, and not an answer about the token: nothing is cached.
-      throw new ServerError(`Token introspection failed with HTTP ${response.status}`);
+      throw new OAuthError(OAuthErrorCode.ServerError, `Token introspection failed with HTTP ${response.status}`);
     }
     const parsed = introspectionResponse.safeParse(await response.json().catch(() => null));
-    if (!parsed.success) throw new ServerError('Token introspection answered in an unknown shape');
+    if (!parsed.success)
+      throw new OAuthError(OAuthErrorCode.ServerError, 'Token introspection answered in an unknown shape');
     const answer = parsed.data;
     if (!answer.active) return null;
     if (answer.aud !== undefined && comparable(answer.aud) !== comparable(options.resource.href)) return null;
@@ -136,7 +138,8 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
         }
         auth = await pending;
       }
-      if (!auth) throw new InvalidTokenError('The access token is not active, or not for this satellite');
+      if (!auth)
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is not active, or not for this satellite');
       return auth;
     },
   };

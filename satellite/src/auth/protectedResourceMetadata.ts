@@ -1,8 +1,7 @@
-import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import {
+  getOAuthProtectedResourceMetadataUrl,
   type OAuthProtectedResourceMetadata,
-  OAuthProtectedResourceMetadataSchema,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/server';
 import { mcpScope } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
 
@@ -16,13 +15,13 @@ export function registerProtectedResourceMetadata(
   app: FastifyInstance,
   options: { resource: URL; authorizationServer: URL },
 ): { metadataUrl: string } {
-  const metadata: OAuthProtectedResourceMetadata = OAuthProtectedResourceMetadataSchema.parse({
+  const metadata: OAuthProtectedResourceMetadata = {
     resource: options.resource.href,
     authorization_servers: [options.authorizationServer.href.replace(/\/$/, '')],
     scopes_supported: [mcpScope],
     bearer_methods_supported: ['header'],
     resource_name: 'service-satellite',
-  });
+  };
   const metadataUrl = getOAuthProtectedResourceMetadataUrl(options.resource);
   const paths = new Set([new URL(metadataUrl).pathname, '/.well-known/oauth-protected-resource']);
   for (const path of paths) {
