@@ -51,6 +51,19 @@ describe('each upstream server in its own generation', () => {
     expect(await probes()).toBe(1);
   });
 
+  it('starts a server that exits on the probe again as a 2025 server, without counting a crash', async () => {
+    const rt = harness.start([stdioServer('strict', { env: { FIXTURE_EXIT_ON_PROBE: '1' } })]);
+    await rt.start();
+    expect(snapshotOf(rt, 'strict')).toMatchObject({ status: 'online', protocol_version: '2025-11-25' });
+    expect(textOf(await rt.callTool(harness.found('strict:echo'), { text: 'hi' }))).toBe('hi');
+    expect(harness.events.ofType('mcp.server.crashed')).toEqual([]);
+    // The verdict stands for its next process: no probe, no exit.
+    await expect(rt.callTool(harness.found('strict:crash'), { code: 3 })).rejects.toThrow(/exited with code 3/);
+    await harness.events.waitFor('mcp.server.restarted');
+    await waitUntil(() => rt.lookup('strict:echo').kind === 'found', 5000, 'online again');
+    expect(harness.events.ofType('mcp.server.crashed')).toHaveLength(1);
+  });
+
   it('restarts a crashed 2026-07-28-only server on the verdict it already has', async () => {
     const rt = harness.start([modernStdio('modern')]);
     await rt.start();

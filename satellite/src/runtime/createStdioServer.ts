@@ -74,11 +74,14 @@ class SpawnFailure extends Error {
   readonly pid: number;
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
-  constructor(message: string, target: { pid: number; exit: Live['exit'] }) {
+  /** The process ended while being probed for its generation, before any verdict existed. */
+  readonly exitedOnProbe: boolean;
+  constructor(message: string, target: { pid: number; exit: Live['exit'] }, exitedOnProbe: boolean) {
     super(message);
     this.pid = target.pid;
     this.exitCode = target.exit?.code ?? null;
     this.signal = target.exit?.signal ?? null;
+    this.exitedOnProbe = exitedOnProbe;
   }
 }
 
@@ -231,11 +234,9 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       maxMessageBytes: options.maxMessageBytes,
       onOversized: (refused, outcome) => onOversized(target, refused.bytes, outcome),
     });
+    const prior = options.generation.get();
     try {
-      const verdict = await target.upstream.connect(transport, {
-        timeoutMs: options.handshakeTimeoutMs,
-        prior: options.generation.get(),
-      });
+      const verdict = await target.upstream.connect(transport, { timeoutMs: options.handshakeTimeoutMs, prior });
       options.generation.set(verdict);
     } catch (error) {
       // A verdict the server did not accept is settled again by the next attempt.
@@ -245,7 +246,8 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
         await Promise.race([target.exited, delay(200)]);
       }
       if (pid && !target.exit) await terminate(target);
-      throw new SpawnFailure(spawnFailureMessage(target, error), target);
+      const exitedOnProbe = prior === undefined && target.exit !== undefined && !target.expected && !target.spawnError;
+      throw new SpawnFailure(spawnFailureMessage(target, error), target, exitedOnProbe);
     }
     log.info(
       { pid, protocol_version: target.upstream.protocolVersion(), era: target.upstream.era() },
@@ -253,6 +255,22 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     );
     target.ready = true;
     return target;
+  };
+
+  /**
+   * A process, connected. A server that ends on any request before `initialize` (servers on some SDKs
+   * do) dies on the generation probe: it is a 2025 server, and a second process is started straight
+   * into `initialize`. Its failure, if it fails too, is the one that counts.
+   */
+  const spawnConnected = async (): Promise<Live> => {
+    try {
+      return await spawnOnce();
+    } catch (error) {
+      if (!(error instanceof SpawnFailure) || !error.exitedOnProbe || closed) throw error;
+      log.info({ err: error }, 'stdio server exited on the generation probe; starting it again as a 2025 server');
+      options.generation.set({ kind: 'legacy' });
+      return spawnOnce();
+    }
   };
 
   /** What an operator needs to fix a start that failed: the spawn error, the exit, or the silence. */
@@ -336,7 +354,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       await delay(options.restartBackoffMs * 2 ** (attempt - 1));
       if (closed) throw new AppError('unavailable', 'the satellite is shutting down');
       try {
-        const next = await spawnOnce();
+        const next = await spawnConnected();
         if (closed) {
           await terminate(next);
           throw new AppError('unavailable', 'the satellite is shutting down');
@@ -415,7 +433,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
     if (kind === 'start') state.setStatus('connecting', 'process');
     let next: Live;
     try {
-      next = await spawnOnce();
+      next = await spawnConnected();
     } catch (error) {
       if (closed) throw error;
       recordFailedSpawn(error);
