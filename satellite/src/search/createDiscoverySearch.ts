@@ -14,6 +14,9 @@ import type { ToolSearchIndex } from './searchableTool.ts';
 export function createDiscoverySearch(relatedWords: RelatedWords = sharedRelatedWords()): ToolSearchIndex {
   const fuse = createToolSearchIndex();
   const plain = createPlainToolSearch(defaultPlainRankingParameters, relatedWords);
+  // WordNet's index is read on the first look-up; doing it now, off the request path, spares the
+  // first agent's query that wait.
+  setTimeout(() => relatedWords.of('start'), 0).unref();
   return {
     setTools(tools) {
       fuse.setTools(tools);

@@ -1,4 +1,4 @@
-import { createWordNet, type PartOfSpeech, partsOfSpeech, type Synset, type WordNet } from './createWordNet.ts';
+import { createWordNet, type PartOfSpeech, partsOfSpeech, type WordNet } from './createWordNet.ts';
 
 /** How much a related word counts, by how WordNet relates it; a word itself counts 1. */
 export type RelationWeights = {
@@ -118,5 +118,3 @@ function relationWeight(symbol: string, pos: PartOfSpeech, weights: RelationWeig
       return 0;
   }
 }
-
-export type { Synset };
