@@ -8,6 +8,10 @@ export const errorCodes = {
   forbidden: { status: 403, message: 'You are not allowed to do this' },
   not_found: { status: 404, message: 'Not found' },
   conflict: { status: 409, message: 'The request conflicts with the current state' },
+  // Requests over the HTTP limits, refused by gateway-api before any route runs.
+  payload_too_large: { status: 413, message: 'The request body is too large' },
+  uri_too_long: { status: 414, message: 'The request URL is too long' },
+  headers_too_large: { status: 431, message: 'The request headers are too large' },
   rate_limited: { status: 429, message: 'Too many requests' },
   internal: { status: 500, message: 'Internal error' },
   unavailable: { status: 503, message: 'A service needed for this request is unavailable' },

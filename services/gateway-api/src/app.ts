@@ -2,11 +2,13 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
+import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { Readiness, ServiceMetrics } from '@orbital/service';
 import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { EventRateLimiter } from './events/createEventRateLimiter.ts';
+import { clientErrorHandler, maxUrlLength } from './http/clientErrorHandler.ts';
 import {
   type AccessResolver,
   publicOnlyAccess,
@@ -75,6 +77,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
     trustProxy: deps.trustProxy ?? false,
     genReqId: requestIdFor,
+    clientErrorHandler,
     // Fastify's own request logs are two info lines per request (most of a start-up's output, and of a
     // busy gateway's); one debug line per answered request replaces them (LOG_LEVEL=debug shows them).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
@@ -94,6 +97,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.length > maxUrlLength) throw new AppError('uri_too_long');
+  });
   // Page navigations to the console's own paths get its index.html; everything else the JSON 404.
   let consoleFallback: ConsoleFallback = async () => false;
   app.setNotFoundHandler(async (request, reply) => {

@@ -1,5 +1,6 @@
 import { AppError, toAppError } from '@orbital/errors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { drainRejectedBody } from './drainRejectedBody.ts';
 
 export type ErrorEnvelope = {
   success: false;
@@ -11,9 +12,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
     return new AppError('validation_failed', 'The request body is not valid JSON');
   }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new AppError('validation_failed', 'The request body is too large');
-  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large');
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new AppError('validation_failed', 'Send the request body as application/json');
   }
@@ -29,6 +28,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
  */
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const appError = ('code' in error && fromFastifyError(error as FastifyError)) || toAppError(error);
+  if (appError.code === 'payload_too_large') drainRejectedBody(request, reply);
   if (appError.code === 'unavailable') {
     // An outage is logged, but as what it is: one line per request, not an error with a stack each.
     request.log.warn({ code: appError.code, details: appError.details }, 'request failed: a dependency is unavailable');
