@@ -100,7 +100,9 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
         -32603,
         calls.size === 0
           ? `the satellite cannot answer ${method} outside a tool call: it relays such requests to the client that made the call`
-          : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to, so it refuses rather than ask the wrong client`,
+          : method === 'roots/list'
+            ? "the satellite gives roots only for a request it can tie to its tool call, and this connection cannot tell: one client's roots must not reach a server other clients share"
+            : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to, so it refuses rather than ask the wrong client`,
       );
     }
     if (!call.onServerRequest) {
@@ -125,11 +127,16 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
     }
   };
 
-  /** The call a 2025-era server request belongs to: its own context, or the only call in flight. */
-  const attribute = (): CallInFlight | undefined => {
+  /**
+   * The call a 2025-era server request belongs to: the one whose context it arrived in (certain), or
+   * else the only call in flight. Roots are given only with certainty: servers often ask for them
+   * outside any call (right after `initialize`, after a change) and apply them to the whole process,
+   * so one client's roots must not reach a server every client shares by coincidence of timing.
+   */
+  const attribute = (method: ServerRequestMethod): CallInFlight | undefined => {
     const scoped = callScope.getStore();
     if (scoped && calls.has(scoped)) return scoped;
-    if (calls.size === 1) return calls.values().next().value;
+    if (calls.size === 1 && method !== 'roots/list') return calls.values().next().value;
     return undefined;
   };
 
@@ -137,7 +144,7 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
     client.setRequestHandler(method, async (request) => {
       const params = request.params as Record<string, unknown> | undefined;
       // The SDK checks the answer against the method's result schema before it goes upstream.
-      return (await answer(attribute(), method, params)) as never;
+      return (await answer(attribute(method), method, params)) as never;
     });
   }
 
