@@ -36,28 +36,8 @@ import type {
 } from '@orbital/contracts';
 import type { z } from 'zod';
 
-export type {
-  AccessTokenView,
-  ClientActivityPage,
-  CreatedAccessToken,
-  GroupWithSettings,
-  InstallationStatusView,
-  InstallationView,
-  MemberView,
-  MeView,
-  RegistrationTokenView,
-  RequestLogPage,
-  SatelliteMetrics,
-  SatelliteView,
-  ScheduleStatus,
-  ServerLogPage,
-  SettingView,
-  TeamRole,
-  TeamView,
-  TemplateInput,
-  TemplateView,
-  UserView,
-};
+// The API's own types, for the pages: one import site for everything about the API.
+export type * from '@orbital/contracts';
 export type CreatedRegistrationToken = z.infer<typeof createdRegistrationToken>;
 export type InstallationCreate = z.input<typeof installationCreate>;
 export type TemplateCreate = z.input<typeof templateCreate>;
