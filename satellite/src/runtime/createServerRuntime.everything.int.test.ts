@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import { everythingServer, stdioServer, textOf, waitUntil } from '../../test/helpers.ts';
 import type { ServerRuntime } from './createServerRuntime.ts';
@@ -17,9 +17,6 @@ beforeEach(async () => {
   await rt.start();
   // Its elicitation and sampling tools appear once it has seen the client's capabilities.
   await waitUntil(() => rt.lookup('everything:trigger-sampling-request').kind === 'found', 10000, 'conditional tools');
-});
-afterEach(async () => {
-  expect(await harness.cleanup()).toEqual([]);
 });
 
 describe('server-everything behind the runtime', () => {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import {
   freePort,
@@ -15,9 +15,6 @@ import {
 } from '../../test/helpers.ts';
 
 const harness = createRuntimeHarness();
-afterEach(async () => {
-  expect(await harness.cleanup()).toEqual([]);
-});
 
 const MB = 1024 * 1024;
 const pidOf = (rt: ReturnType<typeof harness.start>, name: string) =>

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import {
   fixtureModernServer,
@@ -16,9 +16,6 @@ import {
 } from '../../test/helpers.ts';
 
 const harness = createRuntimeHarness();
-afterEach(async () => {
-  expect(await harness.cleanup()).toEqual([]);
-});
 
 const modernStdio = (name: string) => stdioServer(name, { args: [fixtureModernServer] });
 const snapshotOf = (rt: ReturnType<typeof harness.start>, name: string) =>

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
 import {
   freePort,
@@ -17,9 +17,6 @@ import {
 
 const harness = createRuntimeHarness();
 const { fixtures } = harness;
-afterEach(async () => {
-  expect(await harness.cleanup()).toEqual([]);
-});
 
 describe('stdio servers', () => {
   it('starts a server with only its configured environment and discovers its tools', async () => {
