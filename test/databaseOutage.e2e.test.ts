@@ -3,6 +3,7 @@ import {
   type ChildService,
   createTestEnvironment,
   defaults,
+  freePort,
   startServiceProcess,
   startTcpProxy,
   type TcpProxy,
@@ -29,7 +30,7 @@ type Envelope<T> = { data: T };
 beforeAll(async () => {
   env = await createTestEnvironment();
   proxy = await startTcpProxy(defaults.postgres);
-  const port = 20000 + Math.floor(Math.random() * 25000);
+  const port = await freePort();
   api = `http://127.0.0.1:${port}`;
   const common = { ...env.env, ADMIN_EMAIL: 'owner@orbital.test', ADMIN_PASSWORD: 'correct horse battery staple 77' };
   const start = async (entry: string, extra: Record<string, string> = {}) => {

@@ -1,4 +1,4 @@
-import { defaults, startTcpProxy, type TcpProxy } from '@orbital/testing';
+import { defaults, freePort, startTcpProxy, type TcpProxy } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
 
@@ -11,7 +11,7 @@ let database: TcpProxy;
 let nats: TcpProxy;
 let platform: Platform;
 let token: string;
-const registryOps = 20000 + Math.floor(Math.random() * 25000);
+let registryOps: number;
 
 type Envelope<T> = { success: boolean; data: T; error: { code: string; details?: Record<string, unknown> } };
 
@@ -21,6 +21,7 @@ async function get(path: string, base = platform.api) {
 }
 
 beforeAll(async () => {
+  registryOps = await freePort();
   database = await startTcpProxy(defaults.postgres);
   nats = await startTcpProxy(defaults.nats);
   platform = await startPlatform({

@@ -1,7 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
+import {
+  type ChildService,
+  createTestEnvironment,
+  freePort,
+  startServiceProcess,
+  type TestEnvironment,
+} from '@orbital/testing';
 import { platformProcesses } from '../scripts/platformProcesses.ts';
 
 /**
@@ -20,8 +26,6 @@ export type Platform = {
   logs(name: string): string;
   stop(): Promise<void>;
 };
-
-const freePort = () => 20000 + Math.floor(Math.random() * 25000);
 
 export async function startPlatform(
   options: {
@@ -49,7 +53,7 @@ export async function startPlatform(
       for (let replica = 0; replica < replicas; replica += 1) {
         const extra: Record<string, string> = {};
         if (proc.name === 'gateway-api') {
-          const port = freePort();
+          const port = await freePort();
           extra.PORT = String(port);
           gateways.push(`http://127.0.0.1:${port}`);
         }
@@ -75,7 +79,7 @@ export async function startPlatform(
     admin,
     processes,
     async startSatellite(registrationToken) {
-      const port = freePort();
+      const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const child = await startServiceProcess(
         satelliteEntry,

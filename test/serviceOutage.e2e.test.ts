@@ -1,6 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
+import {
+  type ChildService,
+  createTestEnvironment,
+  freePort,
+  startServiceProcess,
+  type TestEnvironment,
+} from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,7 +26,7 @@ async function start(entry: string, extra: Record<string, string> = {}) {
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  const port = String(20000 + Math.floor(Math.random() * 20000));
+  const port = String(await freePort());
   baseUrl = `http://127.0.0.1:${port}`;
   await start('services/gateway-api/src/main.ts', { PORT: port, HOST: '127.0.0.1' });
 });

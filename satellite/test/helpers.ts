@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+
+export { freePort } from '@orbital/testing';
+
 import { fileURLToPath } from 'node:url';
 import { type ServerConfiguration, serverConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
@@ -99,15 +101,6 @@ export function sseServer(name: string, port: number, overrides: Partial<ServerC
     url: `http://127.0.0.1:${port}/sse`,
     ...overrides,
   });
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== 'object') throw new Error('no port');
-  return address.port;
 }
 
 /** Starts the HTTP fixture and resolves once it listens. */
