@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
+import { toolError } from '../runtime/createUpstreamClient.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import { metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
@@ -32,10 +33,7 @@ function firstText(result: CallToolResult): string {
   return item && item.type === 'text' ? item.text : 'the tool reported an error';
 }
 
-/** A tool error the calling agent reads and acts on (never a protocol error it cannot see). */
-export function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
+export { toolError };
 
 export type ExecutorDependencies = {
   runtime: ServerRuntime;

@@ -58,6 +58,7 @@ export function outsideCall<T>(work: () => T): T {
   return callScope.exit(work);
 }
 
+/** A tool error the calling agent reads and acts on (never a protocol error it cannot see). */
 export function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
