@@ -1,23 +1,18 @@
 /**
- * Satellite events per second, end to end: HTTP batches of 100 events to gateway-api's route over a
- * real socket, stored in JetStream, read by a durable consumer that commits each event to PostgreSQL
- * before acknowledging it. Compared with raw JetStream publishes of the same events on the same machine.
+ * Satellite events per second on the path users run: the real processes (settings, satellite-registry,
+ * installations, gateway-api) on the real PostgreSQL, NATS and Redis; satellites registered through the
+ * API with real registration tokens and real API keys; batches of 100 `mcp.tool.executed` events over
+ * HTTP to gateway-api, stored in JetStream, read by the installations service's own durable consumer
+ * and committed to its `request_logs` table. Beside it, in the same run, raw JetStream publishes of the
+ * same events with as many in flight. Every event is checked stored exactly once.
  * Run: `npm run bench:events` (EVENTS=20000 SATELLITES=20 to change the load).
- *
- * Authentication is a stand-in resolver (a bearer naming the satellite) until the registry's API-key
- * resolver lands; the rate limiter is the real one on Redis, with a limit the load never reaches.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { consumeDurable, createBus, ensureStream, publishJson } from '@orbital/bus';
-import { type CallerIdentity, satelliteEventSubject, satelliteEventsStream } from '@orbital/contracts';
-import { buildGateway } from '@orbital/gateway-api/app';
-import { createEventRateLimiter } from '@orbital/gateway-api/events/createEventRateLimiter';
-import type { AccessResolver } from '@orbital/gateway-api/http/defineRoute';
+import { loadavg } from 'node:os';
+import { createBus, ensureStream, publishJson } from '@orbital/bus';
+import { satelliteEventSubject, satelliteEventsStream } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import { createReadiness } from '@orbital/service';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import { Redis } from 'ioredis';
+import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { printTable } from './stats.ts';
 
@@ -25,19 +20,17 @@ const total = Number(process.env.EVENTS ?? 20000);
 const satellites = Number(process.env.SATELLITES ?? 20);
 const batchSize = 100;
 const logger = createLogger({ name: 'bench', level: 'silent' });
+const admin = { email: 'owner@orbital.test', password: 'seven quiet orbits of a patient moon' };
 
-/** Installation ids are UUIDs the backend issued; the gateway refuses events naming anything else. */
-const installationId = randomUUID();
-
-function event() {
+function executed(installationId: string, teamId: string) {
   return {
     id: randomUUID(),
     type: 'mcp.tool.executed' as const,
     timestamp: new Date().toISOString(),
     data: {
       installation_id: installationId,
-      team_id: 'team-1',
-      server_slug: 'github',
+      team_id: teamId,
+      server_slug: 'bench',
       tool_name: 'search_issues',
       session_id: 'session-1',
       request_params: { query: 'is:open label:bug', per_page: 20 },
@@ -49,28 +42,38 @@ function event() {
   };
 }
 
-const benchAccess: AccessResolver = async (request) => {
-  const satelliteId = String(request.headers.authorization ?? '').replace(/^Bearer bench-/, '');
-  return { kind: 'satellite', satelliteId, satelliteType: 'team', teamId: 'team-1' } satisfies CallerIdentity;
-};
+async function api<T>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  const parsed = text ? JSON.parse(text) : null;
+  return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T;
+}
 
-/** Raw JetStream: the same events published with the same in-flight count the HTTP path reaches. */
+/** Raw JetStream: the same events published with as many in flight as the HTTP path has. */
 async function rawPublish(env: TestEnvironment): Promise<number> {
   const bus = await createBus({
     servers: env.natsUrl,
     name: 'raw',
-    prefix: `${env.subjectPrefix}raw`,
+    prefix: `${env.subjectPrefix}raw${randomUUID().slice(0, 6)}`,
     streamMaxBytes: env.streamMaxBytes,
     logger,
   });
   await ensureStream(bus, satelliteEventsStream);
-  const events = Array.from({ length: total }, event);
+  const events = Array.from({ length: total }, () => executed(randomUUID(), 'team-raw'));
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: satellites * batchSize }, async () => {
       while (next < events.length) {
-        const e = events[next++] as ReturnType<typeof event>;
+        const e = events[next++] as ReturnType<typeof executed>;
         await publishJson(bus, satelliteEventSubject('raw', e.type), e, { msgId: e.id });
       }
     }),
@@ -80,170 +83,161 @@ async function rawPublish(env: TestEnvironment): Promise<number> {
   return perSecond;
 }
 
-type ConsumerMode = { concurrency: number; batch: boolean };
-
-async function endToEnd(env: TestEnvironment, mode: ConsumerMode) {
-  const { concurrency } = mode;
-  const label = `${mode.batch ? 'b' : 'm'}${concurrency}`;
-  const prefix = `${env.subjectPrefix}${label}`;
-  const gatewayBus = await createBus({
-    servers: env.natsUrl,
-    name: 'gateway',
-    prefix,
-    streamMaxBytes: env.streamMaxBytes,
-    logger,
-  });
-  const consumerBus = await createBus({
-    servers: env.natsUrl,
-    name: 'installations',
-    prefix,
-    streamMaxBytes: env.streamMaxBytes,
-    logger,
-  });
-  await ensureStream(gatewayBus, satelliteEventsStream);
-  const redis = new Redis(env.redisUrl);
-  const gateway = await buildGateway({
-    bus: gatewayBus,
-    logger,
-    readiness: createReadiness(),
-    identity: { routes: [], resolveAccess: benchAccess },
-    eventRateLimiter: createEventRateLimiter({
-      redis,
-      keyPrefix: env.queuePrefix,
-      logger,
-      limit: { maxRequests: 1_000_000, windowSeconds: 60 },
-    }),
-  });
-  await gateway.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
-
-  const pool = new pg.Pool({ ...env.postgres, max: Math.max(4, concurrency) });
-  const table = `bench_events_${label}`;
-  await pool.query(
-    `CREATE TABLE ${table} (id uuid PRIMARY KEY, satellite_id text NOT NULL, type text NOT NULL, payload jsonb NOT NULL)`,
-  );
-  let committed = 0;
-  let allCommitted: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    allCommitted = resolve;
-  });
-  const count = (rows: number) => {
-    committed += rows;
-    if (committed === total) allCommitted();
+const env = await createTestEnvironment();
+const children: ChildService[] = [];
+const db = new pg.Client({ ...env.postgres });
+try {
+  const port = 20000 + Math.floor(Math.random() * 25000);
+  const base = `http://127.0.0.1:${port}`;
+  const common = {
+    ...env.env,
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: 'info',
+    // The load is the point here, not the per-satellite limit.
+    EVENTS_RATE_LIMIT_MAX_REQUESTS: '100000',
   };
-  const consumer = await consumeDurable(consumerBus, {
-    stream: satelliteEventsStream.name,
-    durable: 'bench',
-    filterSubjects: ['evt.satellite.>'],
-    logger,
-    concurrency,
-    handler: async (payload, msg) => {
-      const e = payload as { id: string; type: string };
-      // Idempotent by event id, as a real consumer must be (redelivery after a lost ack).
-      const result = await pool.query(
-        `INSERT INTO ${table} (id, satellite_id, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-        [e.id, msg.headers?.get('x-satellite-id') ?? '', e.type, payload],
-      );
-      count(result.rowCount ?? 0);
-    },
-    ...(mode.batch
-      ? {
-          batch: {
-            maxMessages: 100,
-            // One statement, one commit for the whole batch.
-            handler: async (items) => {
-              const result = await pool.query(
-                `INSERT INTO ${table} (id, satellite_id, type, payload)
-                 SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) ON CONFLICT (id) DO NOTHING`,
-                [
-                  items.map((i) => (i.payload as { id: string }).id),
-                  items.map((i) => i.message.headers?.get('x-satellite-id') ?? ''),
-                  items.map((i) => (i.payload as { type: string }).type),
-                  items.map((i) => JSON.stringify(i.payload)),
-                ],
-              );
-              count(result.rowCount ?? 0);
-            },
-          },
-        }
-      : {}),
-  });
+  for (const entry of [
+    'services/settings/src/main.ts',
+    'services/satellite-registry/src/main.ts',
+    'services/installations/src/main.ts',
+  ]) {
+    children.push(await startServiceProcess(entry, common, { readyTimeoutMs: 60000 }));
+  }
+  children.push(
+    await startServiceProcess(
+      'services/gateway-api/src/main.ts',
+      { ...common, PORT: String(port), HOST: '127.0.0.1' },
+      { readyTimeoutMs: 60000 },
+    ),
+  );
+  await api(base, 'POST', '/api/db/setup', { type: 'postgresql' });
+  let token = '';
+  for (let i = 0; i < 100 && !token; i += 1) {
+    token = await api<{ token: string }>(base, 'POST', '/api/auth/login', admin)
+      .then((r) => r.token)
+      .catch(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return '';
+      });
+  }
+  const team = await api<{ id: string }>(base, 'POST', '/api/teams', { slug: 'bench', name: 'Bench' }, token);
+  await api(
+    base,
+    'POST',
+    '/api/mcp/servers',
+    { slug: 'bench', name: 'Bench', transport: 'stdio', command: 'node', args: ['server.js'] },
+    token,
+  );
+  const installation = await api<{ id: string }>(
+    base,
+    'POST',
+    `/api/teams/${team.id}/mcp/installations`,
+    { server_slug: 'bench', name: 'bench' },
+    token,
+  );
+  // Real satellites: a registration token each, registered through the API, holding real API keys.
+  const registered: Array<{ id: string; key: string }> = [];
+  for (let s = 0; s < satellites; s += 1) {
+    const registration = await api<{ token: string }>(
+      base,
+      'POST',
+      `/api/teams/${team.id}/satellites/registration-tokens`,
+      {},
+      token,
+    );
+    const satellite = await api<{ satellite_id: string; api_key: string }>(
+      base,
+      'POST',
+      '/api/satellites/register',
+      { name: `bench-${s}`, capabilities: ['stdio'], system_info: { os: 'linux' } },
+      `service_satellite_${registration.token}`,
+    );
+    registered.push({ id: satellite.satellite_id, key: satellite.api_key });
+  }
+  await db.connect();
+  const storedCount = async () =>
+    Number(
+      (
+        await db.query('SELECT count(*)::int AS n FROM installations.request_logs WHERE installation_id = $1', [
+          installation.id,
+        ])
+      ).rows[0].n,
+    );
 
+  // Warm-up: each key verified (Argon2, once per key and gateway), JIT, sockets, stream files.
+  for (const satellite of registered) {
+    await api(
+      base,
+      'POST',
+      `/api/satellites/${satellite.id}/events`,
+      { events: [executed(installation.id, team.id)] },
+      satellite.key,
+    );
+  }
+  while ((await storedCount()) < registered.length) await new Promise((resolve) => setTimeout(resolve, 50));
+  await rawPublish(env);
+
+  const load = loadavg()[0]?.toFixed(2);
+  const raw = await rawPublish(env);
+  const before = await storedCount();
+  const sent: string[] = [];
   const batchesPerSatellite = Math.ceil(total / batchSize / satellites);
-  let ingested = 0;
-  let ingestDone = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: satellites }, async (_, s) => {
+    registered.map(async (satellite) => {
       // Each satellite sends one batch at a time, as the specification requires.
-      for (let b = 0; b < batchesPerSatellite && ingested < total; b += 1) {
-        const events = Array.from({ length: Math.min(batchSize, total - ingested) }, event);
-        ingested += events.length;
-        const response = await fetch(`${base}/api/satellites/sat-${s}/events`, {
-          method: 'POST',
-          headers: { authorization: `Bearer bench-sat-${s}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ events }),
-        });
-        const body = (await response.json()) as { data?: { accepted: number } };
-        if (response.status !== 200 || body.data?.accepted !== events.length) {
-          throw new Error(`batch refused: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-        }
+      for (let b = 0; b < batchesPerSatellite && sent.length < total; b += 1) {
+        const events = Array.from({ length: Math.min(batchSize, total - sent.length) }, () =>
+          executed(installation.id, team.id),
+        );
+        sent.push(...events.map((e) => e.id));
+        const reply = await api<{ accepted: number }>(
+          base,
+          'POST',
+          `/api/satellites/${satellite.id}/events`,
+          { events },
+          satellite.key,
+        );
+        if (reply.accepted !== events.length) throw new Error(`batch partly refused: ${JSON.stringify(reply)}`);
       }
     }),
   );
-  ingestDone = performance.now();
-  await done;
-  const finished = performance.now();
-  const stored = Number((await pool.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
+  const accepted = performance.now();
+  while ((await storedCount()) < before + sent.length) await new Promise((resolve) => setTimeout(resolve, 20));
+  const stored = performance.now();
 
-  await consumer.stop();
-  await gateway.close();
-  await gatewayBus.drain();
-  await consumerBus.drain();
-  await redis.quit();
-  await pool.end();
-  return {
-    httpToStored: total / ((ingestDone - started) / 1000),
-    httpToCommitted: total / ((finished - started) / 1000),
-    stored,
-  };
-}
-
-const env = await createTestEnvironment();
-try {
-  // Warm-up of JIT, sockets and the stream files.
-  await rawPublish(env);
-  const raw = await rawPublish(env);
-  const rows: Array<Record<string, string | number>> = [
-    { path: 'raw JetStream publish (acked)', consumer: '-', 'events/s': Math.round(raw), 'ratio to raw': 1 },
-  ];
-  const modes: ConsumerMode[] = [
-    { concurrency: 1, batch: false },
-    { concurrency: 16, batch: false },
-    { concurrency: 1, batch: true },
-    { concurrency: 4, batch: true },
-  ];
-  for (const mode of modes) {
-    const result = await endToEnd(env, mode);
-    const consumer = `${mode.batch ? 'batches of <=100' : 'per message'}, ${mode.concurrency} at once`;
-    if (result.stored !== total) throw new Error(`stored ${result.stored} of ${total}`);
-    rows.push({
-      path: 'HTTP batch -> JetStream (200 received)',
-      consumer,
-      'events/s': Math.round(result.httpToStored),
-      'ratio to raw': Number((result.httpToStored / raw).toFixed(2)),
-    });
-    rows.push({
-      path: 'HTTP batch -> committed PostgreSQL write',
-      consumer,
-      'events/s': Math.round(result.httpToCommitted),
-      'ratio to raw': Number((result.httpToCommitted / raw).toFixed(2)),
-    });
+  const check = (
+    await db.query(
+      `SELECT count(*)::int AS total, count(DISTINCT l.id)::int AS distinct_ids
+       FROM installations.request_logs l WHERE l.id = ANY($1::uuid[])`,
+      [sent],
+    )
+  ).rows[0] as { total: number; distinct_ids: number };
+  const extra = (await storedCount()) - before - sent.length;
+  if (check.total !== sent.length || check.distinct_ids !== sent.length || extra !== 0) {
+    throw new Error(`stored ${check.total} (${check.distinct_ids} distinct, ${extra} unexpected) of ${sent.length}`);
   }
+  const acceptedRate = sent.length / ((accepted - started) / 1000);
+  const storedRate = sent.length / ((stored - started) / 1000);
   printTable(
-    `${total} events, ${satellites} satellites sending batches of ${batchSize}, one batch at a time each`,
-    rows,
+    `${sent.length} events, ${satellites} real satellites (API keys) sending batches of ${batchSize}, one at a time each; load average ${load}; every event stored exactly once`,
+    [
+      { path: 'raw JetStream publish (acked)', 'events/s': Math.round(raw), 'ratio to raw': 1 },
+      {
+        path: 'HTTP -> gateway-api -> JetStream (200 received)',
+        'events/s': Math.round(acceptedRate),
+        'ratio to raw': Number((acceptedRate / raw).toFixed(2)),
+      },
+      {
+        path: 'HTTP -> gateway-api -> JetStream -> installations -> PostgreSQL (stored)',
+        'events/s': Math.round(storedRate),
+        'ratio to raw': Number((storedRate / raw).toFixed(2)),
+      },
+    ],
   );
 } finally {
+  await db.end().catch(() => {});
+  for (const child of children.reverse()) await child.stop();
   await env.cleanup();
 }

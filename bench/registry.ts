@@ -1,65 +1,105 @@
 /**
- * Satellite polling and heartbeats through gateway-api, against the real processes (settings for
- * database setup, satellite-registry, gateway-api) on the real PostgreSQL and NATS, at 100, 1,000 and
- * 10,000 registered satellites. Shows that a poll's cost does not grow with the number of satellites:
- * the API key is a cache hit after its first use, and the queue query reads one satellite's index range.
- * Run: `npm run bench:registry` (BENCH_POLLS, BENCH_CONCURRENCY, BENCH_SIZES override the defaults).
+ * Satellites against the real processes (settings, satellite-registry, gateway-api) on the real
+ * PostgreSQL, NATS and Redis. Run: `npm run bench:registry`. Needs `wrk` (`apt-get install wrk`).
  *
- * Satellites are seeded straight into the registry's tables (registering 10,000 through the API would
- * cost 10,000 Argon2 hashes at the production cost, about 17 minutes on two cores): each gets a key id
- * of its own, one shared secret hashed once with cheap Argon2 parameters (the verification happens once
- * per key, in the warm-up, never in the measured polls), five finished commands of history and one
- * pending command.
+ * 1. The command poll (`GET /api/satellites/:id/commands?wait_ms=0`, API key, NATS, one SQL statement)
+ *    side by side with its ceiling, an HTTP -> NATS -> PostgreSQL primary-key read of the same satellite
+ *    rows (bench/pkCeiling.ts), both driven by wrk with the same connections, rotating over the
+ *    satellites, twice each in alternation (CEILING_SECONDS, CEILING_CONNECTIONS).
+ * 2. Simulated satellites as the satellite behaves: a heartbeat every 30 s, a poll whenever the answer
+ *    says (`next_poll_ms`), a batch of events every 3 s; SIMULATIONS="200:180,1000:60" (satellites:seconds).
+ *    An error is any answer other than 200 or one slower than 10 s.
+ *
+ * Satellites are seeded straight into the registry's tables (registering 1,000 through the API costs
+ * 1,000 Argon2 hashes at the production cost): each has a key id of its own and one shared secret hashed
+ * with cheap Argon2 parameters; every key is verified once in a warm-up, as a real key is once per
+ * gateway replica. Each has a pending command and a history of five finished ones.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createTestEnvironment, startServiceProcess } from '@orbital/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type ChildService, createTestEnvironment, startServiceProcess } from '@orbital/testing';
 import argon2 from 'argon2';
 import pg from 'pg';
-import { measure, printTable } from './stats.ts';
+import { percentile, printTable } from './stats.ts';
 
-const sizes = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
-const polls = Number(process.env.BENCH_POLLS ?? 6000);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const simulations = (process.env.SIMULATIONS ?? '200:180,1000:60').split(',').map((s) => {
+  const [count, seconds] = s.split(':').map(Number);
+  return { count: count as number, seconds: seconds as number };
+});
+const ceilingSeconds = Number(process.env.CEILING_SECONDS ?? 15);
+const ceilingConnections = Number(process.env.CEILING_CONNECTIONS ?? 32);
+const seeded = Math.max(...simulations.map((s) => s.count), 200);
+const load = () => loadavg()[0]?.toFixed(2) ?? '?';
 
 const env = await createTestEnvironment();
+const children: ChildService[] = [];
+const spawned: ChildProcess[] = [];
+const db = new pg.Client({ ...env.postgres });
 const port = 20000 + Math.floor(Math.random() * 20000);
 const base = `http://127.0.0.1:${port}`;
-const children: Array<{ stop(): Promise<unknown> }> = [];
-const db = new pg.Client({ ...env.postgres });
-try {
-  const common = { ...env.env, DB_SETUP_SERVICE_TIMEOUT_MS: '5000' };
-  children.push(await startServiceProcess('services/settings/src/main.ts', common));
-  children.push(await startServiceProcess('services/satellite-registry/src/main.ts', common));
-  // The gateway logs at warn, so request logging does not weigh on the figures; it says nothing when
-  // ready at that level, hence its own spawn and the wait for /healthz below.
-  const gateway = spawn(process.execPath, ['services/gateway-api/src/main.ts'], {
-    env: { ...process.env, ...common, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push({
-    stop: () =>
-      new Promise((resolve) => {
-        gateway.once('exit', resolve);
-        gateway.kill('SIGTERM');
-      }),
-  });
-  for (let i = 0; i < 200; i += 1) {
+
+async function waitForHttp(url: string) {
+  for (let i = 0; i < 300; i += 1) {
     if (
-      await fetch(`${base}/healthz`)
-        .then((r) => r.ok)
+      await fetch(url)
+        .then((r) => r.status < 500)
         .catch(() => false)
     )
-      break;
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
+  throw new Error(`${url} did not answer`);
+}
+
+/** wrk's requests per second and 99th percentile latency (ms) for a Lua script of requests. */
+async function wrk(script: string, url: string) {
+  const { stdout } = await promisify(execFile)('wrk', [
+    '-t2',
+    `-c${ceilingConnections}`,
+    `-d${ceilingSeconds}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ]);
+  const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const p99text = /\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
+  const p99 = p99text ? Number(p99text[1]) * (p99text[2] === 'us' ? 0.001 : p99text[2] === 's' ? 1000 : 1) : Number.NaN;
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`wrk saw ${non2xx} failed answers:\n${stdout}`);
+  return { perSecond: Math.round(perSecond), p99: Number(p99.toFixed(2)) };
+}
+
+try {
+  const common = {
+    ...env.env,
+    DB_SETUP_SERVICE_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'info',
+    ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=/tmp/prof' } : {}),
+  };
+  children.push(await startServiceProcess('services/settings/src/main.ts', common, { readyTimeoutMs: 60000 }));
+  children.push(
+    await startServiceProcess('services/satellite-registry/src/main.ts', common, { readyTimeoutMs: 60000 }),
+  );
+  children.push(
+    await startServiceProcess(
+      'services/gateway-api/src/main.ts',
+      { ...common, PORT: String(port), HOST: '127.0.0.1', EVENTS_RATE_LIMIT_MAX_REQUESTS: '100000' },
+      { readyTimeoutMs: 60000 },
+    ),
+  );
+  await waitForHttp(`${base}/healthz`);
   for (let i = 0; i < 50; i += 1) {
     const setup = await fetch(`${base}/api/db/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"type":"postgresql"}',
     });
-    if (setup.ok) break;
+    if (setup.ok || setup.status === 409) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   await db.connect();
@@ -67,40 +107,101 @@ try {
 
   const secret = 'B'.repeat(43);
   const hash = await argon2.hash(secret, { type: argon2.argon2id, memoryCost: 1024, timeCost: 1, parallelism: 1 });
-  const satellites: Array<{ id: string; key: string }> = [];
-  const keyFor = (i: number) => `sk_${i.toString(16).padStart(24, '0')}.${secret}`;
+  const satellites = Array.from({ length: seeded }, (_, i) => ({
+    id: randomUUID(),
+    keyId: `sk_${i.toString(16).padStart(24, '0')}`,
+    key: `sk_${i.toString(16).padStart(24, '0')}.${secret}`,
+  }));
+  await db.query(
+    `INSERT INTO satellites (id, name, satellite_type, team_id, status, api_key_id, api_key_hash, registered_at,
+       last_heartbeat_at, last_command_at)
+     SELECT id, 'bench-' || ord, 'team', 'team-' || (ord % 50), 'active', key_id, $3, now(), now(), now()
+     FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS t(id, key_id, ord)`,
+    [satellites.map((s) => s.id), satellites.map((s) => s.keyId), hash],
+  );
+  await db.query(
+    `INSERT INTO satellite_commands (id, satellite_id, team_id, command_type, priority, priority_rank, payload,
+       status, attempts, created_at, updated_at, completed_at)
+     SELECT gen_random_uuid(), s.id, s.team_id, 'spawn', 'normal', 2,
+       jsonb_build_object('team_id', s.team_id, 'installation_id', 'inst-' || n),
+       CASE WHEN n < 5 THEN 'completed' ELSE 'pending' END, CASE WHEN n < 5 THEN 1 ELSE 0 END,
+       now() - (6 - n) * interval '1 minute', now(), CASE WHEN n < 5 THEN now() END
+     FROM satellites s CROSS JOIN generate_series(0, 5) AS n`,
+  );
+  await db.query('ANALYZE satellites; ANALYZE satellite_commands');
 
-  async function seedUpTo(count: number) {
-    const from = satellites.length;
-    const ids = Array.from({ length: count - from }, () => randomUUID());
-    ids.forEach((id, i) => {
-      satellites.push({ id, key: keyFor(from + i) });
+  // Warm-up: every key verified once (Argon2), every pending command delivered.
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, worker) => {
+      for (let i = worker; i < satellites.length; i += 16) {
+        const s = satellites[i] as (typeof satellites)[number];
+        const r = await fetch(`${base}/api/satellites/${s.id}/commands?wait_ms=0`, {
+          headers: { authorization: `Bearer ${s.key}` },
+        });
+        if (r.status !== 200) throw new Error(`warm-up poll: ${r.status} ${await r.text()}`);
+        await r.arrayBuffer();
+      }
+    }),
+  );
+
+  // 1. The poll and its ceiling, side by side.
+  const ceilingPort = port + 1;
+  for (const role of ['db', 'http']) {
+    const child = spawn(process.execPath, ['bench/pkCeiling.ts'], {
+      env: { ...process.env, ...common, ROLE: role, PORT: String(ceilingPort) },
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
-    for (let start = 0; start < ids.length; start += 2000) {
-      const chunk = ids.slice(start, start + 2000);
-      const keyIds = chunk.map((_, i) => `sk_${(from + start + i).toString(16).padStart(24, '0')}`);
-      await db.query(
-        `INSERT INTO satellites (id, name, satellite_type, team_id, status, api_key_id, api_key_hash, registered_at,
-           last_heartbeat_at, last_command_at)
-         SELECT id, 'bench-' || ord, CASE WHEN ord % 2 = 0 THEN 'team' ELSE 'global' END,
-           CASE WHEN ord % 2 = 0 THEN 'team-' || (ord % 50) END, 'active', key_id, $3, now(), now(), now()
-         FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS t(id, key_id, ord)`,
-        [chunk, keyIds, hash],
-      );
-      await db.query(
-        `INSERT INTO satellite_commands (id, satellite_id, team_id, command_type, priority, priority_rank, payload,
-           status, attempts, created_at, updated_at, completed_at)
-         SELECT gen_random_uuid(), s.id, COALESCE(s.team_id, 'team-0'), 'spawn', 'normal', 2,
-           jsonb_build_object('team_id', COALESCE(s.team_id, 'team-0'), 'installation_id', 'inst-' || n),
-           CASE WHEN n < 5 THEN 'completed' ELSE 'pending' END, CASE WHEN n < 5 THEN 1 ELSE 0 END,
-           now() - (6 - n) * interval '1 minute', now(), CASE WHEN n < 5 THEN now() END
-         FROM satellites s CROSS JOIN generate_series(0, 5) AS n WHERE s.id = ANY($1::uuid[])`,
-        [chunk],
-      );
-    }
-    await db.query('ANALYZE satellites; ANALYZE satellite_commands');
+    spawned.push(child);
   }
+  await waitForHttp(`http://127.0.0.1:${ceilingPort}/satellites/${satellites[0]?.id}`);
+  const dir = mkdtempSync(join(tmpdir(), 'orbital-bench-'));
+  const rotation = satellites.slice(0, 200);
+  const lua = (paths: string[], auths: string[]) => `
+local paths = {${paths.map((p) => `"${p}"`).join(',')}}
+local auths = {${auths.map((a) => `"${a}"`).join(',')}}
+local i = 0
+request = function()
+  i = (i % #paths) + 1
+  return wrk.format("GET", paths[i], { ["authorization"] = auths[i] })
+end`;
+  const pollScript = join(dir, 'poll.lua');
+  writeFileSync(
+    pollScript,
+    lua(
+      rotation.map((s) => `/api/satellites/${s.id}/commands?wait_ms=0`),
+      rotation.map((s) => `Bearer ${s.key}`),
+    ),
+  );
+  const ceilingScript = join(dir, 'ceiling.lua');
+  writeFileSync(
+    ceilingScript,
+    lua(
+      rotation.map((s) => `/satellites/${s.id}`),
+      rotation.map(() => 'none'),
+    ),
+  );
+  const ceilingRows: Array<Record<string, string | number>> = [];
+  for (let round = 1; round <= 2; round += 1) {
+    const ceiling = await wrk(ceilingScript, `http://127.0.0.1:${ceilingPort}`);
+    const ceilingLoad = load();
+    const poll = await wrk(pollScript, base);
+    ceilingRows.push({
+      round,
+      'ceiling req/s': ceiling.perSecond,
+      'ceiling p99 ms': ceiling.p99,
+      'poll req/s': poll.perSecond,
+      'poll p99 ms': poll.p99,
+      'poll / ceiling': Number((poll.perSecond / ceiling.perSecond).toFixed(2)),
+      'load average': `${ceilingLoad} / ${load()}`,
+    });
+  }
+  printTable(
+    `Command poll against the HTTP -> NATS -> PostgreSQL primary-key ceiling (wrk, ${ceilingConnections} connections, ${ceilingSeconds} s each, 200 satellites in rotation)`,
+    ceilingRows,
+  );
+  for (const child of spawned) child.kill('SIGTERM');
 
+  // 2. Simulated satellites.
   const heartbeat = JSON.stringify({
     system: {
       cpu_percent: 10,
@@ -109,63 +210,104 @@ try {
       process_counts: { total: 1, running: 1, failed: 0 },
       uptime_seconds: 100,
     },
-    processes: [
-      {
-        process_id: 'fs-team-inst-1',
-        installation_id: 'inst-1',
-        team_id: 'team-1',
-        status: 'running',
-        health: 'healthy',
-        request_count: 3,
-      },
-    ],
+    processes: [],
   });
-
-  async function request(method: 'GET' | 'POST', satellite: { id: string; key: string }, path: string, body?: string) {
-    const response = await fetch(`${base}/api/satellites/${satellite.id}/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${satellite.key}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body } : {}),
+  const eventBatch = (teamId: string | null) =>
+    JSON.stringify({
+      events: Array.from({ length: 5 }, () => ({
+        id: randomUUID(),
+        type: 'mcp.client.connected',
+        timestamp: new Date().toISOString(),
+        data: {
+          session_id: randomUUID(),
+          client_type: 'vscode',
+          user_agent: 'vscode/1.99',
+          transport: 'sse',
+          ip_address: '10.0.0.1',
+          team_id: teamId,
+        },
+      })),
     });
-    if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
-  }
-
   const rows: Array<Record<string, string | number>> = [];
-  for (const size of sizes) {
-    await seedUpTo(size);
-    const population = satellites.slice(0, size);
-    let cursor = 0;
-    const next = () => population[cursor++ % population.length] as { id: string; key: string };
-    // Warm-up: every satellite's key is verified once (Argon2) and its pending command delivered.
-    await measure(() => request('GET', next(), 'commands'), { count: size, concurrency });
-    cursor = 0;
-    const poll = await measure(() => request('GET', next(), 'commands'), { count: polls, concurrency });
-    const beat = await measure(() => request('POST', next(), 'heartbeat', heartbeat), {
-      count: Math.round(polls / 3),
-      concurrency,
-    });
-    const commandRows = (await db.query('SELECT count(*)::int AS n FROM satellite_commands')).rows[0].n;
-    rows.push({
-      satellites: size,
-      'command rows': commandRows,
-      'polls/s': poll.perSecond,
-      'poll p50 ms': poll.p50,
-      'poll p99 ms': poll.p99,
-      'heartbeats/s': beat.perSecond,
-      'heartbeat p50 ms': beat.p50,
-      'heartbeat p99 ms': beat.p99,
-    });
+  for (const { count, seconds } of simulations) {
+    const population = satellites.slice(0, count);
+    const latencies: Record<'poll' | 'heartbeat' | 'events', number[]> = { poll: [], heartbeat: [], events: [] };
+    const errors: Record<'poll' | 'heartbeat' | 'events', number> = { poll: 0, heartbeat: 0, events: 0 };
+    const deadline = Date.now() + seconds * 1000;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, Math.min(ms, deadline - Date.now()))));
+    const call = async (
+      kind: 'poll' | 'heartbeat' | 'events',
+      s: (typeof satellites)[number],
+      init: RequestInit,
+      path: string,
+    ) => {
+      const t0 = performance.now();
+      try {
+        const r = await fetch(`${base}/api/satellites/${s.id}/${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+          signal: AbortSignal.timeout(10_000),
+        });
+        const text = await r.text();
+        latencies[kind].push(performance.now() - t0);
+        if (r.status !== 200) {
+          errors[kind] += 1;
+          return null;
+        }
+        return JSON.parse(text) as { data?: { polling?: { next_poll_ms?: number } } };
+      } catch {
+        errors[kind] += 1;
+        return null;
+      }
+    };
+    const loadAtStart = load();
+    await Promise.all(
+      population.map(async (s, index) => {
+        // Spread over the intervals, as satellites started at different times are.
+        const teamId = null;
+        const beats = (async () => {
+          await sleep(Math.random() * 30_000);
+          while (Date.now() < deadline) {
+            await call('heartbeat', s, { method: 'POST', body: heartbeat }, 'heartbeat');
+            await sleep(30_000);
+          }
+        })();
+        const polls = (async () => {
+          await sleep(Math.random() * 30_000);
+          while (Date.now() < deadline) {
+            const answer = await call('poll', s, { method: 'GET' }, 'commands?wait_ms=0');
+            await sleep(answer?.data?.polling?.next_poll_ms ?? 30_000);
+          }
+        })();
+        const events = (async () => {
+          await sleep(Math.random() * 3_000);
+          while (Date.now() < deadline) {
+            await call('events', s, { method: 'POST', body: eventBatch(teamId) }, 'events');
+            await sleep(3_000);
+          }
+        })();
+        await Promise.all([beats, polls, events]);
+      }),
+    );
+    for (const kind of ['poll', 'heartbeat', 'events'] as const) {
+      const sorted = latencies[kind].sort((a, b) => a - b);
+      rows.push({
+        satellites: count,
+        seconds,
+        request: kind,
+        count: sorted.length,
+        errors: errors[kind],
+        'p50 ms': Number(percentile(sorted, 50).toFixed(1)),
+        'p99 ms': Number(percentile(sorted, 99).toFixed(1)),
+        'max ms': Number((sorted[sorted.length - 1] ?? Number.NaN).toFixed(1)),
+        'load average': `${loadAtStart} / ${load()}`,
+      });
+    }
   }
-  printTable(
-    `Satellite polling and heartbeats through gateway-api (${polls} polls per size, ${concurrency} in flight)`,
-    rows,
-  );
+  printTable('Simulated satellites: heartbeat every 30 s, poll as told, 5 events every 3 s', rows);
 } finally {
+  for (const child of spawned) child.kill('SIGKILL');
   await db.end().catch(() => {});
-  await Promise.all(children.map((c) => c.stop()));
+  for (const child of children.reverse()) await child.stop();
   await env.cleanup();
 }
