@@ -79,7 +79,8 @@ try {
     ...env.env,
     DB_SETUP_SERVICE_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
-    ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=/tmp/prof' } : {}),
+    // BENCH_PROFILE=<dir>: every service writes a CPU profile there when it stops.
+    ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
   };
   children.push(await startServiceProcess('services/settings/src/main.ts', common, { readyTimeoutMs: 60000 }));
   children.push(
