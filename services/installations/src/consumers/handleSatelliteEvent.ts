@@ -1,23 +1,16 @@
-import { type Bus, publishJson } from '@orbital/bus';
-import {
-  type InstallationLogAppended,
-  type InstallationRequestLogged,
-  installationLogSubject,
-  installationRequestSubject,
-  parseSatelliteEvent,
-  type SatelliteEvent,
-} from '@orbital/contracts';
+import type { Bus } from '@orbital/bus';
+import { parseSatelliteEvent, type SatelliteEvent } from '@orbital/contracts';
 import type { CommonQueryMethods, LivePool } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { findInstallationById, stampCheck } from '../db/installationQueries.ts';
-import { insertLogLines, insertRequestLog, replaceToolMetadata } from '../db/monitoringQueries.ts';
+import { replaceToolMetadata } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
 import type { OutboxRelay } from '../domain/outboxRelay.ts';
-import { requestLogView } from '../domain/views.ts';
 import { type EventSource, storeClientSession } from './storeClientSession.ts';
+import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
 
 export type SatelliteEventDeps = { pool: LivePool; bus: Bus; relay: OutboxRelay; logger: Logger };
 
@@ -38,9 +31,9 @@ export async function handleSatelliteEvent(
   const event = parsed.event;
   switch (event.type) {
     case 'mcp.server.logs':
-      return storeLogLines(deps, event);
+      return storeLogLines(deps, [event]);
     case 'mcp.tool.executed':
-      return storeRequest(deps, event);
+      return storeToolExecutions(deps, [event]);
     case 'mcp.tools.discovered':
       return storeTools(deps, event);
     case 'mcp.client.connected':
@@ -68,49 +61,6 @@ async function installationFor(
     return null;
   }
   return row;
-}
-
-async function storeLogLines(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.server.logs' }>) {
-  const { installation_id: installationId, team_id: teamId, lines } = event.data;
-  const stored = await deps.pool.get().transaction(async (tx) => {
-    if (!(await installationFor(deps, tx, installationId, teamId, false))) return null;
-    return insertLogLines(tx, { eventId: event.id, installationId, teamId, lines });
-  });
-  if (!stored) return;
-  const appended: InstallationLogAppended = { installation_id: installationId, team_id: teamId, lines: [...stored] };
-  await publishJson(deps.bus, installationLogSubject(installationId), appended, { msgId: `log-${event.id}` });
-}
-
-async function storeRequest(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tool.executed' }>) {
-  const d = event.data;
-  const result = await deps.pool.get().transaction(async (tx) => {
-    const row = await installationFor(deps, tx, d.installation_id, d.team_id, true);
-    if (!row) return null;
-    // Enforced here as well as on the satellite: a response is kept only while logging is on.
-    const keep = row.settings.request_logging_enabled && d.tool_response !== undefined;
-    const stored = await insertRequestLog(tx, {
-      id: event.id,
-      installationId: d.installation_id,
-      teamId: d.team_id,
-      toolName: d.tool_name,
-      requestParams: d.request_params,
-      toolResponse: keep ? d.tool_response : undefined,
-      durationMs: d.duration_ms,
-      success: d.success,
-      errorMessage: d.error_message,
-      timestamp: d.executed_at,
-    });
-    await applyStatusTrigger(tx, row, { kind: 'tool_executed', success: d.success }, event.timestamp);
-    return { stored };
-  });
-  if (!result) return;
-  await deps.relay.flush();
-  const logged: InstallationRequestLogged = {
-    installation_id: d.installation_id,
-    team_id: d.team_id,
-    request: requestLogView(result.stored, true),
-  };
-  await publishJson(deps.bus, installationRequestSubject(d.installation_id), logged, { msgId: `req-${event.id}` });
 }
 
 async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tools.discovered' }>) {

@@ -9,32 +9,6 @@ const requestColumns = sql.fragment`id, installation_id, team_id, tool_name, req
 
 export type LogLineInput = { log_level: string; message: string; timestamp: string };
 
-/**
- * Inserts a batch of lines once: a redelivered event finds its lines there and gets back the rows
- * already stored, so the caller can publish them again (JetStream drops the duplicate by message id).
- */
-export async function insertLogLines(
-  db: CommonQueryMethods,
-  e: { eventId: string; installationId: string; teamId: string; lines: LogLineInput[] },
-) {
-  const rows = e.lines.map((line, index) => [
-    e.installationId,
-    e.teamId,
-    line.log_level,
-    line.message,
-    line.timestamp,
-    e.eventId,
-    index,
-  ]);
-  await db.query(sql.unsafe`
-    INSERT INTO server_logs (installation_id, team_id, log_level, message, "timestamp", event_id, line_no)
-    SELECT * FROM ${sql.unnest(rows, ['uuid', 'text', 'text', 'text', 'timestamptz', 'uuid', 'int4'])}
-    ON CONFLICT (event_id, line_no) DO NOTHING`);
-  return db.any(
-    sql.type(serverLogRow)`SELECT ${logColumns} FROM server_logs WHERE event_id = ${e.eventId} ORDER BY line_no`,
-  );
-}
-
 function logFilter(installationId: string, query: Pick<ServerLogQuery, 'level'>) {
   return sql.fragment`installation_id = ${installationId}
     ${query.level ? sql.fragment`AND log_level = ${query.level}` : sql.fragment``}`;
@@ -76,18 +50,6 @@ export type RequestLogInput = {
   errorMessage: string | null;
   timestamp: string;
 };
-
-/** Inserts once (the id is the satellite event id) and returns the stored row either way. */
-export async function insertRequestLog(db: CommonQueryMethods, r: RequestLogInput): Promise<RequestLogRow> {
-  await db.query(sql.unsafe`
-    INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
-      success, error_message, "timestamp")
-    VALUES (${r.id}, ${r.installationId}, ${r.teamId}, ${r.toolName}, ${sql.jsonb(r.requestParams as never)},
-      ${r.toolResponse === undefined ? null : sql.jsonb(r.toolResponse as never)}, ${r.durationMs}, ${r.success},
-      ${r.errorMessage}, ${r.timestamp})
-    ON CONFLICT (id) DO NOTHING`);
-  return db.one(sql.type(requestLogRow)`SELECT ${requestColumns} FROM request_logs WHERE id = ${r.id}`);
-}
 
 /**
  * Inserts many request logs in one statement, each once (its id is the satellite event id), and returns
