@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFuseToolSearch } from './createFuseToolSearch.ts';
-import type { SearchableTool } from './searchableTool.ts';
-
-const tool = (server: string, name: string, description: string): SearchableTool => ({
-  tool_path: `${server}:${name}`,
-  name,
-  description,
-  server_slug: server,
-  server_name: server,
-  transport: 'stdio',
-});
+import { testTool as tool } from './testing/testTool.ts';
 
 const tools = [
   tool('github', 'create_issue', 'Open a new issue in a repository'),

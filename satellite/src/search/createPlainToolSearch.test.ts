@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPlainToolSearch } from './createPlainToolSearch.ts';
 import type { SearchableTool } from './searchableTool.ts';
-
-function tool(
-  server: string,
-  name: string,
-  description: string,
-  properties: Record<string, { description?: string }> = {},
-): SearchableTool {
-  return {
-    tool_path: `${server}:${name}`,
-    name,
-    description,
-    server_slug: server,
-    server_name: server,
-    transport: 'stdio',
-    input_schema: { type: 'object', properties },
-  };
-}
+import { testTool as tool } from './testing/testTool.ts';
 
 const tools = [
   tool('files', 'create_directory', 'Create a new directory or ensure a directory exists.', { path: {} }),
