@@ -96,6 +96,8 @@ try {
     LOG_LEVEL: 'info',
     // The load is the point here, not the per-satellite limit.
     EVENTS_RATE_LIMIT_MAX_REQUESTS: '100000',
+    // BENCH_PROFILE=<dir>: every service writes a CPU profile there when it stops.
+    ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
   };
   for (const entry of [
     'services/settings/src/main.ts',
