@@ -216,7 +216,8 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ settings: [{ key: `made.b${unique()}`, value: 'v' }] }),
     expect: adminOnly(200),
   },
-  // Satellite routes take a satellite API key only: a user session is no credential there.
+  // Satellite routes take a satellite API key; the two read routes also take a global admin's session
+  // (the admin sees an unknown satellite as 404), and a global admin may queue a command.
   {
     method: 'POST',
     route: '/api/satellites/register',
@@ -228,7 +229,14 @@ export const accessMatrix: AccessRow[] = [
     method: 'GET',
     route: '/api/satellites/:id/commands',
     url: () => `/api/satellites/${randomUUID()}/commands`,
-    expect: everyone(401),
+    expect: adminOnly(404),
+  },
+  {
+    method: 'POST',
+    route: '/api/satellites/:id/commands',
+    url: () => `/api/satellites/${randomUUID()}/commands`,
+    body: (c) => ({ command_type: 'configure', payload: { team_id: c.teamA, event: 'mcp_recovery' } }),
+    expect: adminOnly(404),
   },
   {
     method: 'POST',
@@ -248,7 +256,7 @@ export const accessMatrix: AccessRow[] = [
     method: 'GET',
     route: '/api/satellites/:id/config',
     url: () => `/api/satellites/${randomUUID()}/config`,
-    expect: everyone(401),
+    expect: adminOnly(404),
   },
   // Satellite management: global tokens for global admins, team tokens for the team (global users
   // who are members may generate them), listing scoped by the registry (unknown ids are 404).

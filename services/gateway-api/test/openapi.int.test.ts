@@ -84,7 +84,13 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(find('/api/teams/{teamId}/members', 'get')?.responses ?? {})).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '500', '503']),
     );
-    expect(find('/api/satellites/{id}/commands', 'get')?.security).toEqual([{ satelliteKey: [] }]);
+    expect(find('/api/satellites/{id}/heartbeat', 'post')?.security).toEqual([{ satelliteKey: [] }]);
+    // A satellite's read routes take a global admin's session too.
+    expect(find('/api/satellites/{id}/commands', 'get')?.security).toEqual([
+      { satelliteKey: [] },
+      { sessionCookie: [] },
+      { bearerAuth: [] },
+    ]);
     expect(find('/api/auth/login', 'post')?.security).toEqual([]);
   });
 });

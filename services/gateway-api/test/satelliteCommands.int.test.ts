@@ -295,7 +295,11 @@ describe('listing for the frontend', () => {
     expect(all.map((s) => s.id)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
     const member = teamMember('list-a', 'team_user');
     const visible = await stack.adminBus.request(registrySubjects.listSatellites, {}, { identity: member });
-    expect(visible.map((s) => s.id)).toEqual([mine.id]);
+    // Its team's satellites, and the global ones, which serve every team.
+    expect(visible.filter((s) => s.satellite_type === 'team').map((s) => s.id)).toEqual([mine.id]);
+    expect(all.filter((s) => s.satellite_type === 'global').every((g) => visible.some((s) => s.id === g.id))).toBe(
+      true,
+    );
     await expect(
       stack.adminBus.request(registrySubjects.getSatellite, { satellite_id: theirs.id }, { identity: member }),
     ).rejects.toMatchObject({ code: 'not_found' });

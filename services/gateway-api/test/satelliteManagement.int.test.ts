@@ -118,7 +118,12 @@ describe('satellite listing and status', () => {
     const all = (await as('admin', 'GET', '/api/satellites')).json().data.map((s: { id: string }) => s.id);
     expect(all).toEqual(expect.arrayContaining([a.id, b.id]));
     const forA = (await as('aUser', 'GET', '/api/satellites')).json().data;
-    expect(forA.every((s: { team_id: string }) => s.team_id === teamA)).toBe(true);
+    // Team A's satellites, and the global satellites, which serve team A too.
+    expect(
+      forA.every(
+        (s: { team_id: string; satellite_type: string }) => s.team_id === teamA || s.satellite_type === 'global',
+      ),
+    ).toBe(true);
     expect(forA.map((s: { id: string }) => s.id)).toContain(a.id);
 
     expect((await as('aUser', 'GET', `/api/teams/${teamA}/satellites`)).statusCode).toBe(200);
@@ -149,8 +154,10 @@ describe('satellite listing and status', () => {
     );
   });
 
-  it('does not take a user session for a satellite route', async () => {
+  it("takes a global admin's session on a satellite's read routes only, and no other user's", async () => {
     const a = await registerThrough('aAdmin', teamA, 'no-users');
-    expect((await as('admin', 'GET', `/api/satellites/${a.id}/commands`)).statusCode).toBe(401);
+    expect((await as('admin', 'POST', `/api/satellites/${a.id}/heartbeat`, {})).statusCode).toBe(401);
+    expect((await as('aAdmin', 'GET', `/api/satellites/${a.id}/commands`)).statusCode).toBe(403);
+    expect((await as('admin', 'GET', `/api/satellites/${a.id}/commands`)).statusCode).toBe(200);
   });
 });

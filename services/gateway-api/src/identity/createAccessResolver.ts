@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessResolver, SatelliteAccess } from '../http/defineRoute.ts';
 import type { SessionAuthenticator } from './createSessionAuthenticator.ts';
 import type { AuthenticatedSession } from './createSessionCache.ts';
+import { isWellFormedSessionToken } from './sessionToken.ts';
 
 /** Authenticates a satellite's API key for a `satellite` route; registered by the satellite registry work. */
 export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
@@ -17,6 +18,17 @@ export function sessionOf(request: FastifyRequest): AuthenticatedSession {
   const session = sessions.get(request);
   if (!session) throw new AppError('internal', 'The route has no session; its access kind is wrong');
   return session;
+}
+
+/**
+ * Whether a request presents a user session rather than a satellite's key: a bearer value shaped like a
+ * session token (a satellite key is `<key id>.<secret>`), or the session cookie without any header.
+ */
+function presentsSession(request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  if (header === undefined) return request.cookies?.[sessionCookieName] !== undefined;
+  const match = /^Bearer ([^\s]+)$/i.exec(header);
+  return match?.[1] !== undefined && isWellFormedSessionToken(match[1]);
 }
 
 /** The session token of a request: the bearer token when an Authorization header is sent, else the cookie. */
@@ -56,9 +68,19 @@ export function createAccessResolver(deps: {
     switch (access.kind) {
       case 'public':
         return anonymousIdentity;
-      case 'satellite':
+      case 'satellite': {
+        // A route open to people as well (spec: satellite endpoints accept user sessions) takes a session
+        // when the request presents one; anything else is judged as a satellite's key.
+        if (access.users && presentsSession(request)) {
+          const { identity } = await requireSession(request);
+          if (!hasGlobalPermission(identity, access.users)) {
+            throw new AppError('forbidden', `This needs the satellite's API key or the ${access.users} permission`);
+          }
+          return identity;
+        }
         if (!deps.satellite) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
         return deps.satellite(request, access);
+      }
       case 'session':
         return (await requireSession(request)).identity;
       case 'permission': {

@@ -3,6 +3,8 @@ import {
   commandPollAnswer,
   commandPollQuery,
   commandResult,
+  commandView,
+  createCommandRequest,
   heartbeatBody,
   heartbeatReply,
   registerSatelliteBody,
@@ -17,6 +19,8 @@ import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 /** `:id` of every satellite route. */
 export const satelliteParams = z.object({ id: z.uuid({ error: 'must be a satellite id (UUID)' }) }).strict();
 const own = { kind: 'satellite', satelliteParam: 'id' } as const;
+/** Read routes a global admin may call with a session too: they see, they never lease or report. */
+const ownOrAdmin = { kind: 'satellite', satelliteParam: 'id', users: 'satellites.manage_global' } as const;
 const tags = ['satellites'];
 
 /**
@@ -46,9 +50,9 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       method: 'GET',
       url: '/api/satellites/:id/commands',
       summary:
-        'Poll: lease pending commands (priority, then age) and learn when to poll next; with wait_ms, held until a command arrives',
+        'Poll: lease pending commands (priority, then age) and learn when to poll next; with wait_ms, held until a command arrives. A global admin (session) sees what the next poll would get, nothing leased',
       tags,
-      access: own,
+      access: ownOrAdmin,
       params: satelliteParams,
       querystring: commandPollQuery,
       response: commandPollAnswer,
@@ -78,6 +82,19 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
     }),
     defineRoute({
       method: 'POST',
+      url: '/api/satellites/:id/commands',
+      summary: 'Queue a command for this satellite (global admins)',
+      tags,
+      access: { kind: 'permission', permission: 'satellites.manage_global' },
+      params: satelliteParams,
+      body: createCommandRequest.omit({ satellite_id: true }),
+      response: z.object({ commands: z.array(commandView) }),
+      successStatus: 201,
+      handler: ({ params, body, identity, requestId }) =>
+        bus.request(registrySubjects.createCommand, { ...body, satellite_id: params.id }, { identity, requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
       url: '/api/satellites/:id/heartbeat',
       summary: 'Report status and metrics (every 30 seconds); the first heartbeat activates the satellite',
       tags,
@@ -103,9 +120,10 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
     defineRoute({
       method: 'GET',
       url: '/api/satellites/:id/config',
-      summary: 'The merged configuration of the MCP servers this satellite runs',
+      summary:
+        'The merged configuration of the MCP servers this satellite runs (to a global admin with a session: environment and header values masked)',
       tags,
-      access: own,
+      access: ownOrAdmin,
       params: satelliteParams,
       response: satelliteConfiguration,
       handler: ({ params, identity, requestId }) =>

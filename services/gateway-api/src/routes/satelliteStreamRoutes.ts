@@ -1,5 +1,6 @@
 import type { Bus } from '@orbital/bus';
 import {
+  type CallerIdentity,
   heartbeatEventsStream,
   registrySubjects,
   type SatelliteMetrics,
@@ -20,6 +21,12 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
  * process rows that heartbeat replaced (matched by process_id). `limit` and `since` bound the snapshot;
  * live points are always newer than both.
  */
+/** Whether the caller may see a team's records: global admins every team's, members their teams'. */
+function seesTeam(identity: CallerIdentity, teamId: string): boolean {
+  if (identity.kind !== 'user') return false;
+  return identity.globalRole === 'global_admin' || identity.memberships.some((m) => m.teamId === teamId);
+}
+
 export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   return [
     defineRoute({
@@ -44,7 +51,12 @@ export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: Stream
             const newest = sent?.heartbeats[0];
             const at = Date.parse(event.data.heartbeat.received_at);
             if (newest && at <= Date.parse(newest.received_at)) return alreadyInSnapshot;
-            return { heartbeats: [event.data.heartbeat], processes: event.data.processes };
+            // As the snapshot does: a global satellite's processes of other teams are not the caller's.
+            const processes =
+              event.data.team_id === null
+                ? event.data.processes.filter((p) => seesTeam(identity, p.team_id))
+                : event.data.processes;
+            return { heartbeats: [event.data.heartbeat], processes };
           },
         });
         return undefined as never;

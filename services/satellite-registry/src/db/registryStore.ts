@@ -110,8 +110,22 @@ export async function findApiKey(db: CommonQueryMethods, keyId: string) {
 }
 
 /** All satellites (teamIds null) or the team satellites of the given teams. */
-export async function listSatellites(db: CommonQueryMethods, teamIds: readonly string[] | null) {
-  const filter = teamIds === null ? sql.fragment`TRUE` : sql.fragment`team_id = ANY(${sql.array(teamIds, 'text')})`;
+/**
+ * Satellites by team: every one for null; otherwise the team satellites of those teams, and the global
+ * satellites too when `withGlobal` (they serve every team).
+ */
+export async function listSatellites(
+  db: CommonQueryMethods,
+  teamIds: readonly string[] | null,
+  options: { withGlobal?: boolean } = {},
+) {
+  const ofTeams = sql.fragment`team_id = ANY(${sql.array(teamIds ?? [], 'text')})`;
+  const filter =
+    teamIds === null
+      ? sql.fragment`TRUE`
+      : options.withGlobal
+        ? sql.fragment`(satellite_type = 'global' OR ${ofTeams})`
+        : ofTeams;
   return db.any(sql.type(satelliteRow)`
     SELECT ${satelliteColumns} FROM satellites WHERE ${filter} ORDER BY registered_at DESC, id LIMIT 1000`);
 }
@@ -355,6 +369,47 @@ export async function pollCommands(
     satellite: { status: first.status, registeredAt: first.registered_at, lastCommandAt: first.last_command_at },
     commands,
     stillPending: first.still_pending,
+  };
+}
+
+/**
+ * What the satellite's next poll would lease, without leasing it (an administrator looking at its
+ * queue): the same deliverable commands in the same order, nothing changed. Null when it does not exist.
+ */
+export async function peekCommands(
+  db: CommonQueryMethods,
+  q: { satelliteId: string; limit: number; now: Date },
+): Promise<PollOutcome | null> {
+  const satellite = await db.maybeOne(
+    sql.type(
+      z.object({
+        status: z.enum(['inactive', 'active', 'revoked']),
+        satellite_type: z.enum(['global', 'team']),
+        team_id: z.string().nullable(),
+        registered_at: z.number(),
+        last_command_at: z.number().nullable(),
+      }),
+    )`SELECT status, satellite_type, team_id, registered_at, last_command_at FROM satellites WHERE id = ${q.satelliteId}`,
+  );
+  if (!satellite) return null;
+  const at = sql.timestamp(q.now);
+  const rows = await db.any(sql.type(commandRow)`
+    SELECT ${commandColumns} FROM satellite_commands c
+    WHERE c.satellite_id = ${q.satelliteId} AND c.status IN ('pending', 'leased')
+      AND (${satellite.satellite_type} = 'global' OR c.team_id = ${satellite.team_id})
+      AND (c.status = 'pending' OR c.lease_expires_at <= ${at})
+      AND c.attempts < c.max_attempts
+      AND (c.expires_at IS NULL OR c.expires_at > ${at})
+    ORDER BY c.priority_rank, c.created_at, c.id
+    LIMIT ${q.limit + 1}`);
+  return {
+    satellite: {
+      status: satellite.status,
+      registeredAt: satellite.registered_at,
+      lastCommandAt: satellite.last_command_at,
+    },
+    commands: satellite.status === 'active' ? rows.slice(0, q.limit) : [],
+    stillPending: satellite.status === 'active' && rows.length > q.limit,
   };
 }
 

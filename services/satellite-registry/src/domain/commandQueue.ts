@@ -13,7 +13,7 @@ import { AppError } from '@orbital/errors';
 import type { CommandRow } from '../db/registryRows.ts';
 import * as store from '../db/registryStore.ts';
 import { choosePollingMode } from './choosePollingMode.ts';
-import { requireSatellite, requireServiceOrGlobalAdmin } from './registryAccess.ts';
+import { requireSatellite, requireSatelliteOrGlobalAdmin, requireServiceOrGlobalAdmin } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 import { toCommandView, toSatelliteCommand } from './registryViews.ts';
 
@@ -115,14 +115,13 @@ export function createCommandQueue(deps: RegistryDeps) {
     },
 
     async poll({ satellite_id, limit }: Req<'pollCommands'>, identity: CallerIdentity) {
-      requireSatellite(identity, satellite_id);
+      // A global admin looking at a satellite's queue sees what its next poll would get; nothing is leased.
+      const admin = requireSatelliteOrGlobalAdmin(identity, satellite_id);
       const at = now();
-      const outcome = await store.pollCommands(pool.get(), {
-        satelliteId: satellite_id,
-        limit,
-        leaseMs: deps.leaseMs,
-        now: at,
-      });
+      const outcome = admin
+        ? await store.peekCommands(pool.get(), { satelliteId: satellite_id, limit, now: at })
+        : await store.pollCommands(pool.get(), { satelliteId: satellite_id, limit, leaseMs: deps.leaseMs, now: at });
+      if (admin && !outcome) throw new AppError('not_found', 'No such satellite');
       if (!outcome || outcome.satellite.status === 'revoked') {
         throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked', {
           instructions: 'Register again with a new registration token.',

@@ -3,13 +3,14 @@ import {
   installationsConfigForSatelliteSubject,
   type SatelliteConfiguration,
   type SatelliteGlobalSettings,
+  type ServerConfiguration,
   serviceIdentity,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import * as store from '../db/registryStore.ts';
 import { mergeInstallationConfigs } from './mergeInstallationConfigs.ts';
-import { requireSatellite } from './registryAccess.ts';
+import { requireSatelliteOrGlobalAdmin } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 
 /**
@@ -44,9 +45,10 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
     identity: CallerIdentity,
     requestId: string,
   ): Promise<SatelliteConfiguration> {
-    requireSatellite(identity, satellite_id);
+    const admin = requireSatelliteOrGlobalAdmin(identity, satellite_id);
     // The row, not the identity header, decides the scope: a satellite's team is what it registered with.
     const satellite = await store.findSatellite(pool.get(), satellite_id);
+    if (admin && !satellite) throw new AppError('not_found', 'No such satellite');
     if (!satellite || satellite.status === 'revoked') {
       throw new AppError('unauthenticated', 'The satellite is not registered or its key was revoked');
     }
@@ -69,6 +71,16 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
           : 'installation skipped: its stored configuration is not valid',
       );
     }
-    return settings ? { servers, settings } : { servers };
+    // A person sees what the satellite would run, never the credentials in it: environment and header
+    // values are write-only everywhere but on the way to the satellite itself.
+    const shown = admin ? servers.map(withoutSecretValues) : servers;
+    return settings ? { servers: shown, settings } : { servers: shown };
   };
+}
+
+const hidden = '********';
+
+function withoutSecretValues(server: ServerConfiguration): ServerConfiguration {
+  const mask = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, hidden]));
+  return { ...server, env: mask(server.env), headers: mask(server.headers) };
 }

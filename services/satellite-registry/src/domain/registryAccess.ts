@@ -40,9 +40,15 @@ export function visibleTeams(identity: CallerIdentity): Set<string> | null {
   return new Set(user.memberships.map((m) => m.teamId));
 }
 
+/**
+ * Global admins see every satellite; members of a team see its team satellites and the global
+ * satellites, which serve every team (theirs included).
+ */
 export function canSee(identity: CallerIdentity, satellite: { satellite_type: string; team_id: string | null }) {
   const teams = visibleTeams(identity);
-  return teams === null || (satellite.team_id !== null && teams.has(satellite.team_id));
+  if (teams === null) return true;
+  if (satellite.satellite_type === 'global') return teams.size > 0;
+  return satellite.team_id !== null && teams.has(satellite.team_id);
 }
 
 /** Revoke a key, change an allowlist: global admins, and team admins for their team's satellites. */
@@ -61,6 +67,16 @@ export function requireSatellite(identity: CallerIdentity, satelliteId: string) 
     });
   }
   return identity;
+}
+
+/**
+ * A satellite's own read subjects (its commands, its configuration): the satellite itself, or a global
+ * admin looking at it (spec: satellite endpoints accept user sessions too). True for the admin.
+ */
+export function requireSatelliteOrGlobalAdmin(identity: CallerIdentity, satelliteId: string): boolean {
+  if (isGlobalAdmin(identity)) return true;
+  requireSatellite(identity, satelliteId);
+  return false;
 }
 
 export function requireServiceOrGlobalAdmin(identity: CallerIdentity) {

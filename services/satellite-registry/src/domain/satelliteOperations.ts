@@ -105,12 +105,15 @@ export function createSatelliteOperations(deps: RegistryDeps) {
 
     async list({ team_id }: Req<'listSatellites'>, identity: CallerIdentity) {
       const teams = visibleTeams(identity);
-      let filter: string[] | null = teams === null ? null : [...teams];
+      // The satellites serving a team are its team satellites and every global satellite.
       if (team_id !== undefined) {
         if (teams !== null && !teams.has(team_id)) throw new AppError('forbidden', 'You are not a member of this team');
-        filter = [team_id];
+        return (await store.listSatellites(pool.get(), [team_id], { withGlobal: true })).map(view);
       }
-      return (await store.listSatellites(pool.get(), filter)).map(view);
+      const filter = teams === null ? null : [...teams];
+      return (await store.listSatellites(pool.get(), filter, { withGlobal: filter !== null && filter.length > 0 })).map(
+        view,
+      );
     },
 
     async get({ satellite_id }: Req<'getSatellite'>, identity: CallerIdentity) {
@@ -118,7 +121,9 @@ export function createSatelliteOperations(deps: RegistryDeps) {
     },
 
     async metrics({ satellite_id, query }: Req<'getMetrics'>, identity: CallerIdentity) {
-      await visible(identity, satellite_id);
+      const satellite = await visible(identity, satellite_id);
+      // A global satellite runs every team's servers: a team member sees the processes of their teams only.
+      const teams = satellite.satellite_type === 'global' ? visibleTeams(identity) : null;
       const db = pool.get();
       const [heartbeats, processes] = await Promise.all([
         store.heartbeatSeries(db, satellite_id, query.limit, query.since ? new Date(query.since) : null),
@@ -127,7 +132,9 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       return {
         satellite_id,
         heartbeats: heartbeats.map((h) => ({ ...h, received_at: timestampToIso(h.received_at) })),
-        processes: processes.map((p) => ({ ...p, updated_at: timestampToIso(p.updated_at) })),
+        processes: processes
+          .filter((p) => teams === null || teams.has(p.team_id))
+          .map((p) => ({ ...p, updated_at: timestampToIso(p.updated_at) })),
       };
     },
 
