@@ -38,7 +38,8 @@ export type GatewayDeps = {
   logger: Logger;
   readiness: Pick<Readiness, 'report'>;
   bodyLimitBytes?: number;
-  trustProxy?: boolean;
+  /** Fastify's trustProxy: false, a hop count, or trusted proxy addresses (TRUST_PROXY). */
+  trustProxy?: boolean | number | string[];
   /** Setup migrates every schema; it may take longer than an ordinary request. */
   dbSetupTimeoutMs?: number;
   /**
@@ -75,7 +76,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
-    trustProxy: deps.trustProxy ?? false,
+    // A hop count trusts that many proxies nearest the gateway (Fastify's types take it as a function).
+    trustProxy:
+      typeof deps.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (deps.trustProxy as number)
+        : (deps.trustProxy ?? false),
     genReqId: requestIdFor,
     clientErrorHandler,
     // Fastify's own request logs are two info lines per request (most of a start-up's output, and of a

@@ -42,3 +42,22 @@ describe('client metadata document settings', () => {
     );
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['true', 1],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+  ])('reads %j as %j', (value, expected) => {
+    const env = value === undefined ? {} : { TRUST_PROXY: value };
+    expect(loadConfig(gatewayConfigSchema, env).TRUST_PROXY).toEqual(expected);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(problemsOf({ TRUST_PROXY: 'the ingress' })).toContain(
+      'TRUST_PROXY: must be false, true, a number of proxy hops, or proxy addresses and CIDR blocks',
+    );
+  });
+});

@@ -1,6 +1,28 @@
 import { fileURLToPath } from 'node:url';
 import { envBoolean, logEnv, natsEnv, networkList, port, positiveInt, postgresEnv, redisEnv } from '@orbital/config';
+import { networkProblem } from '@orbital/egress';
 import { z } from 'zod';
+
+/** TRUST_PROXY as Fastify takes it: false, a hop count, or the addresses of trusted proxies. */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((text, ctx): false | number | string[] => {
+    const value = text.trim().toLowerCase();
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    if (['true', 'yes', 'on'].includes(value)) return 1;
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (entries.length > 0 && entries.every((entry) => networkProblem(entry) === null)) return entries;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be false, true, a number of proxy hops, or proxy addresses and CIDR blocks',
+    });
+    return z.NEVER;
+  });
 
 export const gatewayConfigSchema = z
   .object({
@@ -22,8 +44,11 @@ export const gatewayConfigSchema = z
       .int()
       .positive()
       .default(1024 * 1024),
-    // Set when a proxy (ingress) sits in front, so request.ip is the client's address.
-    TRUST_PROXY: z.stringbool().default(false),
+    // Which proxies in front (an ingress) may say who the client is, so request.ip (login limits, the
+    // satellite allowlist, logs) is the client's real address: `false` (none: X-Forwarded-For is ignored),
+    // `true` or a number (that many proxy hops: the address the nearest one saw, never one a client wrote
+    // itself), or the proxies' addresses and CIDR blocks.
+    TRUST_PROXY: trustProxy,
     // The first global admin, created once identity's schema exists. No default: without both, no admin
     // is created (the gateway warns while none exists); a weak password stops the start.
     ADMIN_EMAIL: z.email().optional(),

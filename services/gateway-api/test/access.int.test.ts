@@ -29,7 +29,8 @@ beforeAll(async () => {
   stack = await startIdentityStack({
     // The whole table logs in from one address; the per-address limit has its own test.
     loginRateLimits: {
-      account: { maxAttempts: 5, windowSeconds: 900 },
+      accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
+      account: { maxAttempts: 100, windowSeconds: 900 },
       address: { maxAttempts: 1000, windowSeconds: 900 },
     },
   });

@@ -66,7 +66,7 @@ export type IdentityStack = {
   logger: Logger;
   gateways: GatewayReplica[];
   /** Starts one more gateway replica on the same NATS, PostgreSQL and Redis. */
-  addGateway(): Promise<GatewayReplica>;
+  addGateway(overrides?: { trustProxy?: GatewayDeps['trustProxy'] }): Promise<GatewayReplica>;
   stop(): Promise<void>;
 };
 
@@ -81,6 +81,8 @@ export type IdentityStackOptions = {
   oauthLifetimes?: Partial<OAuthLifetimes>;
   /** How Client ID Metadata Documents are fetched (a test serving them on loopback allows that network). */
   clientMetadataDocuments?: OAuthModuleOptions['clientMetadataDocuments'];
+  /** Which proxies every gateway replica trusts for the client address (TRUST_PROXY). */
+  trustProxy?: GatewayDeps['trustProxy'];
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
   sse?: GatewayDeps['sse'];
 };
@@ -138,7 +140,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   });
   const gateways: GatewayReplica[] = [];
 
-  async function addGateway(): Promise<GatewayReplica> {
+  async function addGateway(overrides: { trustProxy?: GatewayDeps['trustProxy'] } = {}): Promise<GatewayReplica> {
     const bus = await newBus(`gateway-${gateways.length}`);
     const redis = new Redis(env.redisUrl);
     redises.push(redis);
@@ -178,6 +180,9 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       ...(options.now ? { now: options.now } : {}),
     });
     const app = await buildGateway({
+      ...((overrides.trustProxy ?? options.trustProxy) !== undefined
+        ? { trustProxy: overrides.trustProxy ?? options.trustProxy }
+        : {}),
       bus,
       logger,
       readiness: createReadiness(),

@@ -46,7 +46,8 @@ beforeAll(async () => {
   stack = await startIdentityStack({
     gateways: 2,
     loginRateLimits: {
-      account: { maxAttempts: 5, windowSeconds: 900 },
+      accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
+      account: { maxAttempts: 100, windowSeconds: 900 },
       address: { maxAttempts: 1000, windowSeconds: 900 },
     },
   });

@@ -4,64 +4,89 @@ import type { Redis } from 'ioredis';
 export type RateLimit = { maxAttempts: number; windowSeconds: number };
 
 export type LoginRateLimits = {
-  /** Attempts on one account without a success in between. A success clears the count. */
+  /**
+   * Attempts on one account from one client address without a success in between: someone guessing
+   * one password from one place is stopped here, and only there: the account stays open to its owner
+   * everywhere else.
+   */
+  accountAtAddress: RateLimit;
+  /**
+   * Attempts on one account from every address together, counting only attempts the other two limits
+   * let through, so no single address can push it: it slows guessing spread over many addresses.
+   */
   account: RateLimit;
   /** Attempts from one client address, successes included (one address guessing many accounts). */
   address: RateLimit;
 };
 
 export const defaultLoginRateLimits: LoginRateLimits = {
-  account: { maxAttempts: 5, windowSeconds: 15 * 60 },
+  accountAtAddress: { maxAttempts: 5, windowSeconds: 15 * 60 },
+  account: { maxAttempts: 100, windowSeconds: 15 * 60 },
   address: { maxAttempts: 50, windowSeconds: 15 * 60 },
 };
 
 export type LoginAttempt =
   | { allowed: true }
-  | { allowed: false; scope: 'account' | 'address'; retryAfterSeconds: number };
+  | { allowed: false; scope: 'account_at_address' | 'account' | 'address'; retryAfterSeconds: number };
 
 /**
  * Login rate limiting on Redis, so the limits hold across every gateway replica. Each attempt is
- * counted before the password is checked (one atomic INCR per key), so a burst of parallel guesses
- * cannot slip past the check, and a refused attempt costs no Argon2 run. Windows are fixed: they start
- * at the first attempt and expire whole. Account keys hold a hash of the e-mail address, not the address.
+ * counted before the password is checked (atomic INCRs), so a burst of parallel guesses cannot slip
+ * past the check, and a refused attempt costs no Argon2 run. Windows are fixed: they start at the first
+ * attempt and expire whole. Keys hold a hash of the e-mail address, not the address itself.
+ *
+ * The address and the account-at-address counters are checked first; only an attempt they let through
+ * counts on the account as a whole. A burst from one address therefore locks the account at that
+ * address only (at most `accountAtAddress.maxAttempts` of its attempts reach the account counter),
+ * never everywhere.
  */
 export function createLoginRateLimiter(options: { redis: Redis; keyPrefix: string; limits?: LoginRateLimits }) {
   const { redis } = options;
   const limits = options.limits ?? defaultLoginRateLimits;
-  const accountKey = (email: string) =>
-    `${options.keyPrefix}:identity:login:account:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
-  const addressKey = (address: string) => `${options.keyPrefix}:identity:login:address:${address}`;
+  const base = `${options.keyPrefix}:identity:login`;
+  const accountOf = (email: string) => createHash('sha256').update(email.toLowerCase()).digest('hex');
+  const accountKey = (email: string) => `${base}:account:${accountOf(email)}`;
+  const pairKey = (email: string, address: string) => `${base}:account_at:${accountOf(email)}:${address}`;
+  const addressKey = (address: string) => `${base}:address:${address}`;
+
+  /** INCR of each key (created with its window when new); each count with its time to live. */
+  async function count(keys: Array<{ key: string; limit: RateLimit }>) {
+    const transaction = redis.multi();
+    for (const { key, limit } of keys) {
+      transaction.set(key, '0', 'EX', limit.windowSeconds, 'NX').incr(key).ttl(key);
+    }
+    const results = await transaction.exec();
+    if (!results) throw new Error('the rate-limit transaction was aborted');
+    const value = (index: number) => {
+      const [error, result] = results[index] ?? [];
+      if (error) throw error;
+      return Number(result);
+    };
+    return keys.map((_, i) => ({ count: value(i * 3 + 1), ttl: Math.max(1, value(i * 3 + 2)) }));
+  }
 
   return {
     limits,
     async attempt(email: string, address: string): Promise<LoginAttempt> {
-      const account = accountKey(email);
-      const addr = addressKey(address);
-      const results = await redis
-        .multi()
-        .set(account, '0', 'EX', limits.account.windowSeconds, 'NX')
-        .incr(account)
-        .ttl(account)
-        .set(addr, '0', 'EX', limits.address.windowSeconds, 'NX')
-        .incr(addr)
-        .ttl(addr)
-        .exec();
-      if (!results) throw new Error('the rate-limit transaction was aborted');
-      const value = (index: number) => {
-        const [error, result] = results[index] ?? [];
-        if (error) throw error;
-        return Number(result);
-      };
-      if (value(4) > limits.address.maxAttempts) {
-        return { allowed: false, scope: 'address', retryAfterSeconds: Math.max(1, value(5)) };
+      const [byAddress, pair] = await count([
+        { key: addressKey(address), limit: limits.address },
+        { key: pairKey(email, address), limit: limits.accountAtAddress },
+      ]);
+      if (byAddress && byAddress.count > limits.address.maxAttempts) {
+        return { allowed: false, scope: 'address', retryAfterSeconds: byAddress.ttl };
       }
-      if (value(1) > limits.account.maxAttempts) {
-        return { allowed: false, scope: 'account', retryAfterSeconds: Math.max(1, value(2)) };
+      if (pair && pair.count > limits.accountAtAddress.maxAttempts) {
+        return { allowed: false, scope: 'account_at_address', retryAfterSeconds: pair.ttl };
+      }
+      const [account] = await count([{ key: accountKey(email), limit: limits.account }]);
+      if (account && account.count > limits.account.maxAttempts) {
+        return { allowed: false, scope: 'account', retryAfterSeconds: account.ttl };
       }
       return { allowed: true };
     },
-    async succeeded(email: string): Promise<void> {
-      await redis.del(accountKey(email));
+    /** A success ends the account's counts (everywhere, and at this address); the address keeps its own. */
+    async succeeded(email: string, address: string): Promise<void> {
+      await redis.del(accountKey(email), pairKey(email, address));
     },
   };
 }

@@ -57,7 +57,7 @@ export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter
           );
           throw new AppError('unauthenticated', 'The e-mail address or the password is wrong');
         }
-        await limiter.succeeded(body.email);
+        await limiter.succeeded(body.email, address);
         const token = createSessionToken();
         const expiresAt = new Date(deps.now() + deps.sessionTtlMs);
         const session = await store.createSession({
