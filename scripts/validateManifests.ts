@@ -118,6 +118,101 @@ function checkPolicies(objects: K8sObject[], overlay: string): void {
   if (!policies.some((p) => p.metadata?.name === 'orbital-default-deny-ingress')) {
     problems.push(`${overlay}: the default-deny ingress NetworkPolicy is missing`);
   }
+  checkInfrastructureIngress(policies as NetworkPolicy[], overlay);
+}
+
+type Selector = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+};
+type Peer = { podSelector?: Selector; namespaceSelector?: Selector; ipBlock?: unknown };
+type NetworkPolicy = K8sObject & {
+  spec: {
+    podSelector: Selector;
+    policyTypes?: string[];
+    ingress?: Array<{ from?: Peer[]; ports?: Array<{ port?: number | string }> }>;
+  };
+};
+
+/**
+ * The engines behind the platform and the Orbital services that may reach each one's client port; pods
+ * by their charts' labels. Nothing else may reach those ports: not the satellite, not another namespace,
+ * not an address block.
+ */
+const infrastructure: Array<{ engine: string; pods: Record<string, string>; port: number; clients: string[] }> = [
+  {
+    engine: 'NATS',
+    pods: { 'app.kubernetes.io/name': 'nats', 'app.kubernetes.io/instance': 'orbital-nats' },
+    port: 4222,
+    clients: ['gateway-api', 'settings', 'satellite-registry', 'installations', 'jobs'],
+  },
+  {
+    engine: 'PostgreSQL',
+    pods: { 'cnpg.io/cluster': 'orbital-postgres' },
+    port: 5432,
+    clients: ['gateway-api', 'settings', 'satellite-registry', 'installations'],
+  },
+  {
+    engine: 'Redis',
+    pods: { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'orbital-redis' },
+    port: 6379,
+    clients: ['gateway-api', 'jobs'],
+  },
+];
+
+/** Whether a selector can select pods carrying `labels` (an empty selector selects every pod). */
+function selects(selector: Selector, labels: Record<string, string>): boolean {
+  const byLabel = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const byExpression = (selector.matchExpressions ?? []).every((e) =>
+    e.operator === 'In' ? e.values?.includes(labels[e.key] ?? '') : e.operator === 'Exists' ? e.key in labels : true,
+  );
+  return byLabel && byExpression;
+}
+
+/** The Orbital service names a peer admits, or null when it admits anything beyond named Orbital pods. */
+function admittedServices(peer: Peer): string[] | null {
+  if (peer.ipBlock || peer.namespaceSelector || !peer.podSelector) return null;
+  const selector = peer.podSelector;
+  if (selector.matchLabels?.['app.kubernetes.io/part-of'] !== 'orbital') return null;
+  const byName = selector.matchLabels?.['app.kubernetes.io/name'];
+  const names = selector.matchExpressions?.find((e) => e.key === 'app.kubernetes.io/name' && e.operator === 'In');
+  if (byName) return [byName];
+  return names?.values ?? null;
+}
+
+function checkInfrastructureIngress(policies: NetworkPolicy[], overlay: string): void {
+  for (const { engine, pods, port, clients } of infrastructure) {
+    const governing = policies.filter(
+      (p) => selects(p.spec.podSelector, pods) && (p.spec.policyTypes ?? ['Ingress']).includes('Ingress'),
+    );
+    if (governing.length === 0) {
+      problems.push(`${overlay}: no NetworkPolicy limits who reaches ${engine}`);
+      continue;
+    }
+    const admitted = new Set<string>();
+    for (const policy of governing) {
+      for (const rule of policy.spec.ingress ?? []) {
+        const coversPort = !rule.ports || rule.ports.some((p) => p.port === undefined || p.port === port);
+        if (!coversPort) continue;
+        for (const peer of rule.from ?? [{}]) {
+          // The engine's own pods (replication, clustering) are no outside client.
+          if (peer.podSelector && !peer.namespaceSelector && selects(peer.podSelector, pods)) continue;
+          const services = admittedServices(peer);
+          if (services === null) {
+            problems.push(
+              `${overlay}: NetworkPolicy ${policy.metadata?.name} lets more than Orbital's services reach ${engine} on ${port}`,
+            );
+            continue;
+          }
+          for (const service of services) admitted.add(service);
+        }
+      }
+    }
+    const extra = [...admitted].filter((service) => !clients.includes(service));
+    if (extra.length > 0) problems.push(`${overlay}: ${engine} admits ${extra.join(', ')}, which do not use it`);
+    const missing = clients.filter((service) => !admitted.has(service));
+    if (missing.length > 0) problems.push(`${overlay}: ${engine} does not admit ${missing.join(', ')}, which use it`);
+  }
 }
 
 function kubectlAvailable(): boolean {
@@ -129,11 +224,17 @@ function kubectlAvailable(): boolean {
   }
 }
 
-// 1. Every manifest file on its own.
+// 1. Every manifest file on its own; the base's NetworkPolicies also as written (kubectl may be missing).
+const basePolicies: NetworkPolicy[] = [];
 for (const file of yamlFiles(kubernetesDir)) {
-  for (const object of parse(readFileSync(file, 'utf8'), relative(root, file)))
+  for (const object of parse(readFileSync(file, 'utf8'), relative(root, file))) {
     await validateObject(object, relative(root, file));
+    if (object.kind === 'NetworkPolicy' && relative(kubernetesDir, file).startsWith('base/')) {
+      basePolicies.push(object as NetworkPolicy);
+    }
+  }
 }
+checkInfrastructureIngress(basePolicies, 'base');
 
 // 2. Each overlay as kustomize renders it, with the example secrets standing in for the real ones.
 const overlays = readdirSync(join(kubernetesDir, 'overlays')).filter((d) =>
