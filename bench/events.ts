@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { createBus, ensureStream, publishJson } from '@orbital/bus';
-import { satelliteEventSubject, satelliteEventsStream } from '@orbital/contracts';
+import { createBus, ensureStream, publishEvent } from '@orbital/bus';
+import { satelliteEvents, satelliteEventsStream } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
@@ -74,7 +74,7 @@ async function rawPublish(env: TestEnvironment): Promise<number> {
     Array.from({ length: satellites * batchSize }, async () => {
       while (next < events.length) {
         const e = events[next++] as ReturnType<typeof executed>;
-        await publishJson(bus, satelliteEventSubject('raw', e.type), e, { msgId: e.id });
+        await publishEvent(bus, satelliteEvents[e.type], e, { tokens: { satellite_id: 'raw' }, msgId: e.id });
       }
     }),
   );

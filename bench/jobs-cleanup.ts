@@ -14,7 +14,7 @@
 import { PassThrough } from 'node:stream';
 import { createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
-import { jobsStatusSubject, jobWorkSubjects, serviceIdentity } from '@orbital/contracts';
+import { type CallerIdentity, jobsStatusSubject, jobWorkSubjects, serviceIdentity } from '@orbital/contracts';
 import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
@@ -181,10 +181,13 @@ async function cleanup(client: Awaited<ReturnType<typeof createBus>>) {
   return { removed: reply.removed, ms: Math.round(performance.now() - started) };
 }
 
+/** An operator, as gateway-api would speak for one reading GET /api/jobs/status. */
+const operator: CallerIdentity = { kind: 'user', user_id: 'bench', global_role: 'global_admin', memberships: [] };
+
 async function waitForCleanupTick(client: Awaited<ReturnType<typeof createBus>>) {
   const deadline = Date.now() + 600000;
   for (;;) {
-    const statuses = await client.request(jobsStatusSubject, {}, { identity: serviceIdentity('bench') });
+    const statuses = await client.request(jobsStatusSubject, {}, { identity: operator });
     const run = statuses.find((s) => s.schedule === 'log_cleanup')?.last_run;
     if (run?.outcome === 'succeeded') return run;
     if (run?.outcome === 'failed') throw new Error(`the cleanup tick failed: ${run.error}`);

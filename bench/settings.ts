@@ -61,7 +61,12 @@ try {
     streamMaxBytes: env.streamMaxBytes,
     logger,
   });
-  const adminIdentity: CallerIdentity = { kind: 'user', userId: 'bench', globalRole: 'global_admin', memberships: [] };
+  const adminIdentity: CallerIdentity = {
+    kind: 'user',
+    user_id: 'bench',
+    global_role: 'global_admin',
+    memberships: [],
+  };
   const headers = { authorization: `Bearer ${token}` };
   const natsRead = () => client.request(settingsSubjects.getSetting, { key: 'smtp.port' }, { identity: adminIdentity });
   const httpRead = async () => {

@@ -1,6 +1,13 @@
 import { AckPolicy, DeliverPolicy, type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { parkedEventsStream } from '@orbital/contracts';
+import {
+  type EventDef,
+  type EventPayloadOf,
+  eventsFilter,
+  isEventSubject,
+  parkedEventsStream,
+  streamOfEvents,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { Bus } from './createBus.ts';
@@ -10,11 +17,12 @@ import { parkMessage } from './parkMessage.ts';
 import { durableName, streamName } from './streamName.ts';
 
 /**
- * Handles one message. Resolve only once the work is committed: the message is acknowledged after. Throw
- * to have it redelivered later; throw an AppError `validation_failed` when no retry can ever succeed
- * (the payload breaks its contract), and it is parked at once.
+ * Handles one message, its payload already checked against its event's schema (one that breaks it is
+ * parked without reaching the handler). Resolve only once the work is committed: the message is
+ * acknowledged after. Throw to have it redelivered later; throw an AppError `validation_failed` when
+ * no retry can ever succeed, and it is parked at once.
  */
-export type EventHandler = (payload: unknown, message: JsMsg) => Promise<void>;
+export type EventHandler<P = unknown> = (payload: P, message: JsMsg) => Promise<void>;
 
 /**
  * Handles several messages at once, typically in one database transaction, so a busy consumer commits
@@ -23,21 +31,19 @@ export type EventHandler = (payload: unknown, message: JsMsg) => Promise<void>;
  * handler, which parks what can never succeed); when it throws, each message is handled alone, so one
  * poison message costs its own retries and park, never its neighbours'.
  */
-export type BatchEventHandler = (
-  items: Array<{ payload: unknown; message: JsMsg }>,
+export type BatchEventHandler<P = unknown> = (
+  items: Array<{ payload: P; message: JsMsg }>,
 ) => Promise<void | { alone?: JsMsg[] }>;
 
 /** How a consumer treats a failure: tried again until it succeeds, or parked at once. */
 export type FailureKind = 'transient' | 'poison';
 
-export type ConsumeOptions = {
-  /** Stream name before the deployment prefix (a StreamDefinition's `name`). */
-  stream: string;
+export type ConsumeOptions<E extends EventDef = EventDef> = {
+  /** The events to read, all of one stream; the consumer filters on the subjects they share. */
+  events: readonly E[];
   /** Durable consumer name: one per consuming service and purpose, shared by its replicas. */
   durable: string;
-  /** Subjects before the deployment prefix. */
-  filterSubjects: string[];
-  handler: EventHandler;
+  handler: EventHandler<EventPayloadOf<E>>;
   logger: Logger;
   /** Attempts that failed for no known reason before a message is parked on `parked.<durable>` (EVENTS_PARKED). */
   maxAttempts?: number;
@@ -48,7 +54,7 @@ export type ConsumeOptions = {
   /** Handlers (or batches) running at once in this replica. 1 keeps the stream's order within the replica. */
   concurrency?: number;
   /** Hand messages that are already waiting to `handler` together, up to `maxMessages` (default 100). */
-  batch?: { handler: BatchEventHandler; maxMessages?: number };
+  batch?: { handler: BatchEventHandler<EventPayloadOf<E>>; maxMessages?: number };
   /**
    * Tells the failures of this consumer's own dependencies apart (its database's, for example):
    * `transient` is tried again in place, with back-off, for as long as it takes; `poison` is parked at
@@ -102,7 +108,8 @@ const maxDeliveries = 25;
  * replica holds (waiting, or being handled) has its lease renewed until it is done, so a backlog never
  * expires into redeliveries, however slow the work or long the outage.
  */
-export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise<DurableConsumer> {
+export async function consumeDurable<E extends EventDef>(bus: Bus, typed: ConsumeOptions<E>): Promise<DurableConsumer> {
+  const options = untyped(bus, typed);
   const maxAttempts = options.maxAttempts ?? 5;
   const backoff = options.backoffMs?.length ? options.backoffMs : defaultBackoffMs;
   const concurrency = Math.max(1, options.concurrency ?? 1);
@@ -361,5 +368,61 @@ export async function consumeDurable(bus: Bus, options: ConsumeOptions): Promise
       }
       clearInterval(renew);
     },
+  };
+}
+
+type UntypedOptions = Omit<ConsumeOptions, 'events' | 'handler' | 'batch'> & {
+  stream: string;
+  filterSubjects: string[];
+  handler: EventHandler;
+  batch?: { handler: BatchEventHandler; maxMessages?: number };
+};
+
+/**
+ * The consumer's stream and filter from its events, and handlers that check each payload against the
+ * event its subject names first: a message that fits no listed event, or breaks its event's schema, is
+ * refused as `validation_failed`, which parks it at once. In a batch such a message is given back to be
+ * handled alone (and parked), so the rest of the batch goes on.
+ */
+function untyped<E extends EventDef>(bus: Bus, options: ConsumeOptions<E>): UntypedOptions {
+  const prefix = bus.prefix ? `${bus.prefix}.` : '';
+  const decode = (payload: unknown, message: JsMsg): EventPayloadOf<E> => {
+    const subject = message.subject.startsWith(prefix) ? message.subject.slice(prefix.length) : message.subject;
+    const def = options.events.find((event) => isEventSubject(event, subject));
+    if (!def) throw new AppError('validation_failed', `No event of this consumer has the subject ${subject}`);
+    const parsed = def.payload.safeParse(payload);
+    if (!parsed.success) {
+      throw new AppError('validation_failed', `The payload breaks the contract of ${def.subject}`, {
+        details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      });
+    }
+    return parsed.data as EventPayloadOf<E>;
+  };
+  const { events, handler, batch, ...rest } = options;
+  return {
+    ...rest,
+    stream: streamOfEvents(events).name,
+    filterSubjects: [eventsFilter(events)],
+    handler: (payload, message) => handler(decode(payload, message), message),
+    ...(batch
+      ? {
+          batch: {
+            ...batch,
+            handler: async (items) => {
+              const checked: Array<{ payload: EventPayloadOf<E>; message: JsMsg }> = [];
+              const alone: JsMsg[] = [];
+              for (const item of items) {
+                try {
+                  checked.push({ payload: decode(item.payload, item.message), message: item.message });
+                } catch {
+                  alone.push(item.message);
+                }
+              }
+              const result = checked.length > 0 ? await batch.handler(checked) : undefined;
+              return { alone: [...alone, ...(result?.alone ?? [])] };
+            },
+          },
+        }
+      : {}),
   };
 }

@@ -8,8 +8,16 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import {
+  type AccessGrant,
+  authorizeRequest,
+  type BroadcastDef,
+  type BroadcastPayloadOf,
   type CallerIdentity,
   callerIdentity,
+  type EventDef,
+  type EventPayloadOf,
+  type EventTokens,
+  eventFilter,
   headerNames,
   type ParsedRequestOf,
   type ReplyEnvelope,
@@ -20,6 +28,7 @@ import {
 } from '@orbital/contracts';
 import { AppError, toAppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
+import type { z } from 'zod';
 import { busDisconnected, translateRequestError } from './natsErrors.ts';
 import { watchConnection } from './watchConnection.ts';
 
@@ -56,6 +65,8 @@ export type RequestContext = {
 
 export type HandlerContext = {
   identity: CallerIdentity;
+  /** What the subject's declared access granted this caller (its team scope, its user id). */
+  access: AccessGrant;
   requestId: string;
   logger: Logger;
   headers: MsgHdrs | undefined;
@@ -71,6 +82,11 @@ export type ServeOptions = {
   queue?: string;
 };
 
+/** Answers a broadcast; its return value is the reply when the broadcast asks for one. */
+export type BroadcastListener<B extends BroadcastDef> = (
+  payload: BroadcastPayloadOf<B>,
+) => B['reply'] extends z.ZodType ? z.input<B['reply']> : void;
+
 export type Bus = {
   readonly connection: NatsConnection;
   readonly prefix: string;
@@ -83,7 +99,26 @@ export type Bus = {
   /** False while the connection is down (reconnecting or closed): requests and publishes fail at once. */
   isConnected(): boolean;
   request<S extends SubjectDef>(def: S, payload: RequestOf<S>, context: RequestContext): Promise<ReplyOf<S>>;
+  /**
+   * Answers a subject in its service's queue group. Each request is parsed against the subject's
+   * schema, then checked against its declared access, before the handler runs; the reply is checked by
+   * the requester.
+   */
   serve<S extends SubjectDef>(def: S, handler: Handler<S>, options?: ServeOptions): Subscription;
+  /** Sends a broadcast to every listening replica; `replyTo` collects their replies (an inbox). */
+  broadcast<B extends BroadcastDef>(def: B, payload: z.input<B['payload']>, options?: { replyTo?: string }): void;
+  /** Every replica receives every broadcast; a malformed one is logged and ignored. */
+  listen<B extends BroadcastDef>(def: B, listener: BroadcastListener<B>): Subscription;
+  /**
+   * The messages of an event (the given tokens fixed) as they are stored, on this connection, from now
+   * on: no replay, nothing acknowledged, one that breaks the contract logged and skipped. For waking
+   * whatever waits here (a held poll); work that must not be missed uses consumeDurable.
+   */
+  watch<E extends EventDef>(
+    def: E,
+    tokens: EventTokens<E>,
+    listener: (payload: EventPayloadOf<E>) => void,
+  ): Subscription;
   /** Waits until every subscription made so far is registered with the server. */
   flush(): Promise<void>;
   /** Stops taking new messages, finishes those in flight, then closes the connection. */
@@ -185,8 +220,10 @@ export function createBusFromConnection(
           details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
         });
       }
+      const access = authorizeRequest(def.access, identity, parsed.data);
       const data = await handler(parsed.data as ParsedRequestOf<S>, {
         identity,
+        access,
         requestId,
         logger: log,
         headers: msg.headers,
@@ -206,6 +243,63 @@ export function createBusFromConnection(
     );
   }
 
+  function broadcast<B extends BroadcastDef>(
+    def: B,
+    payload: z.input<B['payload']>,
+    broadcastOptions: { replyTo?: string } = {},
+  ): void {
+    const checked = def.payload.safeParse(payload);
+    if (!checked.success) {
+      throw new AppError('internal', 'A broadcast breaks its contract', {
+        cause: checked.error,
+        details: { subject: def.subject },
+      });
+    }
+    connection.publish(subject(def.subject), JSON.stringify(checked.data), {
+      ...(broadcastOptions.replyTo ? { reply: broadcastOptions.replyTo } : {}),
+    });
+  }
+
+  function listen<B extends BroadcastDef>(def: B, listener: BroadcastListener<B>): Subscription {
+    return connection.subscribe(subject(def.subject), {
+      callback: (error, msg) => {
+        if (error) return;
+        let parsed: ReturnType<B['payload']['safeParse']>;
+        try {
+          parsed = def.payload.safeParse(msg.json()) as typeof parsed;
+        } catch {
+          parsed = { success: false } as typeof parsed;
+        }
+        if (!parsed.success) {
+          logger.warn({ subject: def.subject }, 'ignored a malformed broadcast');
+          return;
+        }
+        const reply = listener(parsed.data as BroadcastPayloadOf<B>);
+        if (def.reply && msg.reply) msg.respond(JSON.stringify(reply));
+      },
+    });
+  }
+
+  function watch<E extends EventDef>(
+    def: E,
+    tokens: EventTokens<E>,
+    listener: (payload: EventPayloadOf<E>) => void,
+  ): Subscription {
+    return connection.subscribe(subject(eventFilter(def, tokens)), {
+      callback: (error, msg) => {
+        if (error) return;
+        let parsed: { success: boolean; data?: unknown };
+        try {
+          parsed = def.payload.safeParse(msg.json());
+        } catch {
+          parsed = { success: false };
+        }
+        if (parsed.success) listener(parsed.data as EventPayloadOf<E>);
+        else logger.warn({ subject: msg.subject }, 'ignored an event that breaks its contract');
+      },
+    });
+  }
+
   return {
     connection,
     prefix,
@@ -215,6 +309,9 @@ export function createBusFromConnection(
     isConnected,
     request,
     serve,
+    broadcast,
+    listen,
+    watch,
     flush: () => connection.flush(),
     drain: async () => {
       if (!connection.isClosed()) await connection.drain();

@@ -8,6 +8,7 @@ export {
   type EventHandler,
 } from './consumeDurable.ts';
 export {
+  type BroadcastListener,
   type Bus,
   type BusObserver,
   type BusOptions,
@@ -22,5 +23,5 @@ export { type EnsureStreamOptions, ensureStream, streamConfig } from './ensureSt
 export { translatePublishError } from './jetStreamErrors.ts';
 export { listParked, type ParkedMessage, replayParked } from './listParked.ts';
 export { translateRequestError } from './natsErrors.ts';
-export { type PublishOptions, type PublishResult, publishData, publishJson } from './publishJson.ts';
+export { encodeEvent, type PublishOptions, type PublishResult, publishEvent } from './publishEvent.ts';
 export { durableName, streamName } from './streamName.ts';

@@ -4,7 +4,7 @@ import { parkedEventsStream, parkedHeaderNames, parkedSubject } from '@orbital/c
 import { AppError } from '@orbital/errors';
 import type { Bus } from './createBus.ts';
 import { isJetStreamNotFound } from './jetStreamErrors.ts';
-import { publishData } from './publishJson.ts';
+import { publishData } from './publishEvent.ts';
 import { streamName } from './streamName.ts';
 
 export type ParkedMessage = {

@@ -1,7 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { parkedHeaderNames, parkedSubject } from '@orbital/contracts';
 import type { Bus } from './createBus.ts';
-import { publishData } from './publishJson.ts';
+import { publishData } from './publishEvent.ts';
 
 /** Header values cannot hold line breaks; reasons are cut short, the cause is in the log line. */
 function headerValue(text: string): string {

@@ -1,4 +1,4 @@
-import { defineSubject, emptyRequest } from '@orbital/contracts';
+import { type CallerIdentity, defineBroadcast, defineSubject, emptyRequest } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -10,6 +10,7 @@ const echo = defineSubject({
   subject: 'settings.test.echo',
   service: 'settings',
   description: 'test',
+  access: { public: true },
   request: z.object({ text: z.string() }),
   reply: z.object({ text: z.string(), replica: z.string(), identityKind: z.string(), requestId: z.string() }),
 });
@@ -17,6 +18,7 @@ const slow = defineSubject({
   subject: 'settings.test.slow',
   service: 'settings',
   description: 'test',
+  access: { public: true },
   request: emptyRequest,
   reply: z.object({}),
 });
@@ -24,6 +26,7 @@ const refuse = defineSubject({
   subject: 'settings.test.refuse',
   service: 'settings',
   description: 'test',
+  access: { public: true },
   request: emptyRequest,
   reply: z.object({}),
 });
@@ -31,8 +34,42 @@ const broken = defineSubject({
   subject: 'settings.test.broken',
   service: 'settings',
   description: 'test',
+  access: { public: true },
   request: emptyRequest,
   reply: z.object({ n: z.number() }),
+});
+
+/** A team-scoped subject: members of the team in the request read, others are refused before the handler. */
+const teamScoped = defineSubject({
+  subject: 'installations.test.scoped',
+  service: 'installations',
+  description: 'test',
+  access: { users: { kind: 'team', permission: 'installations.view', team: 'team_id' }, services: ['jobs'] },
+  request: z.object({ team_id: z.string() }).strict(),
+  reply: z.object({ teams: z.array(z.string()).nullable() }),
+});
+const ownSatellite = defineSubject({
+  subject: 'registry.test.own',
+  service: 'registry',
+  description: 'test',
+  access: { satellite: { field: 'satellite_id' } },
+  request: z.object({ satellite_id: z.string() }).strict(),
+  reply: z.object({}),
+});
+const ping = defineBroadcast({
+  subject: 'test.ping',
+  producer: 'gateway-api',
+  listeners: ['gateway-api'],
+  description: 'test',
+  payload: z.object({ n: z.number() }),
+  reply: z.object({ replica: z.string() }),
+});
+
+const member = (teamId: string, role: 'team_admin' | 'team_user'): CallerIdentity => ({
+  kind: 'user',
+  user_id: 'u1',
+  global_role: 'global_user',
+  memberships: [{ team_id: teamId, role }],
 });
 
 let env: TestEnvironment;
@@ -76,7 +113,11 @@ describe('bus request/reply', () => {
     }
     const replies = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        client.request(echo, { text: `m${i}` }, { identity: { kind: 'service', service: 't' }, requestId: `req-${i}` }),
+        client.request(
+          echo,
+          { text: `m${i}` },
+          { identity: { kind: 'service', service: 'jobs' }, requestId: `req-${i}` },
+        ),
       ),
     );
     expect(replies.map((r) => r.text)).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`));
@@ -130,5 +171,88 @@ describe('bus request/reply', () => {
       .request(broken, {}, { identity: { kind: 'anonymous' } })
       .catch((e: unknown) => e);
     expect(contractBroken).toMatchObject({ code: 'internal' });
+  });
+});
+
+describe('declared access, enforced by serve', () => {
+  it('admits the callers the subject names and refuses the others before the handler runs', async () => {
+    const [server, client] = await Promise.all([bus('access-server'), bus('access-client')]);
+    let calls = 0;
+    server.serve(teamScoped, (_request, context) => {
+      calls++;
+      return { teams: context.access.teams() };
+    });
+    server.serve(ownSatellite, () => ({}));
+    await server.flush();
+    const ask = (identity: CallerIdentity, teamId = 'team-a') =>
+      client.request(teamScoped, { team_id: teamId }, { identity }).catch((e: AppError) => e.code);
+
+    expect(await ask(member('team-a', 'team_user'))).toEqual({ teams: ['team-a'] });
+    expect(await ask(member('team-b', 'team_admin'))).toBe('forbidden');
+    expect(await ask({ kind: 'anonymous' })).toBe('unauthenticated');
+    expect(await ask({ kind: 'service', service: 'jobs' })).toEqual({ teams: ['team-a'] });
+    expect(await ask({ kind: 'service', service: 'settings' })).toBe('forbidden');
+    expect(await ask({ kind: 'satellite', satellite_id: 's1', satellite_type: 'team', team_id: 'team-a' })).toBe(
+      'forbidden',
+    );
+    expect(calls).toBe(2);
+
+    const satellite = (id: string): CallerIdentity => ({
+      kind: 'satellite',
+      satellite_id: id,
+      satellite_type: 'global',
+      team_id: null,
+    });
+    await expect(client.request(ownSatellite, { satellite_id: 's1' }, { identity: satellite('s1') })).resolves.toEqual(
+      {},
+    );
+    await expect(
+      client.request(ownSatellite, { satellite_id: 's1' }, { identity: satellite('s2') }),
+    ).rejects.toMatchObject({ code: 'forbidden', instructions: expect.any(String) });
+  });
+
+  it('refuses an identity header naming a process that does not exist', async () => {
+    const [server, client] = await Promise.all([bus('access-server2'), bus('access-client2')]);
+    server.serve(teamScoped, () => ({ teams: [] }));
+    await server.flush();
+    const forged = { kind: 'service', service: 'anything' } as unknown as CallerIdentity;
+    await expect(client.request(teamScoped, { team_id: 't' }, { identity: forged })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+  });
+});
+
+describe('broadcasts', () => {
+  it('reach every listener, which may reply, and malformed ones are ignored', async () => {
+    const [a, b, sender] = await Promise.all([bus('listener-a'), bus('listener-b'), bus('sender')]);
+    const seen: Array<[string, number]> = [];
+    for (const [name, listener] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      listener.listen(ping, ({ n }) => {
+        seen.push([name, n]);
+        return { replica: name };
+      });
+      await listener.flush();
+    }
+    const replies: string[] = [];
+    const inbox = `_INBOX.${env.runId}`;
+    const subscription = sender.connection.subscribe(inbox, {
+      callback: (_error, msg) => {
+        replies.push((msg.json() as { replica: string }).replica);
+      },
+    });
+    sender.connection.publish(sender.subject(ping.subject), JSON.stringify({ n: 'bad' }));
+    sender.broadcast(ping, { n: 1 }, { replyTo: inbox });
+    expect(() => sender.broadcast(ping, { n: 'two' } as never)).toThrow(/breaks its contract/);
+    await sender.flush();
+    while (replies.length < 2) await new Promise((r) => setTimeout(r, 10));
+    subscription.unsubscribe();
+    expect(seen.sort()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(replies.sort()).toEqual(['a', 'b']);
   });
 });

@@ -1,9 +1,29 @@
-import { registrySubjects, satelliteEventsStream, serviceIdentity } from '@orbital/contracts';
+import { randomUUID } from 'node:crypto';
+import { registrySubjects, satelliteEvents, satelliteEventsStream, serviceIdentity } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, startTcpProxy, type TcpProxy, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bus, createBus, ensureStream, publishJson } from '../src/index.ts';
+import { type Bus, createBus, ensureStream, publishEvent } from '../src/index.ts';
+
+const crashed = () => ({
+  id: randomUUID(),
+  type: 'mcp.server.crashed' as const,
+  timestamp: new Date().toISOString(),
+  data: {
+    server_id: 'inst-1',
+    server_slug: 'files',
+    team_id: 'team-1',
+    process_id: 42,
+    exit_code: 1,
+    signal: null,
+    uptime_seconds: 3,
+    crash_count: 1,
+    will_restart: true,
+  },
+});
+const publishCrash = (bus: Bus) =>
+  publishEvent(bus, satelliteEvents['mcp.server.crashed'], crashed(), { tokens: { satellite_id: 's1' } });
 
 /** While the connection to NATS is down, requests and publishes are refused at once, not timed out. */
 let env: TestEnvironment;
@@ -52,13 +72,13 @@ describe('a bus whose connection is down', () => {
         bus.request(registrySubjects.lookupApiKey, { key_id: 'sk_x' }, { identity: serviceIdentity('gateway-api') }),
       ),
     ).toMatchObject({ code: 'unavailable', details: { reason: 'bus_disconnected' } });
-    expect(await refusal(publishJson(bus, 'evt.satellite.s1.mcp.server.crashed', { id: 'e1' }))).toMatchObject({
+    expect(await refusal(publishCrash(bus))).toMatchObject({
       code: 'unavailable',
       details: { reason: 'bus_disconnected' },
     });
     proxy.restore();
     await expect.poll(() => bus.isConnected(), { timeout: 15_000 }).toBe(true);
-    const stored = await publishJson(bus, 'evt.satellite.s1.mcp.server.crashed', { id: 'e2' });
+    const stored = await publishCrash(bus);
     expect(stored.duplicate).toBe(false);
   });
 });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { jetstreamManager } from '@nats-io/jetstream';
-import type { StreamDefinition } from '@orbital/contracts';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { defineEvent, type StreamDefinition } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type Bus,
   consumeDurable,
@@ -13,8 +14,8 @@ import {
   type DurableConsumer,
   ensureStream,
   listParked,
-  publishData,
-  publishJson,
+  type PublishOptions,
+  publishEvent,
   replayParked,
   streamName,
 } from '../src/index.ts';
@@ -36,6 +37,31 @@ const testStream: StreamDefinition = {
   duplicateWindowMs: 60_000,
   discard: 'new',
 };
+
+/**
+ * An event of the test stream: a subject ending in `>` becomes a last token `{rest}`. Its payload is
+ * any object, or `{n: number}` for `evt.test.typed`.
+ */
+function testEvent(subject: string) {
+  return defineEvent({
+    subject: subject.replace(/\.>$/, '.{rest}'),
+    stream: testStream,
+    producer: 'installations',
+    consumers: ['installations'],
+    description: 'test',
+    payload: subject === 'evt.test.typed' ? z.object({ n: z.number() }).strict() : z.record(z.string(), z.unknown()),
+  });
+}
+
+/** Publishes on a concrete subject of the test stream, as its event. */
+function publishJson(bus: Bus, subject: string, payload: Record<string, unknown>, options: PublishOptions = {}) {
+  return publishEvent(bus, testEvent(subject), payload, options);
+}
+
+/** Bytes as they are, past every contract: what a broken producer could store. */
+async function publishData(bus: Bus, subject: string, data: string) {
+  await jetstream(bus.connection).publish(bus.subject(subject), data);
+}
 
 /** Resolves when `predicate` holds, checking after each received event instead of sleeping. */
 function collector<T>() {
@@ -77,9 +103,14 @@ function capturingLogger() {
 
 const parkedLine = (line: Record<string, unknown>) => line.msg === 'event parked after its last attempt';
 
-async function consume(options: Omit<Parameters<typeof consumeDurable>[1], 'stream' | 'logger'> & { logger?: Logger }) {
+type ConsumeTestOptions = Omit<Parameters<typeof consumeDurable>[1], 'events' | 'logger'> & {
+  logger?: Logger;
+  filterSubjects: string[];
+};
+
+async function consume({ filterSubjects, ...options }: ConsumeTestOptions) {
   const consumer = await consumeDurable(bus, {
-    stream: testStream.name,
+    events: filterSubjects.map(testEvent),
     logger: options.logger ?? silent,
     backoffMs: [20, 50],
     ...options,
@@ -126,7 +157,7 @@ describe('ensureStream', () => {
   });
 });
 
-describe('publishJson', () => {
+describe('publishEvent', () => {
   it('stores a message once however often it is published with the same id', async () => {
     const msgId = randomUUID();
     const first = await publishJson(bus, 'evt.test.dedup', { n: 1 }, { msgId });
@@ -135,10 +166,28 @@ describe('publishJson', () => {
     expect(second).toEqual({ ...first, duplicate: true });
   });
 
-  it('reports unavailable when no stream stores the subject', async () => {
-    const error = await publishJson(bus, 'evt.nowhere.x', {}, { timeoutMs: 1000 }).catch((e: unknown) => e);
+  it('reports unavailable when the stream is missing', async () => {
+    const missing = { ...testStream, name: 'EVENTS_MISSING', subjects: ['evt.nowhere.>'] };
+    const event = defineEvent({
+      subject: 'evt.nowhere.x',
+      stream: missing,
+      producer: 'installations',
+      consumers: [],
+      description: 'test',
+      payload: z.object({}),
+    });
+    const error = await publishEvent(bus, event, {}, { timeoutMs: 1000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('unavailable');
+  });
+
+  it('refuses a payload that breaks the contract, and a subject token that would address others', async () => {
+    const typed = testEvent('evt.test.typed');
+    const breach = await publishEvent(bus, typed, { n: 'one' } as never).catch((e: unknown) => e);
+    expect(breach).toMatchObject({ code: 'internal', details: [{ path: 'n' }] });
+    const open = testEvent('evt.test.open.>');
+    await expect(publishEvent(bus, open, {}, { tokens: { rest: 'a.b' } })).rejects.toThrow();
+    await expect(publishEvent(bus, open, {})).rejects.toThrow(/no value for token/);
   });
 });
 
@@ -184,9 +233,8 @@ describe('consumeDurable', () => {
     const { lines, logger } = capturingLogger();
     const handled = collector<number>();
     const consumer = await consumeDurable(bus, {
-      stream: testStream.name,
+      events: [testEvent('evt.test.poison')],
       durable: 'poison',
-      filterSubjects: ['evt.test.poison'],
       logger,
       maxAttempts: 3,
       backoffMs: [20, 50],
@@ -262,6 +310,22 @@ describe('consumeDurable', () => {
       ['not json {', 1, 'the payload is not JSON'],
       [{ bad: true }, 1, 'rejected by the handler: bad event'],
     ]);
+  });
+
+  it("parks at once a message that breaks its event's schema, before the handler sees it", async () => {
+    const handled = collector<number>();
+    await consume({
+      durable: 'typed',
+      filterSubjects: ['evt.test.typed'],
+      handler: async (p) => handled.push((p as { n: number }).n),
+    });
+    await publishData(bus, 'evt.test.typed', JSON.stringify({ n: 'one' }));
+    await publishJson(bus, 'evt.test.typed', { n: 2 });
+    await handled.until((items) => items.length === 1);
+    expect(handled.items).toEqual([2]);
+    const parked = await listParked(bus, { durable: 'typed' });
+    expect(parked.map((p) => [p.payload, p.attempts])).toEqual([[{ n: 'one' }, 1]]);
+    expect(parked[0]?.reason).toMatch(/breaks the contract of evt\.test\.typed/);
   });
 
   it('hands waiting messages to the batch handler together and isolates a poison one in a failed batch', async () => {

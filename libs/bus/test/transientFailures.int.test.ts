@@ -1,8 +1,9 @@
-import type { StreamDefinition } from '@orbital/contracts';
+import { defineEvent, type StreamDefinition } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type Bus,
   consumeDurable,
@@ -10,7 +11,7 @@ import {
   type DurableConsumer,
   ensureStream,
   listParked,
-  publishJson,
+  publishEvent,
 } from '../src/index.ts';
 
 /**
@@ -32,6 +33,17 @@ const stream: StreamDefinition = {
   duplicateWindowMs: 60_000,
   discard: 'new',
 };
+const eventOf = (name: 'a' | 'b') =>
+  defineEvent({
+    subject: `evt.transient.${name}`,
+    stream,
+    producer: 'installations',
+    consumers: ['installations'],
+    description: 'test',
+    payload: z.record(z.string(), z.unknown()),
+  });
+const eventA = eventOf('a');
+const eventB = eventOf('b');
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
@@ -61,7 +73,7 @@ const waitUntil = async (check: () => boolean, timeoutMs = 30_000) => {
 describe('transient failures', () => {
   it('are tried again in place through an outage longer than the ack wait, in batches and alone', async () => {
     const count = 300;
-    for (let n = 0; n < count; n += 1) await publishJson(bus, 'evt.transient.a', { n }, { msgId: `t-${n}` });
+    for (let n = 0; n < count; n += 1) await publishEvent(bus, eventA, { n }, { msgId: `t-${n}` });
     let databaseUp = false;
     const stored = new Map<number, number>();
     const deliveries = new Map<number, number>();
@@ -71,9 +83,8 @@ describe('transient failures', () => {
       deliveries.set(n, Math.max(deliveries.get(n) ?? 0, delivery));
     };
     const consumer = await consumeDurable(bus, {
-      stream: stream.name,
+      events: [eventA],
       durable: 'transient',
-      filterSubjects: ['evt.transient.>'],
       logger: silent,
       maxAttempts: 2,
       // Far shorter than the outage: without renewed leases every held message would be redelivered.
@@ -110,13 +121,12 @@ describe('transient failures', () => {
 
   it('parks what the consumer calls poison at once, and counts unknown failures against the attempts', async () => {
     for (const kind of ['constraint', 'bug', 'fine']) {
-      await publishJson(bus, 'evt.transient.b', { kind }, { msgId: `k-${kind}` });
+      await publishEvent(bus, eventB, { kind }, { msgId: `k-${kind}` });
     }
     const handled: string[] = [];
     const consumer = await consumeDurable(bus, {
-      stream: stream.name,
+      events: [eventB],
       durable: 'classified',
-      filterSubjects: ['evt.transient.b'],
       logger: silent,
       maxAttempts: 2,
       backoffMs: [20],

@@ -1,3 +1,5 @@
+export * from './access/index.ts';
+export * from './catalogue/index.ts';
 export * from './db/index.ts';
 export * from './events/index.ts';
 export * from './identity/index.ts';
@@ -5,6 +7,7 @@ export * from './identity.ts';
 export * from './installations/index.ts';
 export * from './jobs/index.ts';
 export * from './oauth/index.ts';
+export * from './processes.ts';
 export * from './registry/index.ts';
 export * from './reply.ts';
 export * from './satellite/index.ts';

@@ -14,6 +14,7 @@ describe('subjects', () => {
         subject: 'registry.x.get',
         service: 'settings',
         description: '',
+        access: {},
         request: z.object({}),
         reply: z.object({}),
       }),

@@ -1,18 +1,33 @@
 import { z } from 'zod';
+import type { SubjectAccess } from './access/subjectAccess.ts';
+import type { ProcessName } from './processes.ts';
 
-/** The services that answer request/reply subjects; each name is also its queue group. */
+/**
+ * The namespaces of request/reply subjects. Each is also the queue group its replicas share, and each
+ * is answered by one process (`identity` by gateway-api, which owns users, teams and sessions).
+ */
 export const serviceNames = ['settings', 'registry', 'installations', 'identity', 'jobs'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
+const servingProcess: Record<ServiceName, ProcessName> = {
+  settings: 'settings',
+  registry: 'satellite-registry',
+  installations: 'installations',
+  identity: 'gateway-api',
+  jobs: 'jobs',
+};
+
 /**
  * A request/reply subject: its name (`<service>.<resource>.<verb>`, before the deployment prefix),
- * the service that answers it, and the schemas of both directions. The bus helpers take this object,
- * so a requester and its handler cannot disagree about a payload.
+ * the service that answers it, who may call it, and the schemas of both directions. The bus helpers
+ * take this object, so a requester and its handler cannot disagree about a payload, and `bus.serve`
+ * enforces `access` before the handler runs.
  */
 export type SubjectDef<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> = {
   readonly subject: string;
   readonly service: ServiceName;
   readonly description: string;
+  readonly access: SubjectAccess;
   readonly request: Req;
   readonly reply: Rep;
 };
@@ -31,6 +46,11 @@ export function defineSubject<Req extends z.ZodType, Rep extends z.ZodType>(
     throw new Error(`subject ${def.subject} must start with its service name ${def.service}`);
   }
   return def;
+}
+
+/** The process whose replicas answer a subject. */
+export function servedBy(def: Pick<SubjectDef, 'service'>): ProcessName {
+  return servingProcess[def.service];
 }
 
 /**

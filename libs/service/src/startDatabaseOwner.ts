@@ -1,5 +1,5 @@
 import type { Bus } from '@orbital/bus';
-import { type DatabaseOwner, databaseSetupCompletedSubject, migrateSubjects } from '@orbital/contracts';
+import { type DatabaseOwner, databaseSetupCompletedBroadcast, migrateSubjects } from '@orbital/contracts';
 import {
   createLivePool,
   type LivePool,
@@ -69,18 +69,12 @@ export function createDatabaseOwner(options: DatabaseOwnerOptions): DatabaseOwne
     return result;
   };
 
-  bus.serve(migrateSubjects[owner], async (_request, context) => {
-    if (context.identity.kind !== 'service')
-      throw new AppError('forbidden', 'Only platform services may run migrations');
-    return migrate();
-  });
+  bus.serve(migrateSubjects[owner], () => migrate());
 
   // Setup's migrate request reached one replica of this service; the broadcast reaches the rest.
-  bus.connection.subscribe(bus.subject(databaseSetupCompletedSubject), {
-    callback: (error) => {
-      if (error || !pool || pool.isReady()) return;
-      start().catch((err: unknown) => logger.error({ err }, 'could not open the database after setup'));
-    },
+  bus.listen(databaseSetupCompletedBroadcast, () => {
+    if (!pool || pool.isReady()) return;
+    start().catch((err: unknown) => logger.error({ err }, 'could not open the database after setup'));
   });
 
   const start = async () => {

@@ -1,9 +1,10 @@
 import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, durableName, ensureStream, publishJson, streamName } from '@orbital/bus';
-import type { StreamDefinition } from '@orbital/contracts';
+import { type Bus, createBus, durableName, ensureStream, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent, type StreamDefinition } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { collectConsumerLag } from '../src/collectConsumerLag.ts';
 import { createMetrics } from '../src/createMetrics.ts';
 
@@ -20,6 +21,14 @@ const stream: StreamDefinition = {
   duplicateWindowMs: 60_000,
   discard: 'new',
 };
+const lagEvent = defineEvent({
+  subject: 'lagtest.event',
+  stream,
+  producer: 'installations',
+  consumers: ['installations'],
+  description: 'test',
+  payload: z.object({ i: z.number() }),
+});
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
@@ -44,7 +53,7 @@ describe('collectConsumerLag', () => {
       durable_name: durableName(bus, 'lagging'),
       ack_policy: AckPolicy.Explicit,
     });
-    for (let i = 0; i < 3; i += 1) await publishJson(bus, `lagtest.event`, { i });
+    for (let i = 0; i < 3; i += 1) await publishEvent(bus, lagEvent, { i });
     const metrics = createMetrics('lag-test');
     collectConsumerLag(metrics, bus, [
       { stream: stream.name, durable: 'lagging' },

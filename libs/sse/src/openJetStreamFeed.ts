@@ -1,7 +1,8 @@
 import { type ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Bus } from '@orbital/bus';
+import { type EventDef, type EventPayloadOf, type EventTokens, eventFilter } from '@orbital/contracts';
 
-export type FeedMessage = { seq: number; payload: unknown };
+export type FeedMessage<P = unknown> = { seq: number; payload: P };
 
 export type StreamBounds = { firstSeq: number; lastSeq: number };
 
@@ -16,7 +17,7 @@ export async function readStreamBounds(bus: Bus, stream: string): Promise<Stream
   return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq };
 }
 
-export type JetStreamFeed = AsyncIterable<FeedMessage> & {
+export type JetStreamFeed<P = unknown> = AsyncIterable<FeedMessage<P>> & {
   /**
    * Stops delivery and deletes the server-side consumer; resolves once both are done, whether or not
    * the feed was ever iterated. A loop over the feed ends; iterating a closed feed yields nothing.
@@ -25,19 +26,21 @@ export type JetStreamFeed = AsyncIterable<FeedMessage> & {
 };
 
 /**
- * The messages of one subject filter from `startSeq` on, through an ordered consumer: server-side
- * filtering, in stream order, no acknowledgements. The sequence is the SSE event id, so a replay from
+ * The messages of one event from `startSeq` on, the given subject tokens fixed (the others any), through
+ * an ordered consumer: server-side filtering, in stream order, no acknowledgements. Each payload is
+ * checked against the event's schema; one that breaks it is skipped (it keeps its sequence, so a
+ * client's Last-Event-ID still points past it). The sequence is the SSE event id, so a replay from
  * Last-Event-ID is exact. Closing deletes the consumer at once rather than leaving it to the server's
  * inactivity threshold (five minutes for an ordered consumer), so departed clients cost the server
  * nothing.
  */
-export async function openJetStreamFeed(
+export async function openJetStreamFeed<E extends EventDef>(
   bus: Bus,
-  options: { stream: string; filterSubject: string; startSeq: number },
-): Promise<JetStreamFeed> {
-  const consumer = await jetstream(bus.connection).consumers.get(wireStreamName(bus, options.stream), {
+  options: { event: E; tokens?: EventTokens<E>; startSeq: number },
+): Promise<JetStreamFeed<EventPayloadOf<E>>> {
+  const consumer = await jetstream(bus.connection).consumers.get(wireStreamName(bus, options.event.stream.name), {
     // A string, not an array: a single filter_subject works on NATS 2.9 too.
-    filter_subjects: bus.subject(options.filterSubject),
+    filter_subjects: bus.subject(eventFilter(options.event, options.tokens)),
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: Math.max(1, options.startSeq),
   });
@@ -58,7 +61,8 @@ export async function openJetStreamFeed(
         } catch {
           continue;
         }
-        yield { seq: message.seq, payload };
+        const checked = options.event.payload.safeParse(payload);
+        if (checked.success) yield { seq: message.seq, payload: checked.data as EventPayloadOf<E> };
       }
     },
     close() {

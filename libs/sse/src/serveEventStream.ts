@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus } from '@orbital/bus';
+import type { EventDef, EventPayloadOf, EventTokens } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { LiveStreams } from './createLiveStreams.ts';
 import { formatSseComment, formatSseEvent } from './formatSseEvent.ts';
@@ -17,7 +18,7 @@ export type UpdateContext<S> = {
   sent: S | null;
 };
 
-export type EventStreamOptions<S> = {
+export type EventStreamOptions<S, E extends EventDef> = {
   request: IncomingMessage;
   response: ServerResponse;
   /** Called once the stream is accepted, before the first byte (Fastify: `reply.hijack()`). */
@@ -27,9 +28,9 @@ export type EventStreamOptions<S> = {
   logger: Logger;
   /** The route, for the live-stream gauge and logs. */
   route: string;
-  /** JetStream stream (before the deployment prefix) and subject filter that feed the updates. */
-  stream: string;
-  filterSubject: string;
+  /** The event that feeds the updates, with the subject tokens that select this client's messages. */
+  event: E;
+  tokens?: EventTokens<E>;
   /** The client's Last-Event-ID header, if it sent one. */
   lastEventId: string | undefined;
   keepAliveMs: number;
@@ -40,7 +41,7 @@ export type EventStreamOptions<S> = {
    */
   snapshot(): Promise<S>;
   /** The data of an `update` event for one feed message, or `skipMessage` / `alreadyInSnapshot`. */
-  update(payload: unknown, context: UpdateContext<S>): unknown;
+  update(payload: EventPayloadOf<E>, context: UpdateContext<S>): unknown;
   /** Event name of updates: `update`, or `notification` for notification streams. */
   updateEvent?: string;
   /** A client that falls this far behind is disconnected; it reconnects and replays from its last id. */
@@ -50,7 +51,7 @@ export type EventStreamOptions<S> = {
 const idPattern = /^\d{1,15}$/;
 
 /**
- * One SSE stream, the same for every stream endpoint (DESIGN.md improvement 9): a `snapshot` event with
+ * One SSE stream, the same for every stream endpoint: a `snapshot` event with
  * the REST twin's data, then `update` events fed from JetStream, never from a database poll. Every
  * event's id is a JetStream sequence; the snapshot's id is the sequence it is consistent with. A client
  * reconnecting with Last-Event-ID gets exactly the messages after that id (no snapshot), or a fresh
@@ -58,7 +59,7 @@ const idPattern = /^\d{1,15}$/;
  * client leaves, the feed is closed, timers cleared, and nothing is written, even by work that was in
  * flight at that moment. Resolves when the stream has ended and been cleaned up.
  */
-export async function serveEventStream<S>(o: EventStreamOptions<S>): Promise<void> {
+export async function serveEventStream<S, E extends EventDef>(o: EventStreamOptions<S, E>): Promise<void> {
   const requestedId = o.lastEventId?.trim();
   const lastSeen = requestedId && idPattern.test(requestedId) ? Number(requestedId) : null;
 
@@ -66,7 +67,7 @@ export async function serveEventStream<S>(o: EventStreamOptions<S>): Promise<voi
   let current: S;
   let sent: S | null = null;
   let snapshotId: number | null = null;
-  const bounds = await readStreamBounds(o.bus, o.stream);
+  const bounds = await readStreamBounds(o.bus, o.event.stream.name);
   if (lastSeen !== null && lastSeen <= bounds.lastSeq && lastSeen + 1 >= bounds.firstSeq) {
     // Exact replay: everything after what the client saw is still in the stream.
     current = await o.snapshot();
@@ -113,10 +114,10 @@ export async function serveEventStream<S>(o: EventStreamOptions<S>): Promise<voi
   if (snapshotId !== null) write(formatSseEvent({ id: String(snapshotId), event: 'snapshot', data: current }));
   const keepAlive = setInterval(() => write(formatSseComment('keep-alive')), o.keepAliveMs);
 
-  let feed: JetStreamFeed | null = null;
+  let feed: JetStreamFeed<EventPayloadOf<E>> | null = null;
   try {
     if (signal.aborted) return;
-    feed = await openJetStreamFeed(o.bus, { stream: o.stream, filterSubject: o.filterSubject, startSeq });
+    feed = await openJetStreamFeed(o.bus, { event: o.event, ...(o.tokens ? { tokens: o.tokens } : {}), startSeq });
     o.live.feedOpened();
     // Closing the feed ends the loop below at once, even while it waits for the next message.
     const opened = feed;

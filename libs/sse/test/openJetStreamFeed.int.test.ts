@@ -1,9 +1,10 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, ensureStream, publishJson, streamName } from '@orbital/bus';
-import type { StreamDefinition } from '@orbital/contracts';
+import { type Bus, createBus, ensureStream, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent, type StreamDefinition } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type FeedMessage, openJetStreamFeed } from '../src/index.ts';
 
 let env: TestEnvironment;
@@ -22,6 +23,15 @@ const feedStream: StreamDefinition = {
   discard: 'old',
 };
 
+const feedEvent = defineEvent({
+  subject: 'sse.feed.test.{part}',
+  stream: feedStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description: 'test',
+  payload: z.object({ n: z.number() }),
+});
+
 /** Consumers the server holds on the stream: a closed feed must leave none. */
 async function serverConsumers(): Promise<number> {
   const jsm = await jetstreamManager(bus.connection);
@@ -29,8 +39,7 @@ async function serverConsumers(): Promise<number> {
   return info.state.consumer_count;
 }
 
-const open = (startSeq = 1) =>
-  openJetStreamFeed(bus, { stream: feedStream.name, filterSubject: 'sse.feed.test.>', startSeq });
+const open = (startSeq = 1) => openJetStreamFeed(bus, { event: feedEvent, startSeq });
 
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
@@ -42,8 +51,8 @@ beforeAll(async () => {
     logger: createLogger({ name: 'sse-feed-test', level: 'silent' }),
   });
   await ensureStream(bus, feedStream);
-  await publishJson(bus, 'sse.feed.test.a', { n: 1 });
-  await publishJson(bus, 'sse.feed.test.a', { n: 2 });
+  await publishEvent(bus, feedEvent, { n: 1 }, { tokens: { part: 'a' } });
+  await publishEvent(bus, feedEvent, { n: 2 }, { tokens: { part: 'a' } });
 });
 
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, ensureStream, publishJson, streamName } from '@orbital/bus';
-import type { StreamDefinition } from '@orbital/contracts';
+import { type Bus, createBus, ensureStream, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent, type StreamDefinition } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createLiveStreams, createSseParser, type ReceivedSseEvent, serveEventStream } from '../src/index.ts';
 
 let env: TestEnvironment;
@@ -31,6 +32,15 @@ const testStream: StreamDefinition = {
   discard: 'old',
 };
 
+const testEvent = defineEvent({
+  subject: 'sse.stream.test.{part}',
+  stream: testStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description: 'test',
+  payload: z.object({ items: z.array(z.string()) }),
+});
+
 async function serverConsumers(): Promise<number> {
   const jsm = await jetstreamManager(bus.connection);
   return (await jsm.streams.info(streamName(bus, testStream.name))).state.consumer_count;
@@ -47,7 +57,7 @@ beforeAll(async () => {
   });
   await ensureStream(bus, testStream);
   server = createServer((request, response) => {
-    const stream = serveEventStream<{ items: string[] }>({
+    const stream = serveEventStream({
       request,
       response,
       hijack: () => {},
@@ -55,13 +65,12 @@ beforeAll(async () => {
       live,
       logger: silent,
       route: 'test',
-      stream: testStream.name,
-      filterSubject: 'sse.stream.test.>',
+      event: testEvent,
       lastEventId: undefined,
       keepAliveMs: 60_000,
       retryMs: 1000,
       maxBufferedBytes: bufferLimits.get(request.url ?? ''),
-      snapshot: async () => ({ items: [] }),
+      snapshot: async (): Promise<{ items: string[] }> => ({ items: [] }),
       update: (payload) => payload,
     });
     served.push(stream);
@@ -99,7 +108,7 @@ async function readThenLeave(url: string, count: number, onEvent?: (events: Rece
 describe('serveEventStream clean-up', () => {
   it('ends and releases everything when the client leaves mid-stream', async () => {
     const events = await readThenLeave(`${base}/live`, 2, (received) => {
-      if (received.length === 1) void publishJson(bus, 'sse.stream.test.a', { items: ['x'] });
+      if (received.length === 1) void publishEvent(bus, testEvent, { items: ['x'] }, { tokens: { part: 'a' } });
     });
     expect(events.map((e) => e.event)).toEqual(['snapshot', 'update']);
     await Promise.all(served);

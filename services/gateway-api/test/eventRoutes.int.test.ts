@@ -29,8 +29,8 @@ const satellites = {
 };
 
 /**
- * Stands in for the registry's API-key resolver, which has not landed (issue 7): a bearer token names
- * the satellite, and a satellite reaches only its own id, as the real resolver will enforce.
+ * Stands in for the API-key resolver, so these tests need no registry: a bearer token names the
+ * satellite, and a satellite reaches only its own id, as the real resolver enforces.
  */
 const testSatelliteAccess: AccessResolver = async (request, access) => {
   if (access.kind !== 'satellite') throw new AppError('internal', 'unexpected access kind');
@@ -40,7 +40,12 @@ const testSatelliteAccess: AccessResolver = async (request, access) => {
   if ((request.params as Record<string, string>)[access.satelliteParam] !== satelliteId) {
     throw new AppError('forbidden', 'A satellite may only use its own id');
   }
-  return { kind: 'satellite', satelliteId, satelliteType: 'global', teamId: null } satisfies CallerIdentity;
+  return {
+    kind: 'satellite',
+    satellite_id: satelliteId,
+    satellite_type: 'global',
+    team_id: null,
+  } satisfies CallerIdentity;
 };
 
 async function gateway(options: { resolveAccess?: AccessResolver; maxRequests?: number; busOverride?: Bus } = {}) {

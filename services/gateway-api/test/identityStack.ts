@@ -4,30 +4,21 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
-import { serviceIdentity } from '@orbital/contracts';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfigSchema } from '@orbital/satellite-registry/config';
-import { createReadiness, startDatabaseOwner } from '@orbital/service';
+import { createReadiness } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
-import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
+import type { LiveStreams } from '@orbital/sse';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildGateway, type GatewayDeps } from '../src/app.ts';
-import { createDocsSwitch } from '../src/http/createDocsSwitch.ts';
-import { createIdentityModule, type IdentityModule } from '../src/identity/createIdentityModule.ts';
-import type { LoginRateLimits } from '../src/identity/createLoginRateLimiter.ts';
-import type { FirstAdmin } from '../src/identity/ensureFirstAdmin.ts';
-import { createOAuthModule, type OAuthModuleOptions } from '../src/oauth/createOAuthModule.ts';
-import type { OAuthLifetimes } from '../src/oauth/oauthServerRoutes.ts';
-import { createSatelliteResourceServerAuthenticator } from '../src/oauth/resourceServerAuthenticator.ts';
-import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
-
-const identityMigrations = join(import.meta.dirname, '../migrations');
+import { gatewayConfigSchema } from '../src/config.ts';
+import { createGateway } from '../src/createGateway.ts';
+import type { FirstAdmin, IdentityModule, LoginRateLimits } from '../src/identity/index.ts';
 
 /** Every line any part of the stack logged, to search for secrets. */
 export type LogCapture = { text(): string; lines(): Array<Record<string, unknown>> };
@@ -66,7 +57,7 @@ export type IdentityStack = {
   logger: Logger;
   gateways: GatewayReplica[];
   /** Starts one more gateway replica on the same NATS, PostgreSQL and Redis. */
-  addGateway(overrides?: { trustProxy?: GatewayDeps['trustProxy'] }): Promise<GatewayReplica>;
+  addGateway(overrides?: { env?: Record<string, string> }): Promise<GatewayReplica>;
   stop(): Promise<void>;
 };
 
@@ -75,16 +66,13 @@ export type IdentityStackOptions = {
   firstAdmin?: FirstAdmin | null;
   loginRateLimits?: LoginRateLimits;
   now?: () => number;
-  sessionTtlMs?: number;
+  sessionTtlHours?: number;
   /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
   issuerUrl?: URL;
-  oauthLifetimes?: Partial<OAuthLifetimes>;
-  /** How Client ID Metadata Documents are fetched (a test serving them on loopback allows that network). */
-  clientMetadataDocuments?: OAuthModuleOptions['clientMetadataDocuments'];
-  /** Which proxies every gateway replica trusts for the client address (TRUST_PROXY). */
-  trustProxy?: GatewayDeps['trustProxy'];
+  /** More of gateway-api's environment, as a deployment sets it (TRUST_PROXY, OAUTH_CLIENT_METADATA_*...). */
+  env?: Record<string, string>;
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
-  sse?: GatewayDeps['sse'];
+  sse?: { live: LiveStreams; keepAliveMs: number; retryMs: number };
 };
 
 export const adminCredentials: FirstAdmin = {
@@ -140,75 +128,43 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   });
   const gateways: GatewayReplica[] = [];
 
-  async function addGateway(overrides: { trustProxy?: GatewayDeps['trustProxy'] } = {}): Promise<GatewayReplica> {
+  async function addGateway(overrides: { env?: Record<string, string> } = {}): Promise<GatewayReplica> {
     const bus = await newBus(`gateway-${gateways.length}`);
     const redis = new Redis(env.redisUrl);
     redises.push(redis);
-    let identity: IdentityModule | null = null;
-    const satellites = await createSatelliteAuthenticator({ bus, logger });
-    const db = await startDatabaseOwner({
-      bus,
-      owner: 'identity',
-      connection: { ...env.postgres, ssl: false },
-      migrationsDir: identityMigrations,
-      logger,
-      onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
+    const admin = options.firstAdmin === undefined ? adminCredentials : options.firstAdmin;
+    // gateway-api as main.ts builds it, from the configuration a deployment would give it.
+    const config = loadConfig(gatewayConfigSchema, {
+      ...env.env,
+      ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password, ADMIN_NAME: admin.name } : {}),
+      ...(options.sessionTtlHours ? { SESSION_TTL_HOURS: String(options.sessionTtlHours) } : {}),
+      OAUTH_ISSUER_URL: (options.issuerUrl ?? new URL('http://localhost:3000')).toString(),
+      ...(options.sse
+        ? { SSE_KEEPALIVE_MS: String(options.sse.keepAliveMs), SSE_RETRY_MS: String(options.sse.retryMs) }
+        : {}),
+      ...options.env,
+      ...overrides.env,
     });
-    identity = await createIdentityModule({
+    const gateway = await createGateway({
+      config,
       bus,
-      pool: db.pool,
+      logger,
       redis,
-      redisKeyPrefix: env.queuePrefix,
-      logger,
-      firstAdmin: options.firstAdmin === undefined ? adminCredentials : options.firstAdmin,
-      ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.sessionTtlMs ? { sessionTtlMs: options.sessionTtlMs } : {}),
-      satellite: satellites.authenticate,
-    });
-    if (db.pool.isReady()) await identity.afterMigrations();
-    await bus.flush();
-    const oauth = createOAuthModule({
-      pool: db.pool,
-      logger,
-      issuerUrl: options.issuerUrl ?? new URL('http://localhost:3000'),
-      authenticateResourceServer: createSatelliteResourceServerAuthenticator(satellites.verifyKey),
-      ...(options.oauthLifetimes ? { lifetimes: options.oauthLifetimes } : {}),
-      ...(options.clientMetadataDocuments !== undefined
-        ? { clientMetadataDocuments: options.clientMetadataDocuments }
-        : {}),
-      ...(options.now ? { now: options.now } : {}),
-    });
-    const app = await buildGateway({
-      ...((overrides.trustProxy ?? options.trustProxy) !== undefined
-        ? { trustProxy: overrides.trustProxy ?? options.trustProxy }
-        : {}),
-      bus,
-      logger,
       readiness: createReadiness(),
-      identity,
-      oauth,
-      ...(options.sse ? { sse: options.sse } : {}),
-      // As main.ts wires it, with no time-to-live so tests see a change at once.
-      docsEnabled: createDocsSwitch({
-        read: () =>
-          createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))).boolean(
-            'global.enable_swagger_docs',
-            true,
-          ),
-        logger,
-        ttlMs: 0,
-      }),
+      tuning: {
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
+        ...(options.sse ? { liveStreams: options.sse.live } : {}),
+        // No time-to-live, so tests see a settings change at once.
+        docsTtlMs: 0,
+      },
     });
-    const replica = { app, identity, bus, migrate: db.migrate };
+    await bus.flush();
+    const replica = { app: gateway.app, identity: gateway.identity, bus, migrate: gateway.migrateIdentity };
     gateways.push(replica);
-    const stop = async () => {
-      await app.close();
-      satellites.stop();
-      await identity.stop();
-      await db.pool.end();
-    };
-    stoppers.push(stop);
+    stoppers.push(async () => {
+      for (const step of [...gateway.beforeDrain, ...gateway.afterDrain]) await step.run();
+    });
     return replica;
   }
   const stoppers: Array<() => Promise<void>> = [];

@@ -1,11 +1,17 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { type Bus, consumeDurable, createBus, type DurableConsumer, ensureStream } from '@orbital/bus';
-import { headerNames, type SatelliteEvent, satelliteEventsStream } from '@orbital/contracts';
+import {
+  headerNames,
+  type SatelliteEvent,
+  type SatelliteIdentity,
+  satelliteEvents,
+  satelliteEventsStream,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventMessageId, ingestEventBatch, type SatelliteIdentity } from '../src/events/ingestEventBatch.ts';
+import { eventMessageId, ingestEventBatch } from '../src/events/ingestEventBatch.ts';
 import { configRefreshedEvent, crashedEvent, toolExecutedEvent } from './eventFixtures.ts';
 
 const logger = createLogger({ name: 'ingest-test', level: 'silent' });
@@ -18,15 +24,15 @@ const waiters: Array<() => void> = [];
 
 const globalSatellite: SatelliteIdentity = {
   kind: 'satellite',
-  satelliteId: 'sat-global',
-  satelliteType: 'global',
-  teamId: null,
+  satellite_id: 'sat-global',
+  satellite_type: 'global',
+  team_id: null,
 };
 const teamSatellite: SatelliteIdentity = {
   kind: 'satellite',
-  satelliteId: 'sat-team',
-  satelliteType: 'team',
-  teamId: 'team-1',
+  satellite_id: 'sat-team',
+  satellite_type: 'team',
+  team_id: 'team-1',
 };
 
 function record(payload: unknown, msg: JsMsg) {
@@ -59,9 +65,8 @@ beforeAll(async () => {
   });
   await ensureStream(bus, satelliteEventsStream);
   consumer = await consumeDurable(bus, {
-    stream: satelliteEventsStream.name,
+    events: Object.values(satelliteEvents),
     durable: 'ingest-test',
-    filterSubjects: ['evt.satellite.>'],
     logger,
     handler: async (payload, msg) => record(payload, msg),
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { publishJson } from '@orbital/bus';
-import { type SatelliteEventData, type SatelliteEventType, satelliteEventSubject } from '@orbital/contracts';
+import { publishEvent } from '@orbital/bus';
+import { type SatelliteEventData, type SatelliteEventType, satelliteEvents } from '@orbital/contracts';
 import { createLiveStreams } from '@orbital/sse';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,11 +43,14 @@ async function emit<T extends SatelliteEventType>(type: T, data: SatelliteEventD
   const id = randomUUID();
   const bus = stack.gateways[0]?.bus;
   if (!bus) throw new Error('no bus');
-  await publishJson(
+  await publishEvent(
     bus,
-    satelliteEventSubject(satelliteId, type),
-    { id, type, timestamp: new Date().toISOString(), data },
-    { msgId: id },
+    satelliteEvents[type as SatelliteEventType],
+    { id, type, timestamp: new Date().toISOString(), data } as never,
+    {
+      tokens: { satellite_id: satelliteId },
+      msgId: id,
+    },
   );
   return id;
 }

@@ -36,9 +36,9 @@ const wrong = (user: { email: string }, n: number) => ({ email: user.email, pass
 beforeAll(async () => {
   stack = await startIdentityStack({
     now: () => clock,
-    sessionTtlMs: 3600 * 1000,
+    sessionTtlHours: 1,
     loginRateLimits: limits,
-    trustProxy: 1,
+    env: { TRUST_PROXY: '1' },
   });
   app = stack.gateways[0]?.app as FastifyInstance;
   const admin = await login(app, adminCredentials.email, adminCredentials.password);
@@ -122,7 +122,7 @@ describe('login rate limiting', () => {
   });
 
   it('ignores X-Forwarded-For on a gateway that trusts no proxy', async () => {
-    const direct = await stack.addGateway({ trustProxy: false });
+    const direct = await stack.addGateway({ env: { TRUST_PROXY: 'false' } });
     const from = (header: string) =>
       direct.app.inject({
         method: 'POST',

@@ -61,7 +61,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(documentServer.address() as AddressInfo).port}`;
   stack = await startIdentityStack({
-    clientMetadataDocuments: { allowHttp: true, allowNetworks: ['127.0.0.1/32'], timeoutMs: 500, maxBytes: 2048 },
+    env: {
+      OAUTH_CLIENT_METADATA_ALLOW_HTTP: 'true',
+      OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '127.0.0.1/32',
+      OAUTH_CLIENT_METADATA_TIMEOUT_MS: '500',
+      OAUTH_CLIENT_METADATA_MAX_BYTES: '2048',
+    },
   });
   app = stack.gateways[0]?.app as FastifyInstance;
   admin = await login(app, adminCredentials.email, adminCredentials.password);

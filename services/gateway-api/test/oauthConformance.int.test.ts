@@ -42,7 +42,7 @@ beforeAll(async () => {
   stack = await startIdentityStack({
     issuerUrl: new URL(issuer),
     // The suite's client document lives on this machine; production allows public https only.
-    clientMetadataDocuments: { allowHttp: true, allowNetworks: ['127.0.0.1/32'] },
+    env: { OAUTH_CLIENT_METADATA_ALLOW_HTTP: 'true', OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '127.0.0.1/32' },
   });
   gateway = stack.gateways[0]?.app as FastifyInstance;
   await gateway.listen({ port, host: '127.0.0.1' });

@@ -1,5 +1,5 @@
 import { AppError } from '@orbital/errors';
-import type { SatelliteAuthenticator } from '../src/identity/createAccessResolver.ts';
+import type { SatelliteAuthenticator } from '../src/http/defineRoute.ts';
 
 /** A satellite authenticator that refuses every key, for tests of the 401 path of satellite routes. */
 export const refuseSatelliteKeys: SatelliteAuthenticator = async () => {

@@ -1,4 +1,4 @@
-import { registrySubjects, settingsChangedSubject } from '@orbital/contracts';
+import { registrySubjects, settingsChangedEvent } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   activate,
@@ -357,7 +357,7 @@ describe('long polling', () => {
     const changedAt = new Date().toISOString();
     // What the settings service publishes on every change (here without its stream: gateways hear the subject).
     stack.adminBus.connection.publish(
-      stack.adminBus.subject(settingsChangedSubject),
+      stack.adminBus.subject(settingsChangedEvent.subject),
       JSON.stringify({ keys: ['global.enable_swagger_docs'], action: 'updated', changed_at: changedAt }),
     );
     const answer = (await held).json().data;

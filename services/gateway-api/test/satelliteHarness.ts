@@ -11,20 +11,18 @@ import {
   serviceIdentity,
 } from '@orbital/contracts';
 import { writeDatabaseSetupRecord } from '@orbital/db';
-import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
-import { createReadiness, startDatabaseOwner } from '@orbital/service';
+import { createReadiness } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import { createTestEnvironment, startTcpProxy, type TcpProxy, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { buildGateway } from '../src/app.ts';
-import { createIdentityModule } from '../src/identity/createIdentityModule.ts';
-import { createSatelliteAuthenticator } from '../src/satellites/createSatelliteAuthenticator.ts';
+import { gatewayConfigSchema } from '../src/config.ts';
+import { createGateway, type Gateway } from '../src/createGateway.ts';
 
 export const logger = createLogger({ name: 'satellite-test', level: 'silent' });
 
@@ -40,7 +38,7 @@ export type SatelliteStack = {
   /** The real settings service, when asked for (`settings: true`); otherwise nothing answers `settings.*`. */
   settings: SettingsApp | undefined;
   adminBus: Bus;
-  satellites: Awaited<ReturnType<typeof createSatelliteAuthenticator>>;
+  satellites: Gateway['satellites'];
   clock: { now: Date; advance(ms: number): void };
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
@@ -111,8 +109,7 @@ export async function startSatelliteStack(
   const installations: InstallationConfigRecord[] = [];
   const installationRequests: Array<{ team_ids: string[] | null }> = [];
   const installationsBus = await bus('installations-fixture');
-  installationsBus.serve(installationsConfigForSatelliteSubject, (request, context) => {
-    if (context.identity.kind !== 'service') throw new AppError('forbidden', 'platform services only');
+  installationsBus.serve(installationsConfigForSatelliteSubject, (request) => {
     installationRequests.push(request);
     const teams = request.team_ids;
     // Answers what was asked, except installations marked `leak`, which it sends to everyone: the
@@ -125,35 +122,26 @@ export async function startSatelliteStack(
   });
 
   const gatewayBus = await bus('gateway');
-  const satellites = await createSatelliteAuthenticator({
-    bus: gatewayBus,
-    logger,
-    ...(options.keyConfirmAfterMs ? { confirmAfterMs: options.keyConfirmAfterMs } : {}),
-  });
-  // gateway-api as main.ts wires it: identity resolves every route's access, satellites through the
-  // API-key authenticator.
-  const identityDb = await startDatabaseOwner({
-    bus: gatewayBus,
-    owner: 'identity',
-    connection: { ...env.postgres, ssl: false },
-    migrationsDir: join(import.meta.dirname, '../migrations'),
-    logger,
-  });
-  await identityDb.migrate();
   const redis = new Redis(env.redisUrl);
-  const identity = await createIdentityModule({
+  // gateway-api as main.ts builds it: identity resolves every route's access, satellites through the
+  // API-key authenticator, event batches through the rate limiter.
+  const gatewayApp = await createGateway({
+    config: loadConfig(gatewayConfigSchema, {
+      ...env.env,
+      ADMIN_EMAIL: adminCredentials.email,
+      ADMIN_PASSWORD: adminCredentials.password,
+      ADMIN_NAME: adminCredentials.name,
+    }),
     bus: gatewayBus,
-    pool: identityDb.pool,
-    redis,
-    redisKeyPrefix: env.queuePrefix,
     logger,
-    firstAdmin: adminCredentials,
-    satellite: satellites.authenticate,
+    redis,
+    readiness: createReadiness(),
+    tuning: options.keyConfirmAfterMs ? { satelliteKeyConfirmAfterMs: options.keyConfirmAfterMs } : {},
   });
-  await identity.afterMigrations();
+  await gatewayApp.migrateIdentity();
   const adminBus = await bus('admin');
   for (const b of buses) await b.flush();
-  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: createReadiness(), identity });
+  const gateway = gatewayApp.app;
   const db = new pg.Client({ ...env.postgres });
   await db.connect();
   await db.query('SET search_path = registry');
@@ -163,17 +151,14 @@ export async function startSatelliteStack(
     registry,
     settings,
     adminBus,
-    satellites,
+    satellites: gatewayApp.satellites,
     clock,
     installations,
     installationRequests,
     db,
     registryDatabase,
     async stop() {
-      await gateway.close();
-      satellites.stop();
-      await identity.stop();
-      await identityDb.pool.end();
+      for (const step of [...gatewayApp.beforeDrain, ...gatewayApp.afterDrain]) await step.run();
       redis.disconnect();
       await db.end();
       settings?.stop();
@@ -194,8 +179,8 @@ export const adminCredentials = {
 
 export const globalAdmin: CallerIdentity = {
   kind: 'user',
-  userId: '00000000-0000-4000-8000-000000000001',
-  globalRole: 'global_admin',
+  user_id: '00000000-0000-4000-8000-000000000001',
+  global_role: 'global_admin',
   memberships: [],
 };
 
@@ -206,9 +191,9 @@ export function teamMember(
 ): CallerIdentity {
   return {
     kind: 'user',
-    userId: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
-    globalRole,
-    memberships: [{ teamId, role }],
+    user_id: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
+    global_role: globalRole,
+    memberships: [{ team_id: teamId, role }],
   };
 }
 

@@ -1,4 +1,4 @@
-import { identityTeamGetSubject, identityUserMembershipsSubject, serviceIdentity } from '@orbital/contracts';
+import { type CallerIdentity, identityTeamGetSubject, serviceIdentity } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -340,7 +340,7 @@ describe('teams and members', () => {
 });
 
 describe('identity subjects for other services', () => {
-  it("answers a team by id and a user's memberships to platform services", async () => {
+  it('answers a team by id to the installations service, and to no one else', async () => {
     const bus = stack.gateways[0]?.bus;
     if (!bus) throw new Error('no bus');
     const team = (
@@ -351,47 +351,34 @@ describe('identity subjects for other services', () => {
         payload: { slug: 'facts', name: 'Facts' },
       })
     ).json().data;
-    const user = await createUser('facts@orbital.test', 'tall green pass phrase 123');
-    await a.inject({
-      method: 'POST',
-      url: `/api/teams/${team.id}/members`,
-      headers: bearer(admin),
-      payload: { user_id: user.id, role: 'team_user' },
-    });
-    const registry = serviceIdentity('registry');
-    expect(await bus.request(identityTeamGetSubject, { teamId: team.id }, { identity: registry })).toEqual({
+    const installations = serviceIdentity('installations');
+    expect(await bus.request(identityTeamGetSubject, { team_id: team.id }, { identity: installations })).toEqual({
       id: team.id,
       slug: 'facts',
       name: 'Facts',
     });
-    expect(await bus.request(identityUserMembershipsSubject, { userId: user.id }, { identity: registry })).toEqual({
-      userId: user.id,
-      globalRole: 'global_user',
-      memberships: [{ teamId: team.id, teamSlug: 'facts', role: 'team_user' }],
-    });
-    await expect(
-      bus.request(identityTeamGetSubject, { teamId: '00000000-0000-4000-8000-000000000000' }, { identity: registry }),
-    ).rejects.toMatchObject({ code: 'not_found' });
     await expect(
       bus.request(
-        identityUserMembershipsSubject,
-        { userId: '00000000-0000-4000-8000-000000000000' },
-        { identity: registry },
+        identityTeamGetSubject,
+        { team_id: '00000000-0000-4000-8000-000000000000' },
+        { identity: installations },
       ),
     ).rejects.toMatchObject({ code: 'not_found' });
     await expect(
-      bus.request(identityTeamGetSubject, { teamId: 'x.y' } as never, { identity: registry }),
+      bus.request(identityTeamGetSubject, { team_id: 'x.y' } as never, { identity: installations }),
     ).rejects.toMatchObject({ code: 'validation_failed' });
     await expect(
-      bus.request(identityTeamGetSubject, { teamId: team.id }, { identity: { kind: 'anonymous' } }),
-    ).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(
-      bus.request(
-        identityUserMembershipsSubject,
-        { userId: user.id },
-        { identity: { kind: 'user', userId: user.id, globalRole: 'global_user', memberships: [] } },
-      ),
-    ).rejects.toMatchObject({ code: 'forbidden' });
+      bus.request(identityTeamGetSubject, { team_id: team.id }, { identity: { kind: 'anonymous' } }),
+    ).rejects.toMatchObject({ code: 'unauthenticated' });
+    const others: CallerIdentity[] = [
+      serviceIdentity('jobs'),
+      { kind: 'user', user_id: team.id, global_role: 'global_admin', memberships: [] },
+    ];
+    for (const identity of others) {
+      await expect(bus.request(identityTeamGetSubject, { team_id: team.id }, { identity })).rejects.toMatchObject({
+        code: 'forbidden',
+      });
+    }
   });
 });
 

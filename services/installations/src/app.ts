@@ -3,6 +3,7 @@ import { type Bus, ensureStream } from '@orbital/bus';
 import {
   identityTeamGetSubject,
   installationEventsStream,
+  installationStatusChangedEvent,
   installationsConfigForSatelliteSubject,
   registrySubjects,
   serviceIdentity,
@@ -10,7 +11,6 @@ import {
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import { createAddressPolicy } from '@orbital/egress';
-import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
 import type { Config } from './config.ts';
@@ -81,7 +81,7 @@ export async function createApp(deps: {
     onMigrated: async () => {
       consumer ??= startSatelliteEventConsumer(
         { pool: database.pool, bus, relay, logger },
-        { stream: config.SATELLITE_EVENTS_STREAM, retryMs: config.OUTBOX_RETRY_MS },
+        { retryMs: config.OUTBOX_RETRY_MS },
       );
       await relay.flush();
     },
@@ -90,12 +90,13 @@ export async function createApp(deps: {
     pool: database.pool,
     bus,
     logger,
+    events: [installationStatusChangedEvent],
     sendCommand: deps.sendCommand ?? sendThroughRegistry(bus),
     intervalMs: config.OUTBOX_RETRY_MS,
   });
   const teamSlug: TeamSlugLookup =
     deps.teamSlug ??
-    (async (teamId) => (await bus.request(identityTeamGetSubject, { teamId }, { identity: self })).slug);
+    (async (teamId) => (await bus.request(identityTeamGetSubject, { team_id: teamId }, { identity: self })).slug);
   const templateUrls = createAddressPolicy({
     refuse: ['metadata', 'link-local'],
     allowNetworks: config.TEMPLATE_URL_ALLOWED_NETWORKS,
@@ -104,8 +105,7 @@ export async function createApp(deps: {
   serveInstallationSubjects(bus, operations, database.pool);
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
-  bus.serve(installationsConfigForSatelliteSubject, async (request, context) => {
-    if (context.identity.kind !== 'service') throw new AppError('forbidden', 'For platform services only');
+  bus.serve(installationsConfigForSatelliteSubject, async (request) => {
     return { installations: await readConfigurationRecords(database.pool.get(), box, logger, request.team_ids) };
   });
   await database.start();

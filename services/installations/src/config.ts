@@ -8,8 +8,6 @@ export const configSchema = z.object({
   // Key material for AES-256-GCM of installation secrets (environment and header values). No default
   // and no fallback: without it the service refuses to start rather than store credentials weakly.
   SERVICE_ENCRYPTION_SECRET: z.string().min(32, 'must be at least 32 characters'),
-  // The JetStream stream satellite events arrive on (created by the event pipeline).
-  SATELLITE_EVENTS_STREAM: z.string().default('EVENTS_SATELLITE'),
   // How often undelivered commands and domain events are retried, and a missing stream looked for again.
   OUTBOX_RETRY_MS: positiveInt.default(5000),
   // Template URLs may not point at link-local or cloud metadata addresses (satellites would hand their

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { type Bus, listParked } from '@orbital/bus';
 import {
+  eventFilter,
   installationEventsStream,
-  installationStatusChanged,
+  installationStatusChangedEvent,
   jobWorkSubjects,
   installationSubjects as s,
 } from '@orbital/contracts';
@@ -306,15 +307,15 @@ describe('status, logs and requests from satellite events', () => {
     });
     expect(recovered.last_credential_check_at).not.toBeNull();
 
-    // Every change reached JetStream as evt.installation.status_changed, in order.
+    // Every change reached JetStream on the team's status subjects, in order.
     const js = jetstream(h.client.connection);
     const consumer = await js.consumers.get(streamName(h.client, installationEventsStream.name), {
-      filter_subjects: h.client.subject('evt.installation.status_changed'),
+      filter_subjects: h.client.subject(eventFilter(installationStatusChangedEvent, { team_id: teamA })),
     });
     const seen: string[] = [];
     const messages = await consumer.fetch({ max_messages: 1000, expires: 1000 });
     for await (const m of messages) {
-      const event = installationStatusChanged.parse(m.json());
+      const event = installationStatusChangedEvent.payload.parse(m.json());
       if (event.installation_id === created.id) seen.push(event.status);
       if (m.info.pending === 0) break;
     }

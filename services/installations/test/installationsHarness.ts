@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, createBus, ensureStream, publishJson } from '@orbital/bus';
+import { type Bus, createBus, ensureStream, publishEvent } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import {
   type CallerIdentity,
   type SatelliteEventData,
   type SatelliteEventType,
-  satelliteEventSubject,
+  satelliteEvents,
+  satelliteEventsStream,
 } from '@orbital/contracts';
 import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
@@ -19,40 +20,27 @@ export const teamA = randomUUID();
 export const teamB = randomUUID();
 export const teamSlugs: Record<string, string> = { [teamA]: 'team-a', [teamB]: 'team-b' };
 
-export const admin: CallerIdentity = { kind: 'user', userId: 'u-admin', globalRole: 'global_admin', memberships: [] };
+export const admin: CallerIdentity = { kind: 'user', user_id: 'u-admin', global_role: 'global_admin', memberships: [] };
 export const teamAdmin: CallerIdentity = {
   kind: 'user',
-  userId: 'u-team-admin',
-  globalRole: 'global_user',
-  memberships: [{ teamId: teamA, role: 'team_admin' }],
+  user_id: 'u-team-admin',
+  global_role: 'global_user',
+  memberships: [{ team_id: teamA, role: 'team_admin' }],
 };
 export const teamUser: CallerIdentity = {
   kind: 'user',
-  userId: 'u-team-user',
-  globalRole: 'global_user',
-  memberships: [{ teamId: teamA, role: 'team_user' }],
+  user_id: 'u-team-user',
+  global_role: 'global_user',
+  memberships: [{ team_id: teamA, role: 'team_user' }],
 };
 export const otherTeamAdmin: CallerIdentity = {
   kind: 'user',
-  userId: 'u-other',
-  globalRole: 'global_user',
-  memberships: [{ teamId: teamB, role: 'team_admin' }],
+  user_id: 'u-other',
+  global_role: 'global_user',
+  memberships: [{ team_id: teamB, role: 'team_admin' }],
 };
 export const anonymous: CallerIdentity = { kind: 'anonymous' };
 export const jobs: CallerIdentity = { kind: 'service', service: 'jobs' };
-
-/** The satellite event stream as the event pipeline defines it, for runs where it is not created by anyone else. */
-export const satelliteStream = {
-  name: 'EVENTS_SATELLITE',
-  subjects: ['evt.satellite.>'],
-  owner: 'satellite-registry',
-  description: 'satellite events (test)',
-  maxAgeMs: 60 * 60 * 1000,
-  maxBytes: 64 * 1024 * 1024,
-  maxMessageBytes: 1024 * 1024,
-  duplicateWindowMs: 60 * 1000,
-  discard: 'new' as const,
-};
 
 export type Harness = {
   app: InstallationsApp;
@@ -77,9 +65,12 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
   );
   const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const bus = await createBus({ servers: env.natsUrl, name: 'installations', prefix: env.subjectPrefix, logger });
-  const client = await createBus({ servers: env.natsUrl, name: 'client', prefix: env.subjectPrefix, logger });
-  await ensureStream(client, satelliteStream);
+  const connect = (name: string) =>
+    createBus({ servers: env.natsUrl, name, prefix: env.subjectPrefix, streamMaxBytes: env.streamMaxBytes, logger });
+  const bus = await connect('installations');
+  const client = await connect('client');
+  // The registry owns the satellite event stream; here the test client creates it, as the registry would.
+  await ensureStream(client, satelliteEventsStream);
   const commands: OutboxCommand[] = [];
   let down = false;
   const app = await createApp({
@@ -118,7 +109,10 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     async emit(type, data, options = {}) {
       const id = options.id ?? randomUUID();
       const envelope = { id, type, timestamp: options.timestamp ?? new Date().toISOString(), data };
-      await publishJson(client, satelliteEventSubject(satelliteId, type), envelope, { msgId: options.msgId ?? id });
+      await publishEvent(client, satelliteEvents[type as SatelliteEventType], envelope as never, {
+        tokens: { satellite_id: satelliteId },
+        msgId: options.msgId ?? id,
+      });
       return id;
     },
     async stop() {

@@ -16,12 +16,12 @@ import {
   waitFor,
 } from './jobsHarness.ts';
 
-const admin: CallerIdentity = { kind: 'user', userId: 'u-admin', globalRole: 'global_admin', memberships: [] };
+const admin: CallerIdentity = { kind: 'user', user_id: 'u-admin', global_role: 'global_admin', memberships: [] };
 const teamAdmin: CallerIdentity = {
   kind: 'user',
-  userId: 'u-user',
-  globalRole: 'global_user',
-  memberships: [{ teamId: 't1', role: 'team_admin' }],
+  user_id: 'u-user',
+  global_role: 'global_user',
+  memberships: [{ team_id: 't1', role: 'team_admin' }],
 };
 
 let env: TestEnvironment;
@@ -78,15 +78,13 @@ describe('jobs.status.get', () => {
     expect(await a.app.readStatus()).toEqual(await b.app.readStatus());
   });
 
-  it('answers platform services', async () => {
-    const reply = await client.request(jobsStatusSubject, {}, { identity: { kind: 'service', service: 'gateway' } });
-    expect(reply).toHaveLength(3);
-  });
-
-  it('refuses users who are not global admins, and anonymous callers', async () => {
-    for (const identity of [teamAdmin, { kind: 'anonymous' } as const]) {
+  it('refuses users who are not global admins, platform services, and anonymous callers', async () => {
+    for (const identity of [teamAdmin, { kind: 'service', service: 'installations' } as const]) {
       await expect(client.request(jobsStatusSubject, {}, { identity })).rejects.toMatchObject({ code: 'forbidden' });
     }
+    await expect(client.request(jobsStatusSubject, {}, { identity: { kind: 'anonymous' } })).rejects.toMatchObject({
+      code: 'unauthenticated',
+    });
   });
 
   it('rejects a request with unexpected fields', async () => {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Bus, ensureStream } from '@orbital/bus';
-import { settingsCacheSyncSubject, settingsEventsStream } from '@orbital/contracts';
+import { settingsCacheSyncBroadcast, settingsEventsStream } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
@@ -39,11 +39,7 @@ export async function createSettingsApp(deps: {
   await ensureStream(bus, settingsEventsStream);
 
   // Broadcast changes from other replicas; subscribed before the first load so none is missed.
-  bus.connection.subscribe(bus.subject(settingsCacheSyncSubject), {
-    callback: (error, msg) => {
-      if (!error) operations.receive(msg.json());
-    },
-  });
+  bus.listen(settingsCacheSyncBroadcast, (sync) => operations.receive(sync));
 
   const database = createDatabaseOwner({
     bus,

@@ -10,17 +10,18 @@ import { settingsConfigSchema } from '../src/config.ts';
 
 export const adminIdentity: CallerIdentity = {
   kind: 'user',
-  userId: 'u-admin',
-  globalRole: 'global_admin',
+  user_id: 'u-admin',
+  global_role: 'global_admin',
   memberships: [],
 };
 export const userIdentity: CallerIdentity = {
   kind: 'user',
-  userId: 'u-user',
-  globalRole: 'global_user',
+  user_id: 'u-user',
+  global_role: 'global_user',
   memberships: [],
 };
-export const serviceCaller: CallerIdentity = { kind: 'service', service: 'test' };
+/** A platform process that reads plaintext values (gateway-api reads whether the docs are on). */
+export const serviceCaller: CallerIdentity = { kind: 'service', service: 'gateway-api' };
 
 /** The JSON log lines a replica wrote. */
 export function logLines(text: string): Array<Record<string, unknown>> {

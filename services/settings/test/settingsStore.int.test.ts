@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type Bus, streamName } from '@orbital/bus';
-import { settingsSubjects as s, settingsChangedSubject, settingsEventsStream } from '@orbital/contracts';
+import { settingsSubjects as s, settingsChangedEvent, settingsEventsStream } from '@orbital/contracts';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
@@ -271,7 +271,7 @@ describe('the settings domain event', () => {
     await client.request(s.updateSetting, { key: 'smtp.from_email', changes: { value: 'ops@example.org' } }, admin);
     const jsm = await jetstreamManager(client.connection);
     const stored = await jsm.streams.getMessage(streamName(client, settingsEventsStream.name), {
-      last_by_subj: client.subject(settingsChangedSubject),
+      last_by_subj: client.subject(settingsChangedEvent.subject),
     });
     expect(stored?.json()).toMatchObject({ keys: ['smtp.from_email'], action: 'updated' });
     expect(stored?.string()).not.toContain('ops@example.org');

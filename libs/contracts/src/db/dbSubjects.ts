@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { publicAccess, serviceAccess } from '../access/subjectAccess.ts';
+import { defineBroadcast } from '../events/defineBroadcast.ts';
 import { defineSubject, emptyRequest, type ServiceName } from '../subject.ts';
 
 export const databaseType = z.literal('postgresql', {
@@ -32,6 +34,8 @@ export const dbStatusSubject = defineSubject({
   subject: 'settings.db.status',
   service: 'settings',
   description: 'Whether the database is configured (POSTGRES_* set) and initialised (setup completed).',
+  // Setup runs before any user exists; it succeeds once, a second call is a conflict.
+  access: publicAccess,
   request: emptyRequest,
   reply: dbStatus,
 });
@@ -41,6 +45,7 @@ export const dbSetupSubject = defineSubject({
   service: 'settings',
   description:
     'Initialises the database: every database-owning service applies its migrations. A second setup is a conflict.',
+  access: publicAccess,
   request: dbSetupRequest,
   reply: dbSetupReply,
 });
@@ -64,6 +69,7 @@ function migrateSubject<S extends DatabaseOwner>(service: S) {
     subject: `${service}.db.migrate`,
     service,
     description: `Applies the pending migrations of the ${service} schema (sent by database setup).`,
+    access: serviceAccess('settings'),
     request: emptyRequest,
     reply: migrateReply,
   });
@@ -77,8 +83,14 @@ export const migrateSubjects = {
 } as const satisfies Record<DatabaseOwner, unknown>;
 
 /**
- * Broadcast (every replica of every service, no queue group) once setup has completed. The migrate
- * requests above reach one replica per service; this tells the others to apply (nothing new), open
- * their pools and run their post-migration work, so no replica keeps answering `unavailable`.
+ * To every replica of every database owner once setup has completed. The migrate requests above reach
+ * one replica per service; this tells the others to apply (nothing new), open their pools and run
+ * their post-migration work, so no replica keeps answering `unavailable`.
  */
-export const databaseSetupCompletedSubject = 'evt.database.setup_completed';
+export const databaseSetupCompletedBroadcast = defineBroadcast({
+  subject: 'evt.database.setup_completed',
+  producer: 'settings',
+  listeners: ['gateway-api', 'settings', 'satellite-registry', 'installations'],
+  description: 'Database setup has completed: every replica of every database owner opens its schema.',
+  payload: z.object({ completed_at: z.iso.datetime({ offset: true }) }),
+});

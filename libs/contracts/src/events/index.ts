@@ -1,3 +1,3 @@
-export * from './buildAsyncApiDocument.ts';
-export * from './domainEvents.ts';
+export * from './defineBroadcast.ts';
+export * from './defineEvent.ts';
 export * from './eventStreams.ts';

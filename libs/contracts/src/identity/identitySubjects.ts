@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { globalRole, teamRole } from '../identity.ts';
+import { serviceAccess } from '../access/subjectAccess.ts';
+import { defineBroadcast } from '../events/defineBroadcast.ts';
 import { defineSubject } from '../subject.ts';
-
-const id = z.uuid();
 
 export const teamFacts = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 export type TeamFacts = z.infer<typeof teamFacts>;
@@ -10,54 +9,42 @@ export type TeamFacts = z.infer<typeof teamFacts>;
 export const identityTeamGetSubject = defineSubject({
   subject: 'identity.team.get',
   service: 'identity',
-  description: 'A team by id: its id, slug and name. not_found when it does not exist. Platform services only.',
-  request: z.object({ teamId: id }).strict(),
+  description:
+    'A team by id: its id, slug and name (the slug is part of every process id). not_found when it does not exist.',
+  access: serviceAccess('installations'),
+  request: z.object({ team_id: z.uuid() }).strict(),
   reply: teamFacts,
 });
 
-export const userMemberships = z.object({
-  userId: z.string(),
-  globalRole,
-  memberships: z.array(z.object({ teamId: z.string(), teamSlug: z.string(), role: teamRole })),
-});
-export type UserMemberships = z.infer<typeof userMemberships>;
-
-export const identityUserMembershipsSubject = defineSubject({
-  subject: 'identity.user.memberships',
-  service: 'identity',
-  description:
-    "A user's global role and team memberships, as they are now (not as a session cached them). not_found for an unknown user. Platform services only.",
-  request: z.object({ userId: id }).strict(),
-  reply: userMemberships,
-});
-
 /**
- * Broadcast between gateway-api replicas (every replica subscribes, no queue group): drop cached
- * sessions. Sent after a logout or revocation has committed; each replica replies once it has evicted,
- * so the sender can answer its own request only when every known replica has forgotten the session.
+ * Drop cached sessions: of one session (logout) or of one user (revocation, membership change).
+ * Sent after the change has committed; each replica replies once it has evicted, so the sender can
+ * answer its own request only when every known replica has forgotten the session.
  */
 export const sessionInvalidation = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('session'), sessionId: z.string() }),
-  z.object({ kind: z.literal('user'), userId: z.string() }),
+  z.object({ kind: z.literal('session'), session_id: z.string() }),
+  z.object({ kind: z.literal('user'), user_id: z.string() }),
 ]);
 export type SessionInvalidation = z.infer<typeof sessionInvalidation>;
 
-export const replicaAck = z.object({ replicaId: z.string() });
+export const replicaAck = z.object({ replica_id: z.string() });
 
-export const identityCacheInvalidateSubject = defineSubject({
+export const sessionInvalidationBroadcast = defineBroadcast({
   subject: 'identity.cache.invalidate',
-  service: 'identity',
+  producer: 'gateway-api',
+  listeners: ['gateway-api'],
   description:
-    'Broadcast to every gateway-api replica: evict cached sessions of one session or of one user; each replica replies with its id.',
-  request: sessionInvalidation,
+    'To every gateway-api replica: evict cached sessions of one session or of one user; each replica replies with its id.',
+  payload: sessionInvalidation,
   reply: replicaAck,
 });
 
-export const identityReplicaAnnounceSubject = defineSubject({
+export const replicaAnnouncementBroadcast = defineBroadcast({
   subject: 'identity.replica.announce',
-  service: 'identity',
+  producer: 'gateway-api',
+  listeners: ['gateway-api'],
   description:
-    'Broadcast by a gateway-api replica when it starts; every other replica records it and replies with its own id, so each knows whom to wait for after a revocation.',
-  request: replicaAck,
+    'Sent by a gateway-api replica when it starts or reconnects; every replica records it and replies with its own id, so each knows whom to wait for after a revocation.',
+  payload: replicaAck,
   reply: replicaAck,
 });

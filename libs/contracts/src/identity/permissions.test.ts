@@ -5,9 +5,9 @@ import { hasGlobalPermission, hasTeamPermission, teamPermissions, teamPermission
 const user = (globalRole: 'global_admin' | 'global_user', memberships: Array<[string, 'team_admin' | 'team_user']>) =>
   ({
     kind: 'user',
-    userId: 'u',
-    globalRole,
-    memberships: memberships.map(([teamId, role]) => ({ teamId, role })),
+    user_id: 'u',
+    global_role: globalRole,
+    memberships: memberships.map(([teamId, role]) => ({ team_id: teamId, role })),
   }) satisfies CallerIdentity;
 
 describe('permissions', () => {
@@ -30,7 +30,7 @@ describe('permissions', () => {
     expect(hasTeamPermission(member, 't1', 'installations.manage')).toBe(false);
     expect(hasTeamPermission(user('global_admin', []), 'any-team', 'tokens.manage')).toBe(true);
     expect(
-      teamPermissionsOf({ kind: 'satellite', satelliteId: 's', satelliteType: 'team', teamId: 't1' }, 't1').size,
+      teamPermissionsOf({ kind: 'satellite', satellite_id: 's', satellite_type: 'team', team_id: 't1' }, 't1').size,
     ).toBe(0);
   });
 });

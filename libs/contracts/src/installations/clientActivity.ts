@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CallerIdentity } from '../identity.ts';
+import { defineEvent } from '../events/defineEvent.ts';
+import { installationEventsStream } from '../events/eventStreams.ts';
 import { clientType } from '../satellite/events.ts';
-import { subjectToken } from '../subject.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -43,22 +43,6 @@ export type ClientActivityQuery = z.infer<typeof clientActivityQuery>;
 export const clientActivityPage = z.object({ items: z.array(clientSessionView) });
 export type ClientActivityPage = z.infer<typeof clientActivityPage>;
 
-/**
- * The sessions a caller may see, one rule for the REST route and its stream: a global admin sees every
- * session (sessions of no team included); anyone else the sessions of the teams they belong to, any
- * role. `team_id` narrows to one team, which must be theirs. `null` means no team restriction.
- */
-export function clientActivityScope(
-  identity: CallerIdentity,
-  query: Pick<ClientActivityQuery, 'team_id'>,
-): { teams: string[] | null } | { refused: 'unauthenticated' | 'forbidden' } {
-  if (identity.kind !== 'user') return { refused: identity.kind === 'anonymous' ? 'unauthenticated' : 'forbidden' };
-  const all = identity.globalRole === 'global_admin';
-  if (query.team_id === undefined) return { teams: all ? null : identity.memberships.map((m) => m.teamId) };
-  if (!all && !identity.memberships.some((m) => m.teamId === query.team_id)) return { refused: 'forbidden' };
-  return { teams: [query.team_id] };
-}
-
 /** Is a session within a scope (the stream applies the REST twin's scope and filter to live events)? */
 export function inClientActivityScope(session: ClientSessionView, teams: string[] | null): boolean {
   return teams === null || (session.team_id !== null && teams.includes(session.team_id));
@@ -67,12 +51,18 @@ export function inClientActivityScope(session: ClientSessionView, teams: string[
 /** The subject token of a session's team: its id, or `_global` for a session without a team (team ids are UUIDs). */
 export const globalClientActivityToken = '_global';
 
-/** One subject per team, so a stream of one team's sessions is a server-side filter. */
-export function clientActivitySubject(teamId: string | null): string {
-  return `evt.installation.client_activity.${teamId === null ? globalClientActivityToken : subjectToken.parse(teamId)}`;
-}
-export const clientActivityAllSubjects = 'evt.installation.client_activity.>';
-
 /** A session's record changed (connected or disconnected); carries the record as the REST route lists it. */
-export const clientActivityRecorded = z.object({ session: clientSessionView });
-export type ClientActivityRecorded = z.infer<typeof clientActivityRecorded>;
+export const clientActivityRecordedPayload = z.object({ session: clientSessionView });
+export type ClientActivityRecorded = z.infer<typeof clientActivityRecordedPayload>;
+
+/** One subject per team, so a stream of one team's sessions is a server-side filter. */
+export const clientActivityRecordedEvent = defineEvent({
+  subject: 'evt.installation.client_activity.{team_id}',
+  stream: installationEventsStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description:
+    'An MCP client session connected or disconnected (feeds the client activity stream); `_global` for sessions of no team.',
+  payload: clientActivityRecordedPayload,
+  tokensOf: (p) => ({ team_id: p.session.team_id ?? globalClientActivityToken }),
+});

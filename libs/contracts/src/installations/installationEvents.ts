@@ -1,23 +1,10 @@
 import { z } from 'zod';
+import { defineEvent } from '../events/defineEvent.ts';
+import { installationEventsStream } from '../events/eventStreams.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
-import { subjectToken } from '../subject.ts';
-import { requestLogView, serverLogView } from './installationSchemas.ts';
+import { installationStatusView, requestLogView, serverLogView } from './installationSchemas.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
-
-/** DESIGN.md's subject; one subject for every installation (status changes are rare). */
-export const installationStatusChangedSubjectName = 'evt.installation.status_changed';
-
-/**
- * Log lines and request logs are frequent, so their subjects end with the installation id: one
- * installation's stream is then a server-side filter, not a read of every team's traffic.
- */
-export function installationLogSubject(installationId: string): string {
-  return `evt.installation.log_appended.${subjectToken.parse(installationId)}`;
-}
-export function installationRequestSubject(installationId: string): string {
-  return `evt.installation.request_logged.${subjectToken.parse(installationId)}`;
-}
 
 export const statusChangeReasons = [
   'created',
@@ -29,33 +16,68 @@ export const statusChangeReasons = [
 ] as const;
 export type StatusChangeReason = (typeof statusChangeReasons)[number];
 
-/** Every status change, stamped; `changed_at` equals `status_updated_at` (the events pipeline's field name). */
-export const installationStatusChanged = z.object({
-  installation_id: z.string(),
-  team_id: z.string(),
-  status: installationStatus,
+/**
+ * Every status change, stamped: the status exactly as GET .../status shows it after the change, with
+ * what it was before and why it changed. `changed_at` equals `status_updated_at` (the events
+ * pipeline's field name).
+ */
+export const installationStatusChangedPayload = installationStatusView.extend({
   previous_status: installationStatus.nullable(),
-  status_message: z.string().nullable(),
   changed_at: isoTime,
-  status_updated_at: isoTime,
-  last_health_check_at: isoTime.nullable(),
-  last_credential_check_at: isoTime.nullable(),
   reason: z.enum(statusChangeReasons),
 });
-export type InstallationStatusChanged = z.infer<typeof installationStatusChanged>;
+export type InstallationStatusChanged = z.infer<typeof installationStatusChangedPayload>;
 
 /** Lines committed to the server log, as GET .../logs shows them (one message per satellite batch). */
-export const installationLogAppended = z.object({
+export const installationLogAppendedPayload = z.object({
   installation_id: z.string(),
   team_id: z.string(),
   lines: z.array(serverLogView),
 });
-export type InstallationLogAppended = z.infer<typeof installationLogAppended>;
+export type InstallationLogAppended = z.infer<typeof installationLogAppendedPayload>;
 
 /** A request log committed, as GET .../requests/:id shows it (tool_response only when it was kept). */
-export const installationRequestLogged = z.object({
+export const installationRequestLoggedPayload = z.object({
   installation_id: z.string(),
   team_id: z.string(),
   request: requestLogView,
 });
-export type InstallationRequestLogged = z.infer<typeof installationRequestLogged>;
+export type InstallationRequestLogged = z.infer<typeof installationRequestLoggedPayload>;
+
+/**
+ * Status changes by team and installation: a team's status stream reads only its team's subjects, an
+ * installation's only its own, both as server-side filters.
+ */
+export const installationStatusChangedEvent = defineEvent({
+  subject: 'evt.installation.status_changed.{team_id}.{installation_id}',
+  stream: installationEventsStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description: 'The status of a team installation changed (every change, stamped, with its reason).',
+  payload: installationStatusChangedPayload,
+  tokensOf: (p) => ({ team_id: p.team_id, installation_id: p.installation_id }),
+});
+
+/**
+ * Log lines and request logs are frequent, so their subjects end with the installation id: one
+ * installation's stream is then a server-side filter, not a read of every team's traffic.
+ */
+export const installationLogAppendedEvent = defineEvent({
+  subject: 'evt.installation.log_appended.{installation_id}',
+  stream: installationEventsStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description: 'Server log lines committed for an installation (feeds the logs stream).',
+  payload: installationLogAppendedPayload,
+  tokensOf: (p) => ({ installation_id: p.installation_id }),
+});
+
+export const installationRequestLoggedEvent = defineEvent({
+  subject: 'evt.installation.request_logged.{installation_id}',
+  stream: installationEventsStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+  description: 'A tool execution committed to the request log (feeds the requests stream).',
+  payload: installationRequestLoggedPayload,
+  tokensOf: (p) => ({ installation_id: p.installation_id }),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { globalAccess, serviceAccess } from '../access/subjectAccess.ts';
 import { defineSubject, emptyRequest } from '../subject.ts';
 
 /** The tick's scheduled time: the tick's id, the same through every retry and every replica that runs it. */
@@ -19,6 +20,7 @@ export const jobWorkSubjects = {
   credentialValidation: defineSubject({
     subject: 'installations.jobs.credential_validation',
     service: 'installations',
+    access: serviceAccess('jobs'),
     description:
       'Queues a health_check (credential_validation) command for the installations due this tick: each installation once per rotation window, spread evenly over the window.',
     request: z
@@ -44,6 +46,7 @@ export const jobWorkSubjects = {
   templateHealth: defineSubject({
     subject: 'installations.jobs.template_health',
     service: 'installations',
+    access: serviceAccess('jobs'),
     description:
       "Aggregates installation health into each template's health_status, last_health_check_at, health_check_error.",
     request: z.object({ tick_at: tickAt }).strict(),
@@ -52,6 +55,7 @@ export const jobWorkSubjects = {
   logCleanup: defineSubject({
     subject: 'installations.jobs.log_cleanup',
     service: 'installations',
+    access: serviceAccess('jobs'),
     description: 'Deletes server log lines beyond the newest N per installation, in one set-based statement.',
     request: z
       .object({
@@ -91,6 +95,7 @@ export const jobsStatusSubject = defineSubject({
   subject: 'jobs.status.get',
   service: 'jobs',
   description: 'Last run, duration and outcome of each schedule, for operators (global admins).',
+  access: globalAccess('jobs.view'),
   request: emptyRequest,
   reply: z.array(scheduleStatus),
 });

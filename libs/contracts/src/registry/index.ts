@@ -1,5 +1,5 @@
 export * from './apiKeyFormat.ts';
-export * from './heartbeatEvents.ts';
 export * from './installationConfigSubject.ts';
+export * from './registryEvents.ts';
 export * from './registrySchemas.ts';
 export * from './registrySubjects.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceAccess } from '../access/subjectAccess.ts';
 import { mcpTransport, slug } from '../satellite/serverConfiguration.ts';
 import { defineSubject } from '../subject.ts';
 
@@ -37,12 +38,13 @@ export const installationConfigRecord = z.object({
 export type InstallationConfigRecord = z.infer<typeof installationConfigRecord>;
 
 /**
- * Served by the installations service (issue 10), called by the registry for GET
- * /api/satellites/:id/config. `team_ids` null means every team (a global satellite).
+ * Served by the installations service, called by the registry for GET /api/satellites/:id/config.
+ * `team_ids` null means every team (a global satellite).
  */
 export const installationsConfigForSatelliteSubject = defineSubject({
   subject: 'installations.config.for_satellite',
   service: 'installations',
+  access: serviceAccess('satellite-registry'),
   description:
     'The installations of the given teams (every team when team_ids is null) with their template, team and user configuration levels as stored JSON text, secrets decrypted. Platform services only.',
   request: z.object({ team_ids: z.array(z.string().min(1)).max(1000).nullable() }).strict(),

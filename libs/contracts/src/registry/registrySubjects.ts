@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import {
+  globalAccess,
+  publicAccess,
+  type SubjectAccess,
+  satelliteAccess,
+  serviceAccess,
+} from '../access/subjectAccess.ts';
+import { defineBroadcast } from '../events/defineBroadcast.ts';
+import {
   commandPollReply,
   commandPriority,
   commandResult,
@@ -30,12 +38,24 @@ const bySatellite = z.object({ satellite_id: satelliteId }).strict();
 
 /**
  * Where a token request comes from: the global path (`/api/satellites/registration-tokens`) or a team's
- * (`/api/teams/:teamId/satellites/registration-tokens`). The registry checks the caller's role for it.
+ * (`/api/teams/:teamId/satellites/registration-tokens`). Global tokens are for global admins; a team's
+ * need the permission in that team.
  */
 const tokenScopeRef = z.discriminatedUnion('scope', [
   z.object({ scope: z.literal('global') }).strict(),
   z.object({ scope: z.literal('team'), team_id: teamId }).strict(),
 ]);
+
+const tokenAccess = (permission: 'satellites.register' | 'tokens.manage'): SubjectAccess => ({
+  users: { kind: 'team', permission, team: 'target.team_id', without_team: 'satellites.manage_global' },
+});
+const seeSatellite: SubjectAccess = { users: { kind: 'record_team', permission: 'satellites.view' } };
+const manageSatellite: SubjectAccess = {
+  users: { kind: 'record_team', permission: 'satellites.manage', seen_with: 'satellites.view' },
+};
+/** A satellite's own reads (its commands, its configuration): the satellite, or a global admin looking at it. */
+const ownOrGlobalAdmin: SubjectAccess = { ...satelliteAccess(), ...globalAccess('satellites.manage_global') };
+const commandAccess: SubjectAccess = { ...globalAccess('satellites.manage_global'), ...serviceAccess('installations') };
 
 export const storedCommandStatus = z.enum([
   'pending',
@@ -94,6 +114,7 @@ export const registrySubjects = {
   createToken: defineSubject({
     subject: 'registry.token.create',
     service: 'registry',
+    access: tokenAccess('satellites.register'),
     description:
       'Generates a single-use registration token (HS256 JWT). Global scope: global_admin. Team scope: global_admin, the team_admin of the team, or a global_user who is a member of it.',
     request: z.object({ target: tokenScopeRef, options: createRegistrationTokenBody }).strict(),
@@ -102,6 +123,7 @@ export const registrySubjects = {
   listTokens: defineSubject({
     subject: 'registry.token.list',
     service: 'registry',
+    access: tokenAccess('tokens.manage'),
     description: 'Registration tokens of a scope, newest first, without the tokens themselves.',
     request: z.object({ target: tokenScopeRef }).strict(),
     reply: z.array(registrationTokenView),
@@ -109,6 +131,7 @@ export const registrySubjects = {
   revokeToken: defineSubject({
     subject: 'registry.token.revoke',
     service: 'registry',
+    access: tokenAccess('tokens.manage'),
     description: 'Revokes an unused registration token of the given scope; not_found outside that scope.',
     request: z.object({ target: tokenScopeRef, token_id: z.uuid() }).strict(),
     reply: registrationTokenView,
@@ -116,6 +139,7 @@ export const registrySubjects = {
   register: defineSubject({
     subject: 'registry.satellite.register',
     service: 'registry',
+    access: publicAccess,
     description:
       'Registers a satellite with the Authorization header it sent (Bearer service_satellite_<token>): verifies and consumes the token atomically, issues the API key once.',
     request: z
@@ -130,6 +154,7 @@ export const registrySubjects = {
   lookupApiKey: defineSubject({
     subject: 'registry.apikey.lookup',
     service: 'registry',
+    access: serviceAccess('gateway-api'),
     description:
       "The satellite an API key id names, with the key's Argon2 hash, for gateway-api to verify the secret itself. gateway-api only.",
     request: z.object({ key_id: z.string().min(1).max(100) }).strict(),
@@ -145,6 +170,7 @@ export const registrySubjects = {
   heartbeat: defineSubject({
     subject: 'registry.heartbeat.record',
     service: 'registry',
+    access: satelliteAccess(),
     description:
       'Stores a heartbeat (system and per-process metrics); the first moves the satellite from inactive to active.',
     request: z.object({ satellite_id: satelliteId, heartbeat: heartbeatBody }).strict(),
@@ -153,14 +179,16 @@ export const registrySubjects = {
   pollCommands: defineSubject({
     subject: 'registry.command.poll',
     service: 'registry',
+    access: ownOrGlobalAdmin,
     description:
-      "Leases the satellite's pending commands (priority, then age) and says when to poll next; [] while inactive.",
+      "Leases the satellite's pending commands (priority, then age) and says when to poll next; [] while inactive. A global admin gets what the next poll would lease, nothing leased.",
     request: z.object({ satellite_id: satelliteId, limit: z.number().int().min(1).max(100).default(20) }).strict(),
     reply: commandPollReply,
   }),
   reportResult: defineSubject({
     subject: 'registry.command.result',
     service: 'registry',
+    access: satelliteAccess(),
     description: "Records a command's progress or result; idempotent by command id and status.",
     request: z.object({ satellite_id: satelliteId, result: commandResult }).strict(),
     reply: z.object({ command_id: z.uuid(), status: commandResultStatus, changed: z.boolean() }),
@@ -168,6 +196,7 @@ export const registrySubjects = {
   createCommand: defineSubject({
     subject: 'registry.command.create',
     service: 'registry',
+    access: commandAccess,
     description:
       "Queues a command for one satellite or for every satellite serving the payload's team. Platform services and global admins.",
     request: createCommandRequest,
@@ -176,6 +205,7 @@ export const registrySubjects = {
   getCommand: defineSubject({
     subject: 'registry.command.get',
     service: 'registry',
+    access: commandAccess,
     description: 'One command with its status, attempts and result. Platform services and global admins.',
     request: z.object({ command_id: z.uuid() }).strict(),
     reply: commandView,
@@ -183,14 +213,18 @@ export const registrySubjects = {
   getConfiguration: defineSubject({
     subject: 'registry.config.get',
     service: 'registry',
+    access: ownOrGlobalAdmin,
     description:
-      "The merged server configuration of the satellite's installations (all teams for a global satellite, its team's for a team satellite).",
+      "The merged server configuration of the satellite's installations (all teams for a global satellite, its team's for a team satellite); for a global admin with environment and header values masked.",
     request: bySatellite,
     reply: satelliteConfiguration,
   }),
   listSatellites: defineSubject({
     subject: 'registry.satellite.list',
     service: 'registry',
+    access: {
+      users: { kind: 'team', permission: 'satellites.view', team: 'team_id', without_team: 'signed_in' },
+    },
     description:
       'Satellites the caller may see: every one for a global admin, the team satellites of their teams for others; optionally one team.',
     request: z.object({ team_id: teamId.optional() }).strict(),
@@ -199,6 +233,7 @@ export const registrySubjects = {
   getSatellite: defineSubject({
     subject: 'registry.satellite.get',
     service: 'registry',
+    access: seeSatellite,
     description: 'One satellite, if the caller may see it (not_found otherwise).',
     request: bySatellite,
     reply: satelliteView,
@@ -206,6 +241,7 @@ export const registrySubjects = {
   getMetrics: defineSubject({
     subject: 'registry.satellite.metrics',
     service: 'registry',
+    access: seeSatellite,
     description: "A satellite's heartbeat time series (newest first) and the latest metrics of each process.",
     request: z.object({ satellite_id: satelliteId, query: satelliteMetricsQuery }).strict(),
     reply: satelliteMetrics,
@@ -213,6 +249,7 @@ export const registrySubjects = {
   revokeSatellite: defineSubject({
     subject: 'registry.satellite.revoke',
     service: 'registry',
+    access: manageSatellite,
     description:
       "Revokes a satellite's API key (status revoked); every gateway replica drops it from its cache at once.",
     request: bySatellite,
@@ -221,6 +258,7 @@ export const registrySubjects = {
   updateAllowlist: defineSubject({
     subject: 'registry.allowlist.update',
     service: 'registry',
+    access: manageSatellite,
     description: "Replaces a team satellite's IP allowlist (empty: any address).",
     request: z.object({ satellite_id: satelliteId, ip_allowlist: ipAllowlist }).strict(),
     reply: satelliteView,
@@ -228,8 +266,13 @@ export const registrySubjects = {
 } as const;
 
 /**
- * Broadcast (no queue group) when a satellite's credentials or allowlist change: every gateway-api
- * replica drops its cached verification of that satellite's key before the next request.
+ * When a satellite's credentials or allowlist change: every gateway-api replica drops its cached
+ * verification of that satellite's key before the next request.
  */
-export const apiKeyInvalidatedSubject = 'registry.apikey.invalidated';
-export const apiKeyInvalidated = z.object({ satellite_id: satelliteId });
+export const apiKeyInvalidatedBroadcast = defineBroadcast({
+  subject: 'registry.apikey.invalidated',
+  producer: 'satellite-registry',
+  listeners: ['gateway-api'],
+  description: "A satellite's key was revoked or its allowlist changed: drop its cached verification.",
+  payload: z.object({ satellite_id: satelliteId }),
+});

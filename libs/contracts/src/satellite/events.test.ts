@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detectClientType, parseSatelliteEvent, satelliteEventSubject } from './events.ts';
+import { eventSubject, isEventSubject } from '../events/defineEvent.ts';
+import { detectClientType, parseSatelliteEvent } from './events.ts';
+import { satelliteEvents } from './satelliteEventDefinitions.ts';
 
 const crashed = {
   id: '0b6f8f6e-6a47-4f4b-9d35-1f7c0f6c2a10',
@@ -44,8 +46,13 @@ describe('satellite events', () => {
   });
 
   it('keeps the dots of the type in the subject and refuses ids that would change it', () => {
-    expect(satelliteEventSubject('sat-1', 'mcp.server.crashed')).toBe('evt.satellite.sat-1.mcp.server.crashed');
-    expect(() => satelliteEventSubject('sat.1', 'mcp.server.crashed')).toThrow();
-    expect(() => satelliteEventSubject('*', 'mcp.server.crashed')).toThrow();
+    const def = satelliteEvents['mcp.server.crashed'];
+    const event = def.payload.parse(crashed);
+    expect(eventSubject(def, event, { satellite_id: 'sat-1' })).toBe('evt.satellite.sat-1.mcp.server.crashed');
+    expect(isEventSubject(def, 'evt.satellite.sat-1.mcp.server.crashed')).toBe(true);
+    expect(isEventSubject(satelliteEvents['mcp.server.started'], 'evt.satellite.sat-1.mcp.server.crashed')).toBe(false);
+    expect(() => eventSubject(def, event, { satellite_id: 'sat.1' })).toThrow();
+    expect(() => eventSubject(def, event, { satellite_id: '*' })).toThrow();
+    expect(() => eventSubject(def, event)).toThrow();
   });
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { subjectToken } from '../subject.ts';
 import { installationStatus } from './installationStatus.ts';
 
 /**
@@ -199,9 +198,4 @@ export function parseSatelliteEvent(
     };
   }
   return { success: true, event: { ...envelope.data, data: data.data } as SatelliteEvent };
-}
-
-/** `evt.satellite.<satellite_id>.<type>`; the type keeps its dots. */
-export function satelliteEventSubject(satelliteId: string, type: SatelliteEventType): string {
-  return `evt.satellite.${subjectToken.parse(satelliteId)}.${type}`;
 }

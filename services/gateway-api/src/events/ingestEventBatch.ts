@@ -1,6 +1,5 @@
-import { type Bus, publishJson } from '@orbital/bus';
+import { type Bus, publishEvent } from '@orbital/bus';
 import {
-  type CallerIdentity,
   type EventBatchReply,
   type EventResult,
   eventBatchRequest,
@@ -8,11 +7,10 @@ import {
   maxEventsPerBatch,
   parseSatelliteEvent,
   type SatelliteEvent,
-  satelliteEventSubject,
+  type SatelliteIdentity,
+  satelliteEvents,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
-
-export type SatelliteIdentity = Extract<CallerIdentity, { kind: 'satellite' }>;
 
 export type IngestOptions = {
   requestId?: string;
@@ -78,8 +76,8 @@ export async function ingestEventBatch(
       },
     );
   }
-  const headers: Record<string, string> = { [headerNames.satelliteId]: satellite.satelliteId };
-  if (satellite.teamId) headers[headerNames.teamId] = satellite.teamId;
+  const headers: Record<string, string> = { [headerNames.satelliteId]: satellite.satellite_id };
+  if (satellite.team_id) headers[headerNames.teamId] = satellite.team_id;
   if (options.requestId) headers[headerNames.requestId] = options.requestId;
 
   const results: EventResult[] = [];
@@ -109,7 +107,7 @@ export async function ingestEventBatch(
       return;
     }
     const team = teamOf(event);
-    if (satellite.satelliteType === 'team' && team !== null && team !== satellite.teamId) {
+    if (satellite.satellite_type === 'team' && team !== null && team !== satellite.team_id) {
       results[index] = {
         index,
         id,
@@ -119,8 +117,9 @@ export async function ingestEventBatch(
       return;
     }
     stored.push(
-      publishJson(bus, satelliteEventSubject(satellite.satelliteId, event.type), event, {
-        msgId: eventMessageId(satellite.satelliteId, event.id),
+      publishEvent(bus, satelliteEvents[event.type], event as never, {
+        tokens: { satellite_id: satellite.satellite_id },
+        msgId: eventMessageId(satellite.satellite_id, event.id),
         headers,
         ...(options.publishTimeoutMs ? { timeoutMs: options.publishTimeoutMs } : {}),
       }).then((ack) => {

@@ -43,6 +43,9 @@ export type SatelliteAccess = { kind: 'satellite'; satelliteParam: string; users
 
 export type AccessResolver = (request: FastifyRequest, access: Access) => Promise<CallerIdentity>;
 
+/** Authenticates a satellite's API key for a `satellite` route (src/satellites/createSatelliteAuthenticator.ts). */
+export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
+
 export type RouteInput<B, Q, P> = {
   body: B;
   query: Q;

@@ -1,13 +1,10 @@
-import { anonymousIdentity, type CallerIdentity, hasGlobalPermission, hasTeamPermission } from '@orbital/contracts';
+import { anonymousIdentity, hasGlobalPermission, hasTeamPermission } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyRequest } from 'fastify';
-import type { AccessResolver, SatelliteAccess } from '../http/defineRoute.ts';
+import type { AccessResolver, SatelliteAuthenticator } from '../http/defineRoute.ts';
 import type { SessionAuthenticator } from './createSessionAuthenticator.ts';
 import type { AuthenticatedSession } from './createSessionCache.ts';
 import { isWellFormedSessionToken } from './sessionToken.ts';
-
-/** Authenticates a satellite's API key for a `satellite` route; registered by the satellite registry work. */
-export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
 
 export const sessionCookieName = 'session';
 

@@ -2,11 +2,9 @@ import type { Bus } from '@orbital/bus';
 import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { Redis } from 'ioredis';
-import type { AccessResolver, RouteDefinition } from '../http/defineRoute.ts';
-import { authRoutes } from '../routes/authRoutes.ts';
-import { teamRoutes } from '../routes/teamRoutes.ts';
-import { userRoutes } from '../routes/userRoutes.ts';
-import { createAccessResolver, type SatelliteAuthenticator } from './createAccessResolver.ts';
+import type { AccessResolver, RouteDefinition, SatelliteAuthenticator } from '../http/defineRoute.ts';
+import { authRoutes } from './authRoutes.ts';
+import { createAccessResolver } from './createAccessResolver.ts';
 import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateLimiter.ts';
 import { createReplicaBroadcast } from './createReplicaBroadcast.ts';
 import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
@@ -14,6 +12,8 @@ import { createSessionCache } from './createSessionCache.ts';
 import { ensureFirstAdmin, type FirstAdmin } from './ensureFirstAdmin.ts';
 import { createIdentityStore } from './identityStore.ts';
 import { serveIdentitySubjects } from './serveIdentitySubjects.ts';
+import { teamRoutes } from './teamRoutes.ts';
+import { userRoutes } from './userRoutes.ts';
 
 export type IdentityModuleOptions = {
   bus: Bus;
@@ -84,10 +84,3 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     stop: () => broadcast.stop(),
   };
 }
-
-export type IdentityRouteDeps = {
-  store: ReturnType<typeof createIdentityStore>;
-  broadcast: ReturnType<typeof createReplicaBroadcast>;
-  logger: Logger;
-  now: () => number;
-};

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, type Subscription } from '@nats-io/transport-node';
 import type { Bus } from '@orbital/bus';
 import {
-  identityCacheInvalidateSubject,
-  identityReplicaAnnounceSubject,
+  type BroadcastDef,
   replicaAck,
+  replicaAnnouncementBroadcast,
   type SessionInvalidation,
-  sessionInvalidation,
+  sessionInvalidationBroadcast,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { SessionCache } from './createSessionCache.ts';
@@ -44,29 +44,17 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
   const remember = (id: string) => {
     if (id !== replicaId) known.add(id);
   };
-  const ack = JSON.stringify({ replicaId });
+  const ack = { replica_id: replicaId };
 
   function subscribe() {
     subscriptions.push(
-      bus.connection.subscribe(bus.subject(identityCacheInvalidateSubject.subject), {
-        callback: (error, msg) => {
-          if (error) return;
-          const parsed = sessionInvalidation.safeParse(safeJson(msg.data));
-          if (!parsed.success) {
-            logger.warn('ignored a malformed session invalidation');
-            return;
-          }
-          cache.evict(parsed.data);
-          if (msg.reply) msg.respond(ack);
-        },
+      bus.listen(sessionInvalidationBroadcast, (invalidation) => {
+        cache.evict(invalidation);
+        return ack;
       }),
-      bus.connection.subscribe(bus.subject(identityReplicaAnnounceSubject.subject), {
-        callback: (error, msg) => {
-          if (error) return;
-          const parsed = replicaAck.safeParse(safeJson(msg.data));
-          if (parsed.success) remember(parsed.data.replicaId);
-          if (msg.reply) msg.respond(ack);
-        },
+      bus.listen(replicaAnnouncementBroadcast, (announced) => {
+        remember(announced.replica_id);
+        return ack;
       }),
     );
   }
@@ -75,9 +63,9 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
    * Publishes `payload` to every replica and collects the replies. Finishes when every id in `expected`
    * replied, or (with `stallMs`) when no reply came for that long, or at `waitMs` at the latest.
    */
-  async function scatter(
-    subject: string,
-    payload: unknown,
+  async function scatter<B extends BroadcastDef>(
+    def: B,
+    payload: Parameters<typeof bus.broadcast<B>>[1],
     wait: { expected: ReadonlySet<string>; waitMs: number; stallMs?: number },
   ) {
     const pending = new Set(wait.expected);
@@ -96,8 +84,8 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
           if (error) return;
           const parsed = replicaAck.safeParse(safeJson(msg.data));
           if (!parsed.success) return;
-          remember(parsed.data.replicaId);
-          pending.delete(parsed.data.replicaId);
+          remember(parsed.data.replica_id);
+          pending.delete(parsed.data.replica_id);
           if (wait.stallMs !== undefined) {
             clearTimeout(stall);
             stall = setTimeout(finish, wait.stallMs);
@@ -106,7 +94,7 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
           }
         },
       });
-      bus.connection.publish(bus.subject(subject), JSON.stringify(payload), { reply: inbox });
+      bus.broadcast(def, payload, { replyTo: inbox });
       if (wait.stallMs === undefined && pending.size === 0) {
         // Nobody to wait for: make sure the message reached the server, then answer.
         void bus.connection.flush().then(finish, finish);
@@ -117,7 +105,7 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
 
   /** Every running replica (this one too) replies; collect until the replies stop coming. */
   const announce = () =>
-    scatter(identityReplicaAnnounceSubject.subject, { replicaId }, { expected: new Set(), waitMs: 2000, stallMs: 200 });
+    scatter(replicaAnnouncementBroadcast, ack, { expected: new Set(), waitMs: 2000, stallMs: 200 });
 
   return {
     replicaId,
@@ -141,7 +129,7 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
     /** Evicts here and on every known replica; resolves once they confirmed or the deadline passed. */
     async invalidate(invalidation: SessionInvalidation): Promise<void> {
       cache.evict(invalidation);
-      const { pending } = await scatter(identityCacheInvalidateSubject.subject, invalidation, {
+      const { pending } = await scatter(sessionInvalidationBroadcast, invalidation, {
         expected: new Set(known),
         waitMs: ackTimeoutMs,
       });

@@ -10,9 +10,9 @@ export function toAuthenticatedSession(stored: StoredSession): AuthenticatedSess
     memberships: stored.memberships,
     identity: {
       kind: 'user',
-      userId: stored.user.id,
-      globalRole: stored.user.globalRole,
-      memberships: stored.memberships.map((m) => ({ teamId: m.team_id, role: m.role })),
+      user_id: stored.user.id,
+      global_role: stored.user.globalRole,
+      memberships: stored.memberships.map((m) => ({ team_id: m.team_id, role: m.role })),
     },
   };
 }

@@ -6,7 +6,7 @@ const session = (sessionId: string, userId: string, expiresAt = 10_000): Authent
   expiresAt,
   user: { id: userId, email: `${userId}@x.test`, name: userId, globalRole: 'global_user' },
   memberships: [],
-  identity: { kind: 'user', userId, globalRole: 'global_user', memberships: [] },
+  identity: { kind: 'user', user_id: userId, global_role: 'global_user', memberships: [] },
 });
 
 describe('createSessionCache', () => {
@@ -26,7 +26,7 @@ describe('createSessionCache', () => {
   it('does not let a lookup that started before an eviction put the evicted session back', () => {
     const cache = createSessionCache({ ttlMs: 1000, maxEntries: 10, now: () => 0 });
     const before = cache.generation();
-    cache.evict({ kind: 'session', sessionId: 's' });
+    cache.evict({ kind: 'session', session_id: 's' });
     cache.set('k', session('s', 'u'), before);
     expect(cache.get('k')).toBeUndefined();
   });
@@ -36,9 +36,9 @@ describe('createSessionCache', () => {
     cache.set('a', session('s1', 'u1'), cache.generation());
     cache.set('b', session('s2', 'u1'), cache.generation());
     cache.set('c', session('s3', 'u2'), cache.generation());
-    cache.evict({ kind: 'session', sessionId: 's1' });
+    cache.evict({ kind: 'session', session_id: 's1' });
     expect([cache.get('a'), cache.get('b')?.sessionId]).toEqual([undefined, 's2']);
-    cache.evict({ kind: 'user', userId: 'u1' });
+    cache.evict({ kind: 'user', user_id: 'u1' });
     expect([cache.get('b'), cache.get('c')?.sessionId]).toEqual([undefined, 's3']);
     cache.setEnabled(false);
     expect(cache.get('c')).toBeUndefined();

@@ -58,8 +58,8 @@ export function createSessionCache(options: SessionCacheOptions) {
       entries.set(key, { session, cachedAt: now() });
     },
     evict(invalidation: SessionInvalidation): void {
-      if (invalidation.kind === 'session') evictWhere((s) => s.sessionId === invalidation.sessionId);
-      else evictWhere((s) => s.user.id === invalidation.userId);
+      if (invalidation.kind === 'session') evictWhere((s) => s.sessionId === invalidation.session_id);
+      else evictWhere((s) => s.user.id === invalidation.user_id);
     },
     clear(): void {
       generation += 1;

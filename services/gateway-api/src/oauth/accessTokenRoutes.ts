@@ -3,7 +3,7 @@ import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { sessionOf } from '../identity/createAccessResolver.ts';
+import { sessionOf } from '../identity/index.ts';
 import { createSecret, hashSecret } from './oauthSecrets.ts';
 import type { GrantView, OAuthStore } from './oauthStore.ts';
 

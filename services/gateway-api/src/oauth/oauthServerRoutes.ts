@@ -16,7 +16,7 @@ import type { Logger } from '@orbital/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { sessionOf } from '../identity/createAccessResolver.ts';
+import { sessionOf } from '../identity/index.ts';
 import { acceptClientMetadata, firstIssue, supportedAuthMethods, supportedGrantTypes } from './acceptClientMetadata.ts';
 import { type ClientMetadataDocuments, isMetadataDocumentClientId } from './createClientMetadataDocuments.ts';
 import { answerOAuth, sendOAuthError } from './oauthErrors.ts';

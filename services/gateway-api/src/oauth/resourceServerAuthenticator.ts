@@ -29,7 +29,7 @@ export function createSatelliteResourceServerAuthenticator(
       if (isAppError(error) && error.code === 'unauthenticated') return null;
       throw error;
     }
-    const { satelliteType, teamId } = key.identity;
+    const { satellite_type: satelliteType, team_id: teamId } = key.identity;
     if (satelliteType === 'global') return { satelliteId: key.satelliteId, teamId: null };
     // A team satellite always has its team; without one it must not pass for a global satellite.
     if (!teamId) return null;

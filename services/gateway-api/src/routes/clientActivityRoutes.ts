@@ -1,14 +1,11 @@
 import type { Bus } from '@orbital/bus';
 import {
+  authorizeRequest,
   type ClientActivityPage,
-  clientActivityAllSubjects,
   clientActivityPage,
   clientActivityQuery,
-  clientActivityRecorded,
-  clientActivityScope,
-  clientActivitySubject,
+  clientActivityRecordedEvent,
   inClientActivityScope,
-  installationEventsStream,
   installationSubjects,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
@@ -19,9 +16,9 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
 const path = '/api/users/me/mcp/client-activity';
 
 /**
- * Recent MCP client sessions (spec "Streaming convention" 4) and their stream. Scope: the sessions of
- * the caller's teams, any role; a global admin sees all, sessions of no team included (libs/contracts
- * clientActivityScope, applied by the installations service and, on live events, by the stream).
+ * Recent MCP client sessions and their stream. Scope: the sessions of the caller's teams, any role; a
+ * global admin sees all, sessions of no team included. One rule for both: the subject's declared
+ * access, which the installations service enforces and the stream applies to live events.
  */
 export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   return [
@@ -46,18 +43,17 @@ export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamS
       response: streamResponse,
       async handler(input) {
         const { query, identity, requestId } = input;
-        const scope = clientActivityScope(identity, query);
-        const teams = 'teams' in scope ? scope.teams : [];
-        await serveEventStream<ClientActivityPage>({
-          ...streamRouteOptions(bus, logger, settings, input, 'client-activity/stream', installationEventsStream.name),
+        // Refuses a caller out of scope before the stream opens, as the REST twin does.
+        const teams = authorizeRequest(installationSubjects.listClientActivity.access, identity, { query }).teams();
+        await serveEventStream({
+          ...streamRouteOptions(bus, logger, settings, input, 'client-activity/stream'),
+          event: clientActivityRecordedEvent,
           // One team: a server-side filter; several teams or all: every team's subject, filtered below.
-          filterSubject: teams?.length === 1 && teams[0] ? clientActivitySubject(teams[0]) : clientActivityAllSubjects,
-          // The REST twin, which also refuses a caller out of scope before the stream opens.
-          snapshot: () => bus.request(installationSubjects.listClientActivity, { query }, { identity, requestId }),
-          update(payload, { sent }) {
-            const event = clientActivityRecorded.safeParse(payload);
-            if (!event.success || !inClientActivityScope(event.data.session, teams)) return skipMessage;
-            const { session } = event.data;
+          ...(teams?.length === 1 && teams[0] ? { tokens: { team_id: teams[0] } } : {}),
+          snapshot: (): Promise<ClientActivityPage> =>
+            bus.request(installationSubjects.listClientActivity, { query }, { identity, requestId }),
+          update({ session }, { sent }) {
+            if (!inClientActivityScope(session, teams)) return skipMessage;
             const known = sent?.items.find(
               (item) => item.satellite_id === session.satellite_id && item.session_id === session.session_id,
             );

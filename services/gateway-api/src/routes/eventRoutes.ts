@@ -4,7 +4,7 @@ import { AppError } from '@orbital/errors';
 import type { EventRateLimiter } from '../events/createEventRateLimiter.ts';
 import { ingestEventBatch } from '../events/ingestEventBatch.ts';
 import { defineRoute } from '../http/defineRoute.ts';
-import { satelliteParams } from './satelliteRoutes.ts';
+import { satelliteParams } from '../http/pathParams.ts';
 
 /**
  * Satellite event batches. The status codes are what the satellite acts on (spec.md "Errors" 1): 200
@@ -28,10 +28,10 @@ export function eventRoutes(bus: Bus, options: { rateLimiter?: EventRateLimiter;
       handler: async ({ identity, params, body, requestId, reply }) => {
         // The access resolver already limits a satellite to its own id; checked again because events
         // published under another satellite's subject would be believed by every consumer.
-        if (identity.kind !== 'satellite' || identity.satelliteId !== params.id) {
+        if (identity.kind !== 'satellite' || identity.satellite_id !== params.id) {
           throw new AppError('forbidden', 'A satellite may only report its own events');
         }
-        const decision = await options.rateLimiter?.check(identity.satelliteId);
+        const decision = await options.rateLimiter?.check(identity.satellite_id);
         if (decision && !decision.allowed) {
           void reply.header('retry-after', String(decision.retryAfterSeconds));
           throw new AppError('rate_limited', 'Too many event batches from this satellite', {

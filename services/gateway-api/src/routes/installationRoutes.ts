@@ -24,12 +24,9 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { installationParams, teamParams } from '../http/pathParams.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
-export const teamOnlyParams = z.object({ teamId: z.uuid({ error: 'must be a team id (UUID)' }) });
-export const installationParams = teamOnlyParams.extend({
-  installationId: z.uuid({ error: 'must be an installation id (UUID)' }),
-});
 const requestParams = installationParams.extend({ requestId: z.uuid({ error: 'must be a request id (UUID)' }) });
 const deleted = z.object({ deleted: z.literal(true) });
 
@@ -135,7 +132,7 @@ export function installationRoutes(bus: Bus) {
       summary: "The team's MCP installations",
       tags: ['installations'],
       access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: teamOnlyParams,
+      params: teamParams,
       response: z.array(installationView),
       handler: ({ params, identity, requestId }) =>
         bus.request(s.listInstallations, { team_id: params.teamId }, { identity, requestId }),
@@ -146,7 +143,7 @@ export function installationRoutes(bus: Bus) {
       summary: 'Install an MCP server template in the team',
       tags: ['installations'],
       access: { kind: 'team', permission: 'installations.manage', teamParam: 'teamId' },
-      params: teamOnlyParams,
+      params: teamParams,
       body: installationCreate,
       response: installationView,
       successStatus: 201,

@@ -1,14 +1,10 @@
 import type { Bus } from '@orbital/bus';
 import {
   type InstallationStatusView,
-  installationEventsStream,
-  installationLogAppended,
-  installationLogSubject,
-  installationRequestLogged,
-  installationRequestSubject,
-  installationStatusChanged,
-  installationStatusChangedSubjectName,
-  isAvailableStatus,
+  installationLogAppendedEvent,
+  installationRequestLoggedEvent,
+  installationStatusChangedEvent,
+  installationStatusView,
   matchesRequestLogQuery,
   matchesServerLogQuery,
   type RequestLogPage,
@@ -20,7 +16,8 @@ import {
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
-import { installationParams, installationsPath } from './installationRoutes.ts';
+import { installationParams } from '../http/pathParams.ts';
+import { installationsPath } from './installationRoutes.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
@@ -29,7 +26,7 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
  */
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   const common = (input: RouteInput<unknown, unknown, unknown>, route: string) =>
-    streamRouteOptions(bus, logger, settings, input, route, installationEventsStream.name);
+    streamRouteOptions(bus, logger, settings, input, route);
   const access = { kind: 'team', permission: 'installations.view', teamParam: 'teamId' } as const;
 
   return [
@@ -44,26 +41,17 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
       async handler(input) {
         const { params, identity, requestId } = input;
         const ref = { team_id: params.teamId, installation_id: params.installationId };
-        await serveEventStream<InstallationStatusView>({
+        await serveEventStream({
           ...common(input, 'status/stream'),
-          // Status changes are rare; one subject for all, filtered here by installation.
-          filterSubject: installationStatusChangedSubjectName,
-          snapshot: () => bus.request(s.getStatus, ref, { identity, requestId }),
-          update(payload, { sent }) {
-            const event = installationStatusChanged.safeParse(payload);
-            if (!event.success || event.data.installation_id !== params.installationId) return skipMessage;
-            const e = event.data;
-            if (sent && Date.parse(e.status_updated_at) <= Date.parse(sent.status_updated_at)) return alreadyInSnapshot;
-            return {
-              installation_id: e.installation_id,
-              team_id: e.team_id,
-              status: e.status,
-              status_message: e.status_message,
-              status_updated_at: e.status_updated_at,
-              last_health_check_at: e.last_health_check_at,
-              last_credential_check_at: e.last_credential_check_at,
-              available: isAvailableStatus(e.status),
-            } satisfies InstallationStatusView;
+          event: installationStatusChangedEvent,
+          tokens: { team_id: params.teamId, installation_id: params.installationId },
+          snapshot: (): Promise<InstallationStatusView> => bus.request(s.getStatus, ref, { identity, requestId }),
+          update(change, { sent }) {
+            if (sent && Date.parse(change.status_updated_at) <= Date.parse(sent.status_updated_at)) {
+              return alreadyInSnapshot;
+            }
+            // The change carries the status as the REST twin shows it; the rest is the change's own.
+            return installationStatusView.parse(change);
           },
         });
         return undefined as never;
@@ -81,16 +69,15 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
       async handler(input) {
         const { params, query, identity, requestId } = input;
         const ref = { team_id: params.teamId, installation_id: params.installationId };
-        await serveEventStream<ServerLogPage>({
+        await serveEventStream({
           ...common(input, 'logs/stream'),
-          filterSubject: installationLogSubject(params.installationId),
-          snapshot: () => bus.request(s.listLogs, { ...ref, query }, { identity, requestId }),
-          update(payload, { sent }) {
-            const event = installationLogAppended.safeParse(payload);
-            if (!event.success) return skipMessage;
+          event: installationLogAppendedEvent,
+          tokens: { installation_id: params.installationId },
+          snapshot: (): Promise<ServerLogPage> => bus.request(s.listLogs, { ...ref, query }, { identity, requestId }),
+          update(appended, { sent }) {
             const known = new Set(sent?.items.map((line) => line.id));
-            const fresh = event.data.lines.filter((line) => !known.has(line.id));
-            if (fresh.length === 0 && event.data.lines.length > 0 && known.size > 0) return alreadyInSnapshot;
+            const fresh = appended.lines.filter((line) => !known.has(line.id));
+            if (fresh.length === 0 && appended.lines.length > 0 && known.size > 0) return alreadyInSnapshot;
             const items = fresh.filter((line) => matchesServerLogQuery(line, query)).reverse();
             return items.length > 0 ? { items } : skipMessage;
           },
@@ -110,14 +97,14 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
       async handler(input) {
         const { params, query, identity, requestId } = input;
         const ref = { team_id: params.teamId, installation_id: params.installationId };
-        await serveEventStream<RequestLogPage>({
+        await serveEventStream({
           ...common(input, 'requests/stream'),
-          filterSubject: installationRequestSubject(params.installationId),
-          snapshot: () => bus.request(s.listRequests, { ...ref, query }, { identity, requestId }),
-          update(payload, { current, sent }) {
-            const event = installationRequestLogged.safeParse(payload);
-            if (!event.success) return skipMessage;
-            const row = event.data.request;
+          event: installationRequestLoggedEvent,
+          tokens: { installation_id: params.installationId },
+          snapshot: (): Promise<RequestLogPage> =>
+            bus.request(s.listRequests, { ...ref, query }, { identity, requestId }),
+          update(logged, { current, sent }) {
+            const row = logged.request;
             if (sent?.items.some((item) => item.id === row.id)) return alreadyInSnapshot;
             if (!matchesRequestLogQuery(row, query)) return skipMessage;
             // As on the REST twin: no response data while request logging is off.

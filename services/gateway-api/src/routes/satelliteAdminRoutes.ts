@@ -11,8 +11,7 @@ import {
 } from '@orbital/contracts';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { teamParams } from './identitySchemas.ts';
-import { satelliteParams } from './satelliteRoutes.ts';
+import { satelliteParams, teamParams } from '../http/pathParams.ts';
 
 const tags = ['satellites'];
 const globalTokenParams = z.object({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();

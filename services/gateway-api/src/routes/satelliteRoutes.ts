@@ -14,10 +14,10 @@ import {
 } from '@orbital/contracts';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { satelliteParams } from '../http/pathParams.ts';
 import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 
 /** `:id` of every satellite route. */
-export const satelliteParams = z.object({ id: z.uuid({ error: 'must be a satellite id (UUID)' }) }).strict();
 const own = { kind: 'satellite', satelliteParam: 'id' } as const;
 /** Read routes a global admin may call with a session too: they see, they never lease or report. */
 const ownOrAdmin = { kind: 'satellite', satelliteParam: 'id', users: 'satellites.manage_global' } as const;

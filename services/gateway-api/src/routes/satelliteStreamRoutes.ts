@@ -1,17 +1,15 @@
 import type { Bus } from '@orbital/bus';
 import {
-  type CallerIdentity,
-  heartbeatEventsStream,
+  authorizeRequest,
   registrySubjects,
   type SatelliteMetrics,
-  satelliteHeartbeatRecorded,
-  satelliteHeartbeatSubject,
+  satelliteHeartbeatRecordedEvent,
   satelliteMetricsQuery,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
+import { alreadyInSnapshot, serveEventStream } from '@orbital/sse';
 import { defineRoute } from '../http/defineRoute.ts';
-import { satelliteParams } from './satelliteRoutes.ts';
+import { satelliteParams } from '../http/pathParams.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
@@ -21,12 +19,6 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
  * process rows that heartbeat replaced (matched by process_id). `limit` and `since` bound the snapshot;
  * live points are always newer than both.
  */
-/** Whether the caller may see a team's records: global admins every team's, members their teams'. */
-function seesTeam(identity: CallerIdentity, teamId: string): boolean {
-  if (identity.kind !== 'user') return false;
-  return identity.globalRole === 'global_admin' || identity.memberships.some((m) => m.teamId === teamId);
-}
-
 export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   return [
     defineRoute({
@@ -40,23 +32,26 @@ export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: Stream
       response: streamResponse,
       async handler(input) {
         const { params, query, identity, requestId } = input;
-        await serveEventStream<SatelliteMetrics>({
-          ...streamRouteOptions(bus, logger, settings, input, 'satellites/metrics/stream', heartbeatEventsStream.name),
-          filterSubject: satelliteHeartbeatSubject(params.id),
-          snapshot: () =>
+        // The teams whose processes the caller sees, by the rule the registry applies to the snapshot.
+        const teams = authorizeRequest(registrySubjects.getMetrics.access, identity, {
+          satellite_id: params.id,
+        }).teams();
+        await serveEventStream({
+          ...streamRouteOptions(bus, logger, settings, input, 'satellites/metrics/stream'),
+          event: satelliteHeartbeatRecordedEvent,
+          tokens: { satellite_id: params.id },
+          snapshot: (): Promise<SatelliteMetrics> =>
             bus.request(registrySubjects.getMetrics, { satellite_id: params.id, query }, { identity, requestId }),
-          update(payload, { sent }) {
-            const event = satelliteHeartbeatRecorded.safeParse(payload);
-            if (!event.success || event.data.satellite_id !== params.id) return skipMessage;
+          update(recorded, { sent }) {
             const newest = sent?.heartbeats[0];
-            const at = Date.parse(event.data.heartbeat.received_at);
+            const at = Date.parse(recorded.heartbeat.received_at);
             if (newest && at <= Date.parse(newest.received_at)) return alreadyInSnapshot;
             // As the snapshot does: a global satellite's processes of other teams are not the caller's.
             const processes =
-              event.data.team_id === null
-                ? event.data.processes.filter((p) => seesTeam(identity, p.team_id))
-                : event.data.processes;
-            return { heartbeats: [event.data.heartbeat], processes };
+              recorded.team_id === null && teams !== null
+                ? recorded.processes.filter((p) => teams.includes(p.team_id))
+                : recorded.processes;
+            return { heartbeats: [recorded.heartbeat], processes };
           },
         });
         return undefined as never;

@@ -19,7 +19,6 @@ export function streamRouteOptions(
   settings: StreamSettings,
   input: RouteInput<unknown, unknown, unknown>,
   route: string,
-  stream: string,
 ) {
   const lastEventId = input.request.headers['last-event-id'];
   return {
@@ -30,7 +29,6 @@ export function streamRouteOptions(
     live: settings.live,
     logger,
     route,
-    stream,
     lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
     keepAliveMs: settings.keepAliveMs,
     retryMs: settings.retryMs,

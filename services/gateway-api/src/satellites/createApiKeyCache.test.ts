@@ -5,7 +5,7 @@ const key = (satelliteId: string, keyId = `sk_${satelliteId}`): VerifiedKey => (
   satelliteId,
   keyId,
   status: 'active',
-  identity: { kind: 'satellite', satelliteId, satelliteType: 'global', teamId: null },
+  identity: { kind: 'satellite', satellite_id: satelliteId, satellite_type: 'global', team_id: null },
   allowlist: null,
 });
 

@@ -1,10 +1,5 @@
 import type { Bus } from '@orbital/bus';
-import {
-  commandCreatedEvent,
-  commandCreatedSubject,
-  settingsChangedEvent,
-  settingsChangedSubject,
-} from '@orbital/contracts';
+import { commandCreatedEvent, settingsChangedEvent } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 
 export type WakeReason = 'command' | 'settings' | 'timeout' | 'closed';
@@ -30,7 +25,7 @@ export type CommandWakeups = {
 
 /**
  * Lets command polls be held open (long polling) and answered the moment something is there: every
- * gateway replica subscribes to `evt.command.created` (published by the registry after the command is
+ * gateway replica watches `evt.command.created.*` (published by the registry after the command is
  * committed) and `evt.settings.changed`, and wakes the polls it holds. One subscription per replica, not
  * one per satellite, so holding thousands of polls costs a map entry each. A command created through
  * one replica wakes a poll held by another.
@@ -45,21 +40,10 @@ export function createCommandWakeups(deps: { bus: Bus; logger: Logger }): Comman
     for (const set of targets) for (const resolve of [...(set ?? [])]) resolve(reason);
   };
 
-  const commands = deps.bus.connection.subscribe(deps.bus.subject(commandCreatedSubject), {
-    callback: (error, msg) => {
-      if (error) return;
-      const event = commandCreatedEvent.safeParse(msg.json());
-      if (event.success) wake(event.data.satellite_id, 'command');
-    },
-  });
-  const settings = deps.bus.connection.subscribe(deps.bus.subject(settingsChangedSubject), {
-    callback: (error, msg) => {
-      if (error) return;
-      const event = settingsChangedEvent.safeParse(msg.json());
-      if (!event.success) return;
-      lastSettingsChange = event.data.changed_at;
-      wake(null, 'settings');
-    },
+  const commands = deps.bus.watch(commandCreatedEvent, {}, (event) => wake(event.satellite_id, 'command'));
+  const settings = deps.bus.watch(settingsChangedEvent, {}, (event) => {
+    lastSettingsChange = event.changed_at;
+    wake(null, 'settings');
   });
 
   return {

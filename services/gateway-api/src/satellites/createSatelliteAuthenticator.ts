@@ -1,17 +1,10 @@
 import type { Bus } from '@orbital/bus';
-import {
-  apiKeyInvalidated,
-  apiKeyInvalidatedSubject,
-  parseApiKey,
-  registrySubjects,
-  serviceIdentity,
-} from '@orbital/contracts';
+import { apiKeyInvalidatedBroadcast, parseApiKey, registrySubjects, serviceIdentity } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import argon2 from 'argon2';
 import type { FastifyRequest } from 'fastify';
-import type { SatelliteAccess } from '../http/defineRoute.ts';
-import type { SatelliteAuthenticator } from '../identity/createAccessResolver.ts';
+import type { SatelliteAccess, SatelliteAuthenticator } from '../http/defineRoute.ts';
 import { type ApiKeyCache, createApiKeyCache, type KnownKey, type VerifiedKey } from './createApiKeyCache.ts';
 import { buildAllowlist, isAllowedAddress } from './isAllowedAddress.ts';
 
@@ -71,13 +64,9 @@ export async function createSatelliteAuthenticator(deps: {
   const verifying = new Map<string, Promise<KnownKey | null>>();
   const confirming = new Map<string, Promise<VerifiedKey | null>>();
 
-  const subscription = bus.connection.subscribe(bus.subject(apiKeyInvalidatedSubject), {
-    callback: (error, msg) => {
-      if (error) return;
-      const parsed = apiKeyInvalidated.safeParse(msg.json());
-      if (parsed.success) cache.invalidateSatellite(parsed.data.satellite_id);
-    },
-  });
+  const subscription = bus.listen(apiKeyInvalidatedBroadcast, ({ satellite_id }) =>
+    cache.invalidateSatellite(satellite_id),
+  );
   // A broadcast missed while disconnected could leave a revoked key known: confirm every key again.
   void (async () => {
     for await (const status of bus.connection.status()) if (status.type === 'reconnect') cache.markAllStale();
@@ -113,9 +102,9 @@ export async function createSatelliteAuthenticator(deps: {
       status: row.status,
       identity: {
         kind: 'satellite',
-        satelliteId: row.satellite_id,
-        satelliteType: row.satellite_type,
-        teamId: row.team_id,
+        satellite_id: row.satellite_id,
+        satellite_type: row.satellite_type,
+        team_id: row.team_id,
       },
       allowlist: allowlistOf(row),
     };

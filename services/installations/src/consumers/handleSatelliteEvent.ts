@@ -1,34 +1,25 @@
-import type { Bus } from '@orbital/bus';
-import { parseSatelliteEvent, type SatelliteEvent } from '@orbital/contracts';
-import type { CommonQueryMethods, LivePool } from '@orbital/db';
-import { AppError } from '@orbital/errors';
-import type { Logger } from '@orbital/logger';
+import type { SatelliteEvent } from '@orbital/contracts';
+import type { CommonQueryMethods } from '@orbital/db';
 import { findInstallationById, stampCheck } from '../db/installationQueries.ts';
 import { replaceToolMetadata } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
-import type { OutboxRelay } from '../domain/outboxRelay.ts';
-import { type EventSource, storeClientSession } from './storeClientSession.ts';
+import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
+import { storeClientSession } from './storeClientSession.ts';
 import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
 
-export type SatelliteEventDeps = { pool: LivePool; bus: Bus; relay: OutboxRelay; logger: Logger };
-
 /**
- * One satellite event from JetStream. Resolves once its writes committed and the resulting domain
- * events were published, so the message is acknowledged only then; a redelivery stores nothing twice
- * and republishes under the same message ids, which JetStream drops as duplicates.
+ * One satellite event from JetStream, checked against its type's contract by the consumer. Resolves
+ * once its writes committed and the resulting domain events were published, so the message is
+ * acknowledged only then; a redelivery stores nothing twice and republishes under the same message
+ * ids, which JetStream drops as duplicates.
  */
 export async function handleSatelliteEvent(
   deps: SatelliteEventDeps,
-  payload: unknown,
+  event: SatelliteEvent,
   source: EventSource = { satelliteId: null, teamId: null },
 ): Promise<void> {
-  const parsed = parseSatelliteEvent(payload);
-  if (!parsed.success) {
-    throw new AppError('validation_failed', 'The satellite event breaks its contract', { details: parsed.issues });
-  }
-  const event = parsed.event;
   switch (event.type) {
     case 'mcp.server.logs':
       return storeLogLines(deps, [event]);
@@ -57,7 +48,10 @@ async function installationFor(
   const row = await findInstallationById(db, installationId, lock);
   if (!row || row.team_id !== teamId) {
     // Deleted since, or an event naming another team's installation: nothing of ours to change.
-    deps.logger.warn({ installationId, teamId }, 'satellite event for an unknown installation ignored');
+    deps.logger.warn(
+      { installation_id: installationId, team_id: teamId },
+      'satellite event for an unknown installation ignored',
+    );
     return null;
   }
   return row;

@@ -1,11 +1,15 @@
 import { type Bus, consumeDurable, type DurableConsumer } from '@orbital/bus';
-import { headerNames } from '@orbital/contracts';
+import { headerNames, mcpSatelliteEvents } from '@orbital/contracts';
 import { classifyDatabaseError } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
-import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
+import { handleSatelliteEvent } from './handleSatelliteEvent.ts';
+import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeSatelliteEventBatch } from './storeSatelliteEventBatch.ts';
 
 export type ConsumerHandle = { stop(): Promise<void> };
+
+/** The durable consumer's name, shared by the replicas (and watched for lag by main.ts). */
+export const satelliteEventsDurable = 'installations_satellite_events';
 
 /**
  * The installations service's durable consumer of satellite events (server events, tool executions,
@@ -14,7 +18,7 @@ export type ConsumerHandle = { stop(): Promise<void> };
  */
 export function startSatelliteEventConsumer(
   deps: SatelliteEventDeps & { bus: Bus; logger: Logger },
-  options: { stream: string; retryMs: number },
+  options: { retryMs: number },
 ): ConsumerHandle {
   let consumer: DurableConsumer | null = null;
   let stopped = false;
@@ -24,10 +28,9 @@ export function startSatelliteEventConsumer(
     if (stopped) return;
     try {
       consumer = await consumeDurable(deps.bus, {
-        stream: options.stream,
-        durable: 'installations_satellite_events',
-        // One filter (NATS 2.9 knows no filter_subjects); events it has no use for are skipped by the handler.
-        filterSubjects: ['evt.satellite.*.mcp.>'],
+        // Every MCP event of every satellite, read through one filter (NATS 2.9 knows no filter_subjects).
+        events: mcpSatelliteEvents,
+        durable: satelliteEventsDurable,
         handler: (payload, message) =>
           handleSatelliteEvent(deps, payload, {
             satelliteId: message.headers?.get(headerNames.satelliteId) || null,
@@ -40,9 +43,9 @@ export function startSatelliteEventConsumer(
         classifyError: classifyDatabaseError,
       });
       if (stopped) await consumer.stop();
-      else deps.logger.info({ stream: options.stream }, 'consuming satellite events');
+      else deps.logger.info({ durable: satelliteEventsDurable }, 'consuming satellite events');
     } catch (err) {
-      deps.logger.warn({ err, stream: options.stream }, 'satellite event stream not available yet; will retry');
+      deps.logger.warn({ err }, 'satellite event stream not available yet; will retry');
       timer = setTimeout(() => void attempt(), options.retryMs);
       timer.unref();
     }

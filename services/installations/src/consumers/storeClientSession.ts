@@ -1,12 +1,9 @@
-import { publishJson } from '@orbital/bus';
-import { type ClientActivityRecorded, clientActivitySubject, type SatelliteEvent } from '@orbital/contracts';
+import { publishEvent } from '@orbital/bus';
+import { type ClientActivityRecorded, clientActivityRecordedEvent, type SatelliteEvent } from '@orbital/contracts';
 import { recordClientConnected, recordClientDisconnected } from '../db/clientSessionQueries.ts';
-import type { SatelliteEventDeps } from './handleSatelliteEvent.ts';
+import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
 
 type ClientEvent = Extract<SatelliteEvent, { type: 'mcp.client.connected' | 'mcp.client.disconnected' }>;
-
-/** The satellite that sent an event, as gateway-api stamped it on the message (never the payload's claim). */
-export type EventSource = { satelliteId: string | null; teamId: string | null };
 
 /**
  * Records a client connection or disconnection and publishes the session as it now stands, after
@@ -16,7 +13,7 @@ export type EventSource = { satelliteId: string | null; teamId: string | null };
  */
 export async function storeClientSession(deps: SatelliteEventDeps, event: ClientEvent, source: EventSource) {
   if (!source.satelliteId) {
-    deps.logger.warn({ eventId: event.id }, 'client event without its satellite header ignored');
+    deps.logger.warn({ event_id: event.id }, 'client event without its satellite header ignored');
     return;
   }
   const key = {
@@ -39,5 +36,5 @@ export async function storeClientSession(deps: SatelliteEventDeps, event: Client
           reason: event.data.disconnect_reason,
         });
   const recorded: ClientActivityRecorded = { session };
-  await publishJson(deps.bus, clientActivitySubject(session.team_id), recorded, { msgId: `client-${event.id}` });
+  await publishEvent(deps.bus, clientActivityRecordedEvent, recorded, { msgId: `client-${event.id}` });
 }

@@ -1,9 +1,9 @@
-import { publishJson } from '@orbital/bus';
+import { publishEvent } from '@orbital/bus';
 import {
   type InstallationLogAppended,
   type InstallationRequestLogged,
-  installationLogSubject,
-  installationRequestSubject,
+  installationLogAppendedEvent,
+  installationRequestLoggedEvent,
   type SatelliteEvent,
 } from '@orbital/contracts';
 import { findInstallationsById, lockInstallationsById } from '../db/installationQueries.ts';
@@ -12,7 +12,7 @@ import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import { nextStatus } from '../domain/nextStatus.ts';
 import { requestLogView } from '../domain/views.ts';
-import type { SatelliteEventDeps } from './handleSatelliteEvent.ts';
+import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
 
 type ToolExecuted = Extract<SatelliteEvent, { type: 'mcp.tool.executed' }>;
 type LogLines = Extract<SatelliteEvent, { type: 'mcp.server.logs' }>;
@@ -28,7 +28,7 @@ function ofKnownInstallations<E extends { data: { installation_id: string; team_
     const row = byId.get(event.data.installation_id);
     if (row && row.team_id === event.data.team_id) return true;
     deps.logger.warn(
-      { installationId: event.data.installation_id, teamId: event.data.team_id },
+      { installation_id: event.data.installation_id, team_id: event.data.team_id },
       'satellite event for an unknown installation ignored',
     );
     return false;
@@ -92,7 +92,7 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
         team_id: event.data.team_id,
         request: requestLogView(row, true),
       };
-      return publishJson(deps.bus, installationRequestSubject(event.data.installation_id), logged, {
+      return publishEvent(deps.bus, installationRequestLoggedEvent, logged, {
         msgId: `req-${event.id}`,
       });
     }),
@@ -130,7 +130,7 @@ export async function storeLogLines(deps: SatelliteEventDeps, events: LogLines[]
         team_id: event.data.team_id,
         lines,
       };
-      return publishJson(deps.bus, installationLogSubject(event.data.installation_id), appended, {
+      return publishEvent(deps.bus, installationLogAppendedEvent, appended, {
         msgId: `log-${event.id}`,
       });
     }),

@@ -1,11 +1,12 @@
 import type { JsMsg } from '@orbital/bus';
-import { headerNames, parseSatelliteEvent, type SatelliteEvent } from '@orbital/contracts';
-import { handleSatelliteEvent, type SatelliteEventDeps } from './handleSatelliteEvent.ts';
+import { headerNames, type SatelliteEvent } from '@orbital/contracts';
+import { handleSatelliteEvent } from './handleSatelliteEvent.ts';
+import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
 
 type ToolExecuted = Extract<SatelliteEvent, { type: 'mcp.tool.executed' }>;
 type LogLines = Extract<SatelliteEvent, { type: 'mcp.server.logs' }>;
-type Item = { payload: unknown; message: JsMsg };
+type Item = { payload: SatelliteEvent; message: JsMsg };
 type Parsed = { event: SatelliteEvent; message: JsMsg };
 
 /**
@@ -15,18 +16,12 @@ type Parsed = { event: SatelliteEvent; message: JsMsg };
  * order. Each row is keyed by its event id, so a redelivered batch stores nothing twice and publishes
  * again under the same message ids, which JetStream drops.
  *
- * Messages whose payload breaks its contract are given back to be handled alone (and parked), so the
- * rest of the batch is stored; a batch that fails otherwise is handled one event at a time by the
- * consumer, so one bad event costs only its own outcome.
+ * The consumer has checked every payload against its event's contract (one that breaks it was given
+ * back to be handled alone, and parked); a batch that fails otherwise is handled one event at a time by
+ * the consumer, so one bad event costs only its own outcome.
  */
-export async function storeSatelliteEventBatch(deps: SatelliteEventDeps, items: Item[]): Promise<{ alone: JsMsg[] }> {
-  const alone: JsMsg[] = [];
-  const parsed: Parsed[] = [];
-  for (const item of items) {
-    const result = parseSatelliteEvent(item.payload);
-    if (result.success) parsed.push({ event: result.event, message: item.message });
-    else alone.push(item.message);
-  }
+export async function storeSatelliteEventBatch(deps: SatelliteEventDeps, items: Item[]): Promise<void> {
+  const parsed: Parsed[] = items.map((item) => ({ event: item.payload, message: item.message }));
   for (const run of runsOf(parsed)) {
     if (run.kind === 'mcp.tool.executed') await storeToolExecutions(deps, run.events as ToolExecuted[]);
     else if (run.kind === 'mcp.server.logs') await storeLogLines(deps, run.events as LogLines[]);
@@ -39,7 +34,6 @@ export async function storeSatelliteEventBatch(deps: SatelliteEventDeps, items: 
       }
     }
   }
-  return { alone };
 }
 
 /** Consecutive events of one batched type form a run; any other event is a run of its own. */

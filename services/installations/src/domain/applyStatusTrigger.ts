@@ -1,13 +1,14 @@
-import { type InstallationStatusChanged, installationStatusChangedSubjectName } from '@orbital/contracts';
+import { type InstallationStatusChanged, installationStatusChangedEvent } from '@orbital/contracts';
 import type { CommonQueryMethods } from '@orbital/db';
 import { writeStatus } from '../db/installationQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { nextStatus, type StatusTrigger } from './nextStatus.ts';
 import { queueEvent } from './outboxRelay.ts';
+import { statusView } from './views.ts';
 
 /**
  * Applies a trigger to a locked installation row: decides with the pure machine, stamps the change,
- * and queues `evt.installation.status_changed` in the same transaction. `sourceAt` is the satellite
+ * and queues its status change event in the same transaction. `sourceAt` is the satellite
  * time of the event; an event older than the one behind the current status is ignored, so a late
  * redelivery cannot undo a newer change.
  */
@@ -22,17 +23,11 @@ export async function applyStatusTrigger(
   if (!change) return null;
   const updated = await writeStatus(tx, { id: row.id, status: change.status, message: change.message, sourceAt });
   const event: InstallationStatusChanged = {
-    installation_id: updated.id,
-    team_id: updated.team_id,
-    status: updated.status,
+    ...statusView(updated),
     previous_status: row.status,
-    status_message: updated.status_message,
     changed_at: updated.status_updated_at,
-    status_updated_at: updated.status_updated_at,
-    last_health_check_at: updated.last_health_check_at,
-    last_credential_check_at: updated.last_credential_check_at,
     reason: change.reason,
   };
-  await queueEvent(tx, installationStatusChangedSubjectName, event);
+  await queueEvent(tx, installationStatusChangedEvent, event);
   return updated;
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type CallerIdentity,
   type InstallationCreate,
   type InstallationStatusChanged,
   type InstallationUpdate,
-  installationStatusChangedSubjectName,
+  installationStatusChangedEvent,
   type RequestLogQuery,
   type ServerLogQuery,
   type TemplateCreate,
@@ -20,13 +19,6 @@ import * as q from '../db/installationQueries.ts';
 import * as m from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import * as t from '../db/templateQueries.ts';
-import {
-  requireGlobalAdmin,
-  requireMemberThemself,
-  requireSignedIn,
-  requireTeamAdmin,
-  requireTeamMember,
-} from './access.ts';
 import { applyStatusTrigger } from './applyStatusTrigger.ts';
 import { type OutboxRelay, queueCommand, queueEvent } from './outboxRelay.ts';
 import { installationView, requestLogView, statusView, templateView, userConfigView } from './views.ts';
@@ -102,16 +94,13 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
 
   return {
     // ---- templates ----
-    async listTemplates(identity: CallerIdentity) {
-      requireSignedIn(identity);
+    async listTemplates() {
       return (await t.listTemplateRows(pool.get())).map(templateView);
     },
-    async getTemplate(identity: CallerIdentity, slug: string) {
-      requireSignedIn(identity);
+    async getTemplate(slug: string) {
       return templateView(await mustFindTemplate(pool.get(), slug));
     },
-    async createTemplate(identity: CallerIdentity, body: TemplateCreate) {
-      requireGlobalAdmin(identity);
+    async createTemplate(body: TemplateCreate) {
       await checkTemplateUrl(body.url, 'url');
       const row = await t.insertTemplate(pool.get(), body.slug, {
         name: body.name,
@@ -125,8 +114,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       });
       return templateView(row);
     },
-    async updateTemplate(identity: CallerIdentity, slug: string, changes: TemplateUpdate) {
-      requireGlobalAdmin(identity);
+    async updateTemplate(slug: string, changes: TemplateUpdate) {
       await checkTemplateUrl(changes.url, 'changes.url');
       const row = await inTransaction(async (tx) => {
         const current = await mustFindTemplate(tx, slug, true);
@@ -157,8 +145,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       });
       return templateView(row);
     },
-    async deleteTemplate(identity: CallerIdentity, slug: string) {
-      requireGlobalAdmin(identity);
+    async deleteTemplate(slug: string) {
       if (!(await t.deleteTemplateRow(pool.get(), slug))) {
         throw new AppError('not_found', `No MCP server template with slug ${slug}`, { details: { slug } });
       }
@@ -166,16 +153,13 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     },
 
     // ---- installations ----
-    async listInstallations(identity: CallerIdentity, teamId: string) {
-      requireTeamMember(identity, teamId);
+    async listInstallations(teamId: string) {
       return (await q.listTeamInstallations(pool.get(), teamId)).map(installationView);
     },
-    async getInstallation(identity: CallerIdentity, teamId: string, id: string) {
-      requireTeamMember(identity, teamId);
+    async getInstallation(teamId: string, id: string) {
       return installationView(await mustFindInstallation(pool.get(), teamId, id));
     },
-    async createInstallation(identity: CallerIdentity, teamId: string, body: InstallationCreate) {
-      requireTeamAdmin(identity, teamId);
+    async createInstallation(teamId: string, body: InstallationCreate, createdBy: string | null) {
       const template = await mustFindTemplate(pool.get(), body.server_slug);
       const teamSlug = await deps.teamSlug(teamId);
       const id = randomUUID();
@@ -191,30 +175,23 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           envKeys: Object.keys(body.env).sort(),
           headerKeys: Object.keys(body.headers).sort(),
           settings: { request_logging_enabled: body.settings?.request_logging_enabled ?? false },
-          createdBy: identity.kind === 'user' ? identity.userId : null,
+          createdBy,
           statusMessage: 'Waiting for a satellite to take the configuration',
         });
         const created = await mustFindInstallation(tx, teamId, id);
         const event: InstallationStatusChanged = {
-          installation_id: id,
-          team_id: teamId,
-          status: created.status,
+          ...statusView(created),
           previous_status: null,
-          status_message: created.status_message,
           changed_at: created.status_updated_at,
-          status_updated_at: created.status_updated_at,
-          last_health_check_at: null,
-          last_credential_check_at: null,
           reason: 'created',
         };
-        await queueEvent(tx, installationStatusChangedSubjectName, event);
+        await queueEvent(tx, installationStatusChangedEvent, event);
         await queueCommand(tx, configureCommand(created, 'mcp_installation_created'));
         return created;
       });
       return installationView(row);
     },
-    async updateInstallation(identity: CallerIdentity, teamId: string, id: string, changes: InstallationUpdate) {
-      requireTeamAdmin(identity, teamId);
+    async updateInstallation(teamId: string, id: string, changes: InstallationUpdate) {
       const row = await inTransaction(async (tx) => {
         const current = await mustFindInstallation(tx, teamId, id, true);
         const secrets = openTeamSecrets(box, current);
@@ -235,8 +212,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       });
       return installationView(row);
     },
-    async deleteInstallation(identity: CallerIdentity, teamId: string, id: string) {
-      requireTeamAdmin(identity, teamId);
+    async deleteInstallation(teamId: string, id: string) {
       await inTransaction(async (tx) => {
         const current = await mustFindInstallation(tx, teamId, id, true);
         await q.deleteInstallationRow(tx, id);
@@ -244,8 +220,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       });
       return { deleted: true as const };
     },
-    async putUserConfig(identity: CallerIdentity, teamId: string, id: string, body: UserConfigBody) {
-      const userId = requireMemberThemself(identity, teamId);
+    async putUserConfig(teamId: string, id: string, body: UserConfigBody, userId: string) {
       const row = await inTransaction(async (tx) => {
         const installation = await mustFindInstallation(tx, teamId, id);
         const stored = await q.upsertUserConfig(tx, {
@@ -262,19 +237,16 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     },
 
     // ---- monitoring ----
-    async getStatus(identity: CallerIdentity, teamId: string, id: string) {
-      requireTeamMember(identity, teamId);
+    async getStatus(teamId: string, id: string) {
       return statusView(await mustFindInstallation(pool.get(), teamId, id));
     },
-    async listLogs(identity: CallerIdentity, teamId: string, id: string, query: ServerLogQuery) {
-      requireTeamMember(identity, teamId);
+    async listLogs(teamId: string, id: string, query: ServerLogQuery) {
       const db = pool.get();
       await mustFindInstallation(db, teamId, id);
       const { items, total } = await m.listLogLines(db, id, query);
       return { items: [...items], total, limit: query.limit, offset: query.offset };
     },
-    async listRequests(identity: CallerIdentity, teamId: string, id: string, query: RequestLogQuery) {
-      requireTeamMember(identity, teamId);
+    async listRequests(teamId: string, id: string, query: RequestLogQuery) {
       const db = pool.get();
       const installation = await mustFindInstallation(db, teamId, id);
       const enabled = installation.settings.request_logging_enabled;
@@ -287,21 +259,14 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         request_logging_enabled: enabled,
       };
     },
-    async getRequest(identity: CallerIdentity, teamId: string, id: string, requestId: string) {
-      requireTeamMember(identity, teamId);
+    async getRequest(teamId: string, id: string, requestId: string) {
       const db = pool.get();
       const installation = await mustFindInstallation(db, teamId, id);
       const row = await m.findRequestLog(db, id, requestId);
       if (!row) throw new AppError('not_found', 'No such request log for this installation');
       return requestLogView(row, installation.settings.request_logging_enabled);
     },
-    async updateSettings(
-      identity: CallerIdentity,
-      teamId: string,
-      id: string,
-      settings: { request_logging_enabled: boolean },
-    ) {
-      requireTeamAdmin(identity, teamId);
+    async updateSettings(teamId: string, id: string, settings: { request_logging_enabled: boolean }) {
       const row = await inTransaction(async (tx) => {
         await mustFindInstallation(tx, teamId, id, true);
         await q.updateInstallationSettings(tx, id, settings);

@@ -6,7 +6,6 @@ import { dueForCredentialValidation } from '../db/installationQueries.ts';
 import { deleteOldLogLines } from '../db/monitoringQueries.ts';
 import { forgetOldTicks, runTickOnce } from '../db/runTickOnce.ts';
 import { aggregateTemplateHealth } from '../db/templateQueries.ts';
-import { requireService } from '../domain/access.ts';
 import { type OutboxRelay, queueCommand } from '../domain/outboxRelay.ts';
 
 /** How long a client session stays listed after its last event. */
@@ -20,8 +19,7 @@ const recordedInstallationIds = 100;
  * tick, or one a second jobs replica takes over, gets the recorded reply and changes nothing.
  */
 export function serveJobSubjects(bus: Bus, deps: { pool: LivePool; relay: OutboxRelay }): void {
-  bus.serve(jobWorkSubjects.credentialValidation, async (request, context) => {
-    requireService(context.identity);
+  bus.serve(jobWorkSubjects.credentialValidation, async (request) => {
     const result = await runTickOnce(
       deps.pool,
       'credential_validation',
@@ -52,15 +50,13 @@ export function serveJobSubjects(bus: Bus, deps: { pool: LivePool; relay: Outbox
     return result;
   });
 
-  bus.serve(jobWorkSubjects.templateHealth, async (request, context) => {
-    requireService(context.identity);
+  bus.serve(jobWorkSubjects.templateHealth, async (request) => {
     return runTickOnce(deps.pool, 'template_health', request.tick_at, async (tx) => ({
       templates_updated: await aggregateTemplateHealth(tx, request.tick_at),
     }));
   });
 
-  bus.serve(jobWorkSubjects.logCleanup, async (request, context) => {
-    requireService(context.identity);
+  bus.serve(jobWorkSubjects.logCleanup, async (request) => {
     return runTickOnce(deps.pool, 'log_cleanup', request.tick_at, async (tx) => {
       const removed = await deleteOldLogLines(tx, request.keep_per_installation);
       // The same tick bounds the client activity table (7 days of sessions) and the tick ledger.

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { publishJson } from '@orbital/bus';
+import { publishEvent } from '@orbital/bus';
 import {
-  type CallerIdentity,
-  type CommandCreatedEvent,
+  type AccessGrant,
   type CommandResult,
-  commandCreatedSubject,
+  type CommandView,
+  commandCreatedEvent,
   commandPayloads,
   type ParsedRequestOf,
   type registrySubjects,
@@ -13,7 +13,6 @@ import { AppError } from '@orbital/errors';
 import type { CommandRow } from '../db/registryRows.ts';
 import * as store from '../db/registryStore.ts';
 import { choosePollingMode } from './choosePollingMode.ts';
-import { requireSatellite, requireSatelliteOrGlobalAdmin, requireServiceOrGlobalAdmin } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 import { toCommandView, toSatelliteCommand } from './registryViews.ts';
 
@@ -31,16 +30,43 @@ const progress: Record<CommandRow['status'], number> = {
 };
 
 /**
- * The command queue (DESIGN.md improvement 4): commands ordered by priority then age, each leased to
+ * The command queue: commands ordered by priority then age, each leased to
  * one poll, acknowledged, retried when a lease runs out until max_attempts, expired past their expiry;
  * results idempotent by command id.
  */
 export function createCommandQueue(deps: RegistryDeps) {
-  const { pool, now, logger } = deps;
+  const { pool, now, logger, bus } = deps;
+
+  /**
+   * Tells whoever waits for a satellite's commands, after the commit, so a poll woken by the event finds
+   * the command: every gateway replica holding a poll of this satellite answers it at once. The queue
+   * entry is what counts: a lost event only means the command waits for the satellite's next poll, so
+   * a failure is logged, not returned.
+   */
+  async function announce(command: CommandView): Promise<void> {
+    try {
+      await publishEvent(
+        bus,
+        commandCreatedEvent,
+        {
+          command_id: command.id,
+          satellite_id: command.satellite_id,
+          team_id: command.team_id,
+          command_type: command.command_type,
+          priority: command.priority,
+          correlation_id: command.correlation_id,
+          created_at: command.created_at,
+          expires_at: command.expires_at,
+        },
+        { msgId: `command:${command.id}` },
+      );
+    } catch (err) {
+      logger.warn({ err, command_id: command.id }, 'command queued but evt.command.created not published');
+    }
+  }
 
   return {
-    async create(request: Req<'createCommand'>, identity: CallerIdentity) {
-      requireServiceOrGlobalAdmin(identity);
+    async create(request: Req<'createCommand'>) {
       const payload = commandPayloads[request.command_type].safeParse(request.payload);
       if (!payload.success) {
         throw new AppError('validation_failed', `The payload does not fit a ${request.command_type} command`, {
@@ -77,46 +103,24 @@ export function createCommandQueue(deps: RegistryDeps) {
           now: at,
         });
         logger.info(
-          { event: 'command.created', type: request.command_type, teamId, satellites: rows.length },
+          { event: 'command.created', command_type: request.command_type, team_id: teamId, satellites: rows.length },
           'command queued',
         );
-        return { commands: rows.map(toCommandView) };
+        return rows.map(toCommandView);
       });
-      // After the commit, so a poll woken by the event finds the command. Every gateway replica holding
-      // a poll of one of these satellites answers it at once; a lost event only means the command waits
-      // for the satellite's next poll, as it did before.
-      await Promise.all(
-        created.commands.map((command) =>
-          publishJson(
-            deps.bus,
-            commandCreatedSubject,
-            {
-              command_id: command.id,
-              satellite_id: command.satellite_id,
-              team_id: command.team_id,
-              command_type: command.command_type,
-              priority: command.priority,
-              created_at: command.created_at,
-            } satisfies CommandCreatedEvent,
-            { msgId: `command-created:${command.id}` },
-          ).catch((err: unknown) =>
-            logger.warn({ err, commandId: command.id }, 'could not publish evt.command.created'),
-          ),
-        ),
-      );
-      return created;
+      await Promise.all(created.map(announce));
+      return { commands: created };
     },
 
-    async get({ command_id }: Req<'getCommand'>, identity: CallerIdentity) {
-      requireServiceOrGlobalAdmin(identity);
+    async get({ command_id }: Req<'getCommand'>) {
       const row = await store.findCommand(pool.get(), command_id);
       if (!row) throw new AppError('not_found', 'No such command');
       return toCommandView(row);
     },
 
-    async poll({ satellite_id, limit }: Req<'pollCommands'>, identity: CallerIdentity) {
+    async poll({ satellite_id, limit }: Req<'pollCommands'>, access: AccessGrant) {
       // A global admin looking at a satellite's queue sees what its next poll would get; nothing is leased.
-      const admin = requireSatelliteOrGlobalAdmin(identity, satellite_id);
+      const admin = access.userId() !== null;
       const at = now();
       const outcome = admin
         ? await store.peekCommands(pool.get(), { satelliteId: satellite_id, limit, now: at })
@@ -144,8 +148,7 @@ export function createCommandQueue(deps: RegistryDeps) {
       };
     },
 
-    async report({ satellite_id, result }: Req<'reportResult'>, identity: CallerIdentity) {
-      requireSatellite(identity, satellite_id);
+    async report({ satellite_id, result }: Req<'reportResult'>) {
       return pool.get().transaction(async (tx) => {
         const command = await store.lockCommand(tx, result.command_id);
         // Another satellite's command is "not found": a satellite learns nothing about others' queues.

@@ -1,5 +1,5 @@
 import {
-  type CallerIdentity,
+  type AccessGrant,
   installationsConfigForSatelliteSubject,
   type SatelliteConfiguration,
   type SatelliteGlobalSettings,
@@ -10,7 +10,6 @@ import { AppError } from '@orbital/errors';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import * as store from '../db/registryStore.ts';
 import { mergeInstallationConfigs } from './mergeInstallationConfigs.ts';
-import { requireSatelliteOrGlobalAdmin } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 
 /**
@@ -42,10 +41,11 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
 
   return async function configurationFor(
     { satellite_id }: { satellite_id: string },
-    identity: CallerIdentity,
+    access: AccessGrant,
     requestId: string,
   ): Promise<SatelliteConfiguration> {
-    const admin = requireSatelliteOrGlobalAdmin(identity, satellite_id);
+    // The subject admits people only as global admins: they see what the satellite would run.
+    const admin = access.userId() !== null;
     // The row, not the identity header, decides the scope: a satellite's team is what it registered with.
     const satellite = await store.findSatellite(pool.get(), satellite_id);
     if (admin && !satellite) throw new AppError('not_found', 'No such satellite');

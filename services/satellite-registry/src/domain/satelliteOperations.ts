@@ -1,17 +1,16 @@
-import { publishJson } from '@orbital/bus';
+import { publishEvent } from '@orbital/bus';
 import {
-  apiKeyInvalidatedSubject,
-  type CallerIdentity,
+  type AccessGrant,
+  apiKeyInvalidatedBroadcast,
   type ParsedRequestOf,
   type registrySubjects,
   type SatelliteHeartbeatRecorded,
-  satelliteHeartbeatSubject,
+  satelliteHeartbeatRecordedEvent,
   satelliteStatus,
 } from '@orbital/contracts';
 import { timestampToIso } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import * as store from '../db/registryStore.ts';
-import { canManage, canSee, requireSatellite, requireService, requireUser, visibleTeams } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 import { toSatelliteView } from './registryViews.ts';
 
@@ -21,23 +20,20 @@ export function createSatelliteOperations(deps: RegistryDeps) {
   const { pool, now, logger, bus } = deps;
   const view = (row: Parameters<typeof toSatelliteView>[0]) => toSatelliteView(row, now(), deps.heartbeatIntervalMs);
 
-  /** A satellite the caller may see; one they may not is "not found", so ids of other teams leak nothing. */
-  async function visible(identity: CallerIdentity, satelliteId: string) {
-    requireUser(identity);
+  /**
+   * A satellite of a team the caller may act in (the subject's declared permission); one of a team
+   * they may not even see is "not found", so ids of other teams leak nothing.
+   */
+  async function scoped(access: AccessGrant, satelliteId: string) {
     const row = await store.findSatellite(pool.get(), satelliteId);
-    if (!row || !canSee(identity, row)) throw new AppError('not_found', 'No such satellite');
-    return row;
-  }
-
-  async function manageable(identity: CallerIdentity, satelliteId: string) {
-    const row = await visible(identity, satelliteId);
-    if (!canManage(identity, row)) throw new AppError('forbidden', "Only the satellite's administrators may change it");
+    if (!row) throw new AppError('not_found', 'No such satellite');
+    access.requireRecordTeam(row.team_id, 'No such satellite');
     return row;
   }
 
   /** Every gateway replica drops its cached verification of this satellite's key. */
   function invalidate(satelliteId: string) {
-    bus.connection.publish(bus.subject(apiKeyInvalidatedSubject), JSON.stringify({ satellite_id: satelliteId }));
+    bus.broadcast(apiKeyInvalidatedBroadcast, { satellite_id: satelliteId });
   }
 
   /**
@@ -47,17 +43,17 @@ export function createSatelliteOperations(deps: RegistryDeps) {
    */
   async function publishHeartbeat(event: SatelliteHeartbeatRecorded) {
     try {
-      await publishJson(bus, satelliteHeartbeatSubject(event.satellite_id), event, {
-        msgId: `heartbeat:${event.heartbeat_id}`,
-      });
+      await publishEvent(bus, satelliteHeartbeatRecordedEvent, event, { msgId: `heartbeat:${event.heartbeat_id}` });
     } catch (err) {
-      logger.warn({ err, satelliteId: event.satellite_id }, 'heartbeat stored but not published to the metrics stream');
+      logger.warn(
+        { err, satellite_id: event.satellite_id },
+        'heartbeat stored but not published to the metrics stream',
+      );
     }
   }
 
   return {
-    async lookupApiKey({ key_id }: Req<'lookupApiKey'>, identity: CallerIdentity) {
-      requireService(identity, 'gateway-api');
+    async lookupApiKey({ key_id }: Req<'lookupApiKey'>) {
       const row = await store.findApiKey(pool.get(), key_id);
       if (!row) throw new AppError('not_found', 'No satellite has this key id');
       return {
@@ -70,8 +66,7 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       };
     },
 
-    async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>, identity: CallerIdentity) {
-      requireSatellite(identity, satellite_id);
+    async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>) {
       const at = now();
       const transition = await pool.get().transaction(async (tx) => {
         const changed = await store.recordHeartbeat(tx, satellite_id, heartbeat, at);
@@ -92,7 +87,7 @@ export function createSatelliteOperations(deps: RegistryDeps) {
         });
       }
       const activated = transition.previous_status === 'inactive';
-      if (activated) logger.info({ event: 'satellite.activated', satelliteId: satellite_id }, 'satellite active');
+      if (activated) logger.info({ event: 'satellite.activated', satellite_id }, 'satellite active');
       await publishHeartbeat(
         heartbeatRecorded(satellite_id, transition.team_id, transition.heartbeat_id, heartbeat, at),
       );
@@ -103,27 +98,27 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       };
     },
 
-    async list({ team_id }: Req<'listSatellites'>, identity: CallerIdentity) {
-      const teams = visibleTeams(identity);
-      // The satellites serving a team are its team satellites and every global satellite.
-      if (team_id !== undefined) {
-        if (teams !== null && !teams.has(team_id)) throw new AppError('forbidden', 'You are not a member of this team');
-        return (await store.listSatellites(pool.get(), [team_id], { withGlobal: true })).map(view);
-      }
-      const filter = teams === null ? null : [...teams];
-      return (await store.listSatellites(pool.get(), filter, { withGlobal: filter !== null && filter.length > 0 })).map(
+    /**
+     * The satellites serving the teams this request covers (the team asked for, or every team the caller
+     * may see; null: all of them): their team satellites and every global satellite, which serves every
+     * team. Someone in no team sees none.
+     */
+    async list(_request: Req<'listSatellites'>, access: AccessGrant) {
+      const teams = access.teams();
+      return (await store.listSatellites(pool.get(), teams, { withGlobal: teams !== null && teams.length > 0 })).map(
         view,
       );
     },
 
-    async get({ satellite_id }: Req<'getSatellite'>, identity: CallerIdentity) {
-      return view(await visible(identity, satellite_id));
+    async get({ satellite_id }: Req<'getSatellite'>, access: AccessGrant) {
+      return view(await scoped(access, satellite_id));
     },
 
-    async metrics({ satellite_id, query }: Req<'getMetrics'>, identity: CallerIdentity) {
-      const satellite = await visible(identity, satellite_id);
+    async metrics({ satellite_id, query }: Req<'getMetrics'>, access: AccessGrant) {
+      const satellite = await scoped(access, satellite_id);
       // A global satellite runs every team's servers: a team member sees the processes of their teams only.
-      const teams = satellite.satellite_type === 'global' ? visibleTeams(identity) : null;
+      const visible = satellite.satellite_type === 'global' ? access.teams() : null;
+      const teams = visible === null ? null : new Set(visible);
       const db = pool.get();
       const [heartbeats, processes] = await Promise.all([
         store.heartbeatSeries(db, satellite_id, query.limit, query.since ? new Date(query.since) : null),
@@ -138,24 +133,24 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       };
     },
 
-    async revoke({ satellite_id }: Req<'revokeSatellite'>, identity: CallerIdentity) {
-      await manageable(identity, satellite_id);
+    async revoke({ satellite_id }: Req<'revokeSatellite'>, access: AccessGrant) {
+      await scoped(access, satellite_id);
       const row = await store.revokeSatellite(pool.get(), satellite_id, now());
       if (!row) throw new AppError('not_found', 'No such satellite');
       await store.logUsage(pool.get(), {
         satelliteId: satellite_id,
         action: 'revoked',
-        actor: identity.kind === 'user' ? identity.userId : null,
+        actor: access.userId(),
         ip: null,
         details: {},
       });
       invalidate(satellite_id);
-      logger.info({ event: 'satellite.revoked', satelliteId: satellite_id }, 'satellite key revoked');
+      logger.info({ event: 'satellite.revoked', satellite_id }, 'satellite key revoked');
       return view(row);
     },
 
-    async updateAllowlist({ satellite_id, ip_allowlist }: Req<'updateAllowlist'>, identity: CallerIdentity) {
-      const current = await manageable(identity, satellite_id);
+    async updateAllowlist({ satellite_id, ip_allowlist }: Req<'updateAllowlist'>, access: AccessGrant) {
+      const current = await scoped(access, satellite_id);
       if (current.satellite_type !== 'team' && ip_allowlist.length > 0) {
         throw new AppError('validation_failed', 'IP allowlists apply to team satellites');
       }
@@ -164,7 +159,7 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       await store.logUsage(pool.get(), {
         satelliteId: satellite_id,
         action: 'allowlist_changed',
-        actor: identity.kind === 'user' ? identity.userId : null,
+        actor: access.userId(),
         ip: null,
         details: { ip_allowlist },
       });

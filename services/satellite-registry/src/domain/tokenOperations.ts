@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type CallerIdentity,
+  type AccessGrant,
   type ParsedRequestOf,
   type RegistrationTokenView,
   registrationBearerPrefix,
@@ -8,19 +8,27 @@ import {
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import * as store from '../db/registryStore.ts';
-import { requireTokenAccess, type TokenTarget } from './registryAccess.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 import { toTokenView } from './registryViews.ts';
 
 type Req<K extends keyof typeof registrySubjects> = ParsedRequestOf<(typeof registrySubjects)[K]>;
 
+type TokenTarget = Req<'listTokens'>['target'];
+
 const teamOf = (target: TokenTarget) => (target.scope === 'team' ? target.team_id : null);
+
+/** Tokens record who made them: a person, through gateway-api (the subjects admit users only). */
+function creatorOf(access: AccessGrant): string {
+  const userId = access.userId();
+  if (!userId) throw new AppError('forbidden', 'Registration tokens are made by signed-in users');
+  return userId;
+}
 
 export function createTokenOperations(deps: RegistryDeps) {
   const { pool, signer, now, logger } = deps;
   return {
-    async createToken({ target, options }: Req<'createToken'>, identity: CallerIdentity) {
-      const user = requireTokenAccess(identity, target, 'create');
+    async createToken({ target, options }: Req<'createToken'>, access: AccessGrant) {
+      const userId = creatorOf(access);
       const createdAt = now();
       const expiresAt = new Date(createdAt.getTime() + options.expires_in_minutes * 60000);
       const id = randomUUID();
@@ -30,12 +38,18 @@ export function createTokenOperations(deps: RegistryDeps) {
         scope: target.scope,
         teamId,
         description: options.description ?? null,
-        createdBy: user.userId,
+        createdBy: userId,
         createdAt,
         expiresAt,
       });
       const token = await signer.sign({ tokenId: id, scope: target.scope, teamId }, expiresAt);
-      logger.info({ event: 'registration_token.created', tokenId: id, scope: target.scope, teamId, by: user.userId });
+      logger.info({
+        event: 'registration_token.created',
+        token_id: id,
+        scope: target.scope,
+        team_id: teamId,
+        by: userId,
+      });
       return {
         ...toTokenView(row, createdAt),
         token,
@@ -43,14 +57,12 @@ export function createTokenOperations(deps: RegistryDeps) {
       };
     },
 
-    async listTokens({ target }: Req<'listTokens'>, identity: CallerIdentity): Promise<RegistrationTokenView[]> {
-      requireTokenAccess(identity, target, 'manage');
+    async listTokens({ target }: Req<'listTokens'>): Promise<RegistrationTokenView[]> {
       const at = now();
       return (await store.listTokens(pool.get(), target.scope, teamOf(target))).map((row) => toTokenView(row, at));
     },
 
-    async revokeToken({ target, token_id }: Req<'revokeToken'>, identity: CallerIdentity) {
-      const user = requireTokenAccess(identity, target, 'manage');
+    async revokeToken({ target, token_id }: Req<'revokeToken'>, access: AccessGrant) {
       const db = pool.get();
       const existing = await store.findToken(db, token_id);
       // A token of another scope is "not found" here: its existence is not the caller's business.
@@ -59,7 +71,7 @@ export function createTokenOperations(deps: RegistryDeps) {
       }
       const row = await store.revokeToken(db, token_id, now());
       if (!row) throw new AppError('conflict', 'The token has already been used; revoke the satellite instead');
-      logger.info({ event: 'registration_token.revoked', tokenId: token_id, by: user.userId });
+      logger.info({ event: 'registration_token.revoked', token_id, by: access.userId() });
       return toTokenView(row, now());
     },
   };

@@ -14,23 +14,26 @@ export type RegistryOperations = {
   configurationFor: ReturnType<typeof createConfigurationDistribution>;
 };
 
-/** One thin handler per subject; each operation checks the caller's identity itself. */
+/**
+ * One thin handler per subject. Who may call each one is declared with the subject and enforced by
+ * bus.serve; an operation narrows its answer with the caller's grant (its teams, its user id).
+ */
 export function serveRegistryHandlers(bus: Bus, ops: RegistryOperations): void {
   const s = registrySubjects;
-  bus.serve(s.createToken, (req, ctx) => ops.tokens.createToken(req, ctx.identity));
-  bus.serve(s.listTokens, (req, ctx) => ops.tokens.listTokens(req, ctx.identity));
-  bus.serve(s.revokeToken, (req, ctx) => ops.tokens.revokeToken(req, ctx.identity));
+  bus.serve(s.createToken, (req, ctx) => ops.tokens.createToken(req, ctx.access));
+  bus.serve(s.listTokens, (req) => ops.tokens.listTokens(req));
+  bus.serve(s.revokeToken, (req, ctx) => ops.tokens.revokeToken(req, ctx.access));
   bus.serve(s.register, (req) => ops.register(req));
-  bus.serve(s.lookupApiKey, (req, ctx) => ops.satellites.lookupApiKey(req, ctx.identity));
-  bus.serve(s.heartbeat, (req, ctx) => ops.satellites.heartbeat(req, ctx.identity));
-  bus.serve(s.pollCommands, (req, ctx) => ops.commands.poll(req, ctx.identity));
-  bus.serve(s.reportResult, (req, ctx) => ops.commands.report(req, ctx.identity));
-  bus.serve(s.createCommand, (req, ctx) => ops.commands.create(req, ctx.identity));
-  bus.serve(s.getCommand, (req, ctx) => ops.commands.get(req, ctx.identity));
-  bus.serve(s.getConfiguration, (req, ctx) => ops.configurationFor(req, ctx.identity, ctx.requestId));
-  bus.serve(s.listSatellites, (req, ctx) => ops.satellites.list(req, ctx.identity));
-  bus.serve(s.getSatellite, (req, ctx) => ops.satellites.get(req, ctx.identity));
-  bus.serve(s.getMetrics, (req, ctx) => ops.satellites.metrics(req, ctx.identity));
-  bus.serve(s.revokeSatellite, (req, ctx) => ops.satellites.revoke(req, ctx.identity));
-  bus.serve(s.updateAllowlist, (req, ctx) => ops.satellites.updateAllowlist(req, ctx.identity));
+  bus.serve(s.lookupApiKey, (req) => ops.satellites.lookupApiKey(req));
+  bus.serve(s.heartbeat, (req) => ops.satellites.heartbeat(req));
+  bus.serve(s.pollCommands, (req, ctx) => ops.commands.poll(req, ctx.access));
+  bus.serve(s.reportResult, (req) => ops.commands.report(req));
+  bus.serve(s.createCommand, (req) => ops.commands.create(req));
+  bus.serve(s.getCommand, (req) => ops.commands.get(req));
+  bus.serve(s.getConfiguration, (req, ctx) => ops.configurationFor(req, ctx.access, ctx.requestId));
+  bus.serve(s.listSatellites, (req, ctx) => ops.satellites.list(req, ctx.access));
+  bus.serve(s.getSatellite, (req, ctx) => ops.satellites.get(req, ctx.access));
+  bus.serve(s.getMetrics, (req, ctx) => ops.satellites.metrics(req, ctx.access));
+  bus.serve(s.revokeSatellite, (req, ctx) => ops.satellites.revoke(req, ctx.access));
+  bus.serve(s.updateAllowlist, (req, ctx) => ops.satellites.updateAllowlist(req, ctx.access));
 }

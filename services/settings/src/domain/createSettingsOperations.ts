@@ -1,13 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { type Bus, publishJson } from '@orbital/bus';
+import { type Bus, publishEvent } from '@orbital/bus';
 import {
   type GroupView,
   type GroupWithSettings,
   type SettingsCacheSync,
   type SettingView,
-  settingsCacheSync,
-  settingsCacheSyncSubject,
-  settingsChangedSubject,
+  settingsCacheSyncBroadcast,
+  settingsChangedEvent,
   type settingsSubjects,
 } from '@orbital/contracts';
 import { checkSecretBox, DecryptionError, type SecretBox } from '@orbital/crypto';
@@ -105,7 +104,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     cache.applySettings(change.settings);
     cache.applyDeletions(change.deletions);
     const sync: SettingsCacheSync = { origin, ...change };
-    bus.connection.publish(bus.subject(settingsCacheSyncSubject), JSON.stringify(sync));
+    bus.broadcast(settingsCacheSyncBroadcast, sync);
     // Flushed before the reply: a reader asking another replica next finds the change already applied.
     await bus.connection.flush();
     // The domain event goes to JetStream like every other (acknowledged, stored once): its id is made of
@@ -116,9 +115,9 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       ...change.deletions.map((d) => `${d.key}@${d.revision}`),
       ...change.groups.map((g) => `group:${g.id}@${g.updated_at}`),
     ].join(',');
-    await publishJson(
+    await publishEvent(
       bus,
-      settingsChangedSubject,
+      settingsChangedEvent,
       { keys, action, changed_at: new Date().toISOString() },
       { msgId: `settings:${createHash('sha256').update(identity).digest('hex').slice(0, 32)}` },
     ).catch((err: unknown) => {
@@ -127,16 +126,12 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     });
   }
 
-  function receive(message: unknown) {
-    const parsed = settingsCacheSync.safeParse(message);
-    if (!parsed.success) {
-      logger.warn({ issues: parsed.error.issues.length }, 'ignored a malformed settings cache sync');
-      return;
-    }
-    if (parsed.data.origin === origin || !cache.isReady()) return;
-    cache.applyGroups(parsed.data.groups);
-    cache.applySettings(parsed.data.settings);
-    cache.applyDeletions(parsed.data.deletions);
+  /** A change another replica committed (the bus has checked it against its contract). */
+  function receive(sync: SettingsCacheSync) {
+    if (sync.origin === origin || !cache.isReady()) return;
+    cache.applyGroups(sync.groups);
+    cache.applySettings(sync.settings);
+    cache.applyDeletions(sync.deletions);
   }
 
   async function findSetting(key: string): Promise<SettingRow> {

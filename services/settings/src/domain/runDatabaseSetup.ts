@@ -2,7 +2,7 @@ import type { Bus } from '@orbital/bus';
 import {
   type DbSetupReply,
   databaseOwners,
-  databaseSetupCompletedSubject,
+  databaseSetupCompletedBroadcast,
   migrateSubjects,
   serviceIdentity,
 } from '@orbital/contracts';
@@ -83,10 +83,7 @@ export async function runDatabaseSetup(deps: DatabaseSetupDeps): Promise<DbSetup
       selectedAt: selectedAt.toISOString(),
       version: '1.0',
     });
-    bus.connection.publish(
-      bus.subject(databaseSetupCompletedSubject),
-      JSON.stringify({ completed_at: selectedAt.toISOString() }),
-    );
+    bus.broadcast(databaseSetupCompletedBroadcast, { completed_at: selectedAt.toISOString() });
     await bus.connection.flush();
     logger.info({ selectionFile: file, unconfirmed }, 'database setup completed');
     return unconfirmed.length === 0

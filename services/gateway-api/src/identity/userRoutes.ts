@@ -2,10 +2,11 @@ import { createUserBody, userView } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { checkPasswordStrength } from '../identity/checkPasswordStrength.ts';
-import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
-import { hashPassword } from '../identity/passwordHashing.ts';
-import { toUserView, userParams } from './identitySchemas.ts';
+import { userParams } from '../http/pathParams.ts';
+import { checkPasswordStrength } from './checkPasswordStrength.ts';
+import type { IdentityRouteDeps } from './identityRouteDeps.ts';
+import { toUserView } from './identityViews.ts';
+import { hashPassword } from './passwordHashing.ts';
 
 /** Accounts are created by global admins (there is no self-registration yet). */
 export function userRoutes(deps: IdentityRouteDeps) {
@@ -43,7 +44,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
           globalRole: body.global_role,
         });
         logger.info(
-          { event: 'identity.user_created', userId: user.id, by: identity.kind === 'user' ? identity.userId : null },
+          { event: 'identity.user_created', userId: user.id, by: identity.kind === 'user' ? identity.user_id : null },
           'user created',
         );
         return toUserView(user);
@@ -60,13 +61,13 @@ export function userRoutes(deps: IdentityRouteDeps) {
       async handler({ params, identity }) {
         if (!(await store.getUser(params.userId))) throw new AppError('not_found', 'No such user');
         const revoked = await store.revokeUserSessions(params.userId);
-        await broadcast.invalidate({ kind: 'user', userId: params.userId });
+        await broadcast.invalidate({ kind: 'user', user_id: params.userId });
         logger.info(
           {
             event: 'auth.sessions_revoked',
             userId: params.userId,
             revoked,
-            by: identity.kind === 'user' ? identity.userId : null,
+            by: identity.kind === 'user' ? identity.user_id : null,
           },
           'security: sessions revoked',
         );

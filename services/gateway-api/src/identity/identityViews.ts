@@ -1,11 +1,7 @@
 import { timestampToIso } from '@orbital/db';
-import { z } from 'zod';
-import type { MemberRow, TeamRow, UserRow } from '../identity/identityStore.ts';
+import type { MemberRow, TeamRow, UserRow } from './identityStore.ts';
 
-/** Path parameters of the identity routes, and the mapping of identity rows to their views (libs/contracts). */
-export const teamParams = z.object({ teamId: z.uuid({ error: 'must be a team id (UUID)' }) });
-export const memberParams = teamParams.extend({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });
-export const userParams = z.object({ userId: z.uuid({ error: 'must be a user id (UUID)' }) });
+/** Identity rows as the API shows them (the views are defined in libs/contracts). */
 
 export const toUserView = (u: UserRow) => ({
   id: u.id,

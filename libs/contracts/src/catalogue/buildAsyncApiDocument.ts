@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { headerNames } from '../reply.ts';
+import type { EventDef } from '../events/defineEvent.ts';
+import {
+  parkedEventsStream,
+  parkedHeaderNames,
+  type StreamDefinition,
+  satelliteEventsStream,
+} from '../events/eventStreams.ts';
 import { satelliteEventDescriptions } from '../satellite/eventDescriptions.ts';
-import { eventDataSchemas, type SatelliteEventType, satelliteEventTypes } from '../satellite/events.ts';
-import { domainEvents } from './domainEvents.ts';
-import { parkedEventsStream, parkedHeaderNames, type StreamDefinition, satelliteEventsStream } from './eventStreams.ts';
+import type { SatelliteEventType } from '../satellite/events.ts';
+import { broadcastCatalogue, eventCatalogue } from './contractCatalogue.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,84 +43,98 @@ const headerSchema = (properties: Record<string, string>, required: string[] = [
   ...(required.length ? { required } : {}),
 });
 
-const satelliteHeaders = headerSchema(
-  {
-    'Nats-Msg-Id': '`<satellite_id>:<event id>`: JetStream drops a repeat inside the duplicate window',
-    [headerNames.satelliteId]: 'The authenticated satellite that sent the event',
-    [headerNames.teamId]: 'The team of a team satellite; absent for a global satellite',
-    [headerNames.requestId]: 'The HTTP request that carried the batch',
-  },
-  ['Nats-Msg-Id', headerNames.satelliteId],
-);
-
-function satelliteEventSchema(type: SatelliteEventType): z.ZodType {
-  return z.object({
-    id: z.uuid().meta({ description: 'Client event id, generated once by the satellite; retries reuse it' }),
-    type: z.literal(type),
-    timestamp: z.iso.datetime({ offset: true }),
-    data: eventDataSchemas[type],
-  });
+/** The satellite event type of an event of that family, else null. */
+function satelliteTypeOf(def: EventDef): SatelliteEventType | null {
+  if (def.stream.name !== satelliteEventsStream.name) return null;
+  return def.subject.split('.').slice(3).join('.') as SatelliteEventType;
 }
 
+/** `evt.installation.status_changed.{team_id}.{installation_id}` becomes `installation_status_changed`. */
+const idOfEvent = (subject: string) => idOf(subject.replace(/^evt\./, '').replace(/\.\{[a-z_]+\}/g, ''));
+
 /**
- * The AsyncAPI 3.1 document of every event subject, built from the catalogue in libs/contracts so the
- * reference cannot drift from the code (`npm run asyncapi` writes docs/asyncapi.json; a test fails when
- * the checked-in file is stale). Subjects are shown without the deployment prefix.
+ * The AsyncAPI 3.1 document of every event and broadcast subject, built from the contract catalogue
+ * in libs/contracts so the reference cannot drift from the code (`npm run asyncapi` writes
+ * docs/asyncapi.json; a test fails when the checked-in file is stale). Subjects are shown without the
+ * deployment prefix; `{name}` is a token filled from the message.
  */
 export function buildAsyncApiDocument(): JsonObject {
   const channels: JsonObject = {};
   const operations: JsonObject = {};
   const messages: JsonObject = {};
 
-  for (const type of satelliteEventTypes) {
-    const id = idOf(`satellite.${type}`);
-    const { emittedWhen, origin } = satelliteEventDescriptions[type];
+  for (const def of eventCatalogue) {
+    const id = idOfEvent(def.subject);
+    const type = satelliteTypeOf(def);
+    const origin = type ? satelliteEventDescriptions[type].origin : null;
+    const headers = def.headers ?? {};
     messages[id] = {
-      name: type,
-      title: type,
-      summary: emittedWhen,
+      name: type ?? def.subject,
+      title: type ?? def.subject,
+      summary: type ? satelliteEventDescriptions[type].emittedWhen : def.description,
       ...(origin === 'ours' ? { description: 'Defined by Orbital: the specification does not show this type.' } : {}),
       contentType: 'application/json',
-      headers: satelliteHeaders,
-      payload: jsonSchema(satelliteEventSchema(type)),
-      'x-origin': origin,
+      ...(Object.keys(headers).length
+        ? {
+            headers: headerSchema(
+              Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, h.description])),
+              Object.entries(headers)
+                .filter(([, h]) => h.required)
+                .map(([name]) => name),
+            ),
+          }
+        : {}),
+      payload: jsonSchema(def.payload),
+      ...(origin ? { 'x-origin': origin } : {}),
     };
+    const tokens = [...def.subject.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
     channels[id] = {
-      address: `evt.satellite.{satellite_id}.${type}`,
-      title: type,
-      description: `${emittedWhen} Sent by satellites in batches to POST /api/satellites/{satellite_id}/events; gateway-api publishes each valid event here.`,
-      parameters: { satellite_id: { description: 'Id of the satellite that emitted the event' } },
+      address: def.subject,
+      title: type ?? def.subject,
+      description: `${def.description} Published by ${def.producer}; read by ${def.consumers.length ? def.consumers.join(', ') : 'no service yet (kept for operators and future readers)'}.`,
+      ...(tokens.length
+        ? {
+            parameters: Object.fromEntries(
+              tokens.map((token) => [token, { description: `The ${token} of the message` }]),
+            ),
+          }
+        : {}),
       messages: { [id]: { $ref: `#/components/messages/${id}` } },
-      'x-jetstream-stream': streamExtension(satelliteEventsStream),
+      'x-jetstream-stream': streamExtension(def.stream),
+      'x-producer': def.producer,
+      'x-consumers': [...def.consumers],
     };
     operations[`publish_${id}`] = {
       action: 'send',
       channel: { $ref: `#/channels/${id}` },
-      summary: `gateway-api stores a satellite's ${type} event`,
+      summary: type ? `gateway-api stores a satellite's ${type} event` : `${def.producer} publishes ${def.subject}`,
       messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
     };
   }
 
-  for (const event of domainEvents) {
-    const id = idOf(event.subject);
+  for (const def of broadcastCatalogue) {
+    const id = idOf(def.subject);
     messages[id] = {
-      name: event.subject,
-      title: event.subject,
-      summary: event.description,
+      name: def.subject,
+      title: def.subject,
+      summary: def.description,
       contentType: 'application/json',
-      payload: jsonSchema(event.payload),
+      payload: jsonSchema(def.payload),
+      ...(def.reply ? { 'x-reply': jsonSchema(def.reply) } : {}),
     };
     channels[id] = {
-      address: event.subject,
-      title: event.subject,
-      description: `${event.description} Published by ${event.producer}.`,
+      address: def.subject,
+      title: def.subject,
+      description: `${def.description} Core NATS to every replica of ${def.listeners.join(', ')}: not stored, so a listener also recovers when it reconnects.`,
       messages: { [id]: { $ref: `#/components/messages/${id}` } },
-      'x-jetstream-stream': streamExtension(event.stream),
+      'x-delivery': 'broadcast',
+      'x-producer': def.producer,
+      'x-consumers': [...def.listeners],
     };
-    operations[`publish_${id}`] = {
+    operations[`broadcast_${id}`] = {
       action: 'send',
       channel: { $ref: `#/channels/${id}` },
-      summary: `${event.producer} publishes ${event.subject}`,
+      summary: `${def.producer} broadcasts ${def.subject}`,
       messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
     };
   }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { satelliteEventTypes } from '../satellite/events.ts';
 import { buildAsyncApiDocument } from './buildAsyncApiDocument.ts';
-import { domainEvents } from './domainEvents.ts';
+import { broadcastCatalogue, eventCatalogue } from './contractCatalogue.ts';
 
 type Doc = {
   channels: Record<string, { address: string; 'x-jetstream-stream': { name: string } }>;
@@ -17,10 +16,11 @@ describe('AsyncAPI document', () => {
     expect(checkedIn).toEqual(buildAsyncApiDocument());
   });
 
-  it('has a channel per satellite event type and per domain event, with its stream', () => {
+  it('has a channel per event and broadcast of the catalogue, events with their stream', () => {
     const addresses = Object.values(document.channels).map((c) => c.address);
-    for (const type of satelliteEventTypes) expect(addresses).toContain(`evt.satellite.{satellite_id}.${type}`);
-    for (const event of domainEvents) expect(addresses).toContain(event.subject);
+    for (const event of eventCatalogue) expect(addresses).toContain(event.subject);
+    for (const broadcast of broadcastCatalogue) expect(addresses).toContain(broadcast.subject);
+    expect(addresses).toContain('evt.satellite.{satellite_id}.mcp.server.crashed');
     expect(addresses).toContain('parked.{durable}');
     expect(document.channels.satellite_mcp_server_crashed?.['x-jetstream-stream'].name).toBe('EVENTS_SATELLITE');
   });

@@ -2,11 +2,11 @@ import { globalPermissionsOf, loginBody, loginReply, meView, teamPermissionsOf }
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { sessionCookieName, sessionOf } from '../identity/createAccessResolver.ts';
-import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
-import type { LoginRateLimiter } from '../identity/createLoginRateLimiter.ts';
-import { verifyAgainstDecoy, verifyPassword } from '../identity/passwordHashing.ts';
-import { createSessionToken, hashSessionToken } from '../identity/sessionToken.ts';
+import { sessionCookieName, sessionOf } from './createAccessResolver.ts';
+import type { LoginRateLimiter } from './createLoginRateLimiter.ts';
+import type { IdentityRouteDeps } from './identityRouteDeps.ts';
+import { verifyAgainstDecoy, verifyPassword } from './passwordHashing.ts';
+import { createSessionToken, hashSessionToken } from './sessionToken.ts';
 
 /**
  * The session cookie: HttpOnly (no script reads it), Secure, and SameSite=Strict: no other site can
@@ -89,7 +89,7 @@ export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter
       async handler({ request, reply }) {
         const session = sessionOf(request);
         await store.revokeSession(session.sessionId);
-        await broadcast.invalidate({ kind: 'session', sessionId: session.sessionId });
+        await broadcast.invalidate({ kind: 'session', session_id: session.sessionId });
         logger.info(
           { event: 'auth.logout', userId: session.user.id, sessionId: session.sessionId },
           'security: session ended',

@@ -10,8 +10,9 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import type { IdentityRouteDeps } from '../identity/createIdentityModule.ts';
-import { memberParams, teamParams, toMemberView, toTeamView } from './identitySchemas.ts';
+import { memberParams, teamParams } from '../http/pathParams.ts';
+import type { IdentityRouteDeps } from './identityRouteDeps.ts';
+import { toMemberView, toTeamView } from './identityViews.ts';
 
 /**
  * Teams and memberships. Global admins manage every team; a team admin manages the members of their
@@ -21,7 +22,7 @@ import { memberParams, teamParams, toMemberView, toTeamView } from './identitySc
 export function teamRoutes(deps: IdentityRouteDeps) {
   const { store, broadcast, logger } = deps;
   const notFound = () => new AppError('not_found', 'No such team');
-  const evictUser = (userId: string) => broadcast.invalidate({ kind: 'user', userId });
+  const evictUser = (userId: string) => broadcast.invalidate({ kind: 'user', user_id: userId });
 
   return [
     defineRoute({
@@ -35,7 +36,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
         if (identity.kind !== 'user') throw new AppError('forbidden');
         const teams = hasGlobalPermission(identity, 'teams.manage')
           ? await store.listTeams()
-          : await store.listTeamsOf(identity.userId);
+          : await store.listTeamsOf(identity.user_id);
         return teams.map(toTeamView);
       },
     }),

@@ -1,0 +1,89 @@
+import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
+import { type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import {
+  type EventDef,
+  type EventInputOf,
+  type EventPayloadOf,
+  type EventTokens,
+  eventSubject,
+} from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
+import type { Bus } from './createBus.ts';
+import { translatePublishError } from './jetStreamErrors.ts';
+import { busDisconnected } from './natsErrors.ts';
+
+export type PublishOptions<E extends EventDef = EventDef> = {
+  /** Tokens of the subject the payload does not carry (a satellite event's satellite id). */
+  tokens?: EventTokens<E>;
+  /** Stable id; JetStream drops a second message with the same id inside the stream's duplicate window. */
+  msgId?: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+};
+
+export type PublishResult = { stream: string; seq: number; duplicate: boolean };
+
+const clients = new WeakMap<NatsConnection, JetStreamClient>();
+
+function clientFor(bus: Bus): JetStreamClient {
+  let client = clients.get(bus.connection);
+  if (!client) {
+    client = jetstream(bus.connection);
+    clients.set(bus.connection, client);
+  }
+  return client;
+}
+
+/**
+ * Publishes an event to JetStream and waits for the stream's acknowledgement: resolved means stored.
+ * The payload is checked against the event's schema first (a breach is a defect: `internal`, nothing
+ * published); any failure to store is an `unavailable` AppError, so callers never report an unstored
+ * message as stored.
+ */
+export async function publishEvent<E extends EventDef>(
+  bus: Bus,
+  def: E,
+  payload: EventInputOf<E>,
+  options: PublishOptions<E> = {},
+): Promise<PublishResult> {
+  const { subject, data } = encodeEvent(def, payload, options.tokens);
+  return publishData(bus, subject, data, options);
+}
+
+/** The subject and body of an event, checked against its definition (the outbox stores both). */
+export function encodeEvent<E extends EventDef>(
+  def: E,
+  payload: EventInputOf<E>,
+  tokens: EventTokens<E> = {},
+): { subject: string; data: string } {
+  const checked = def.payload.safeParse(payload);
+  if (!checked.success) {
+    throw new AppError('internal', `An ${def.subject} event breaks its contract`, {
+      cause: checked.error,
+      details: checked.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  return { subject: eventSubject(def, checked.data as EventPayloadOf<E>, tokens), data: JSON.stringify(checked.data) };
+}
+
+/** Publishes bytes as they are: a parked or replayed message keeps the original's. */
+export async function publishData(
+  bus: Bus,
+  subject: string,
+  data: string | Uint8Array,
+  options: Omit<PublishOptions, 'tokens'> = {},
+): Promise<PublishResult> {
+  if (!bus.isConnected()) throw busDisconnected(subject);
+  const hdrs = natsHeaders();
+  for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
+  try {
+    const ack = await clientFor(bus).publish(bus.subject(subject), data, {
+      headers: hdrs,
+      ...(options.msgId ? { msgID: options.msgId } : {}),
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    });
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  } catch (error) {
+    throw translatePublishError(error, subject);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './buildAsyncApiDocument.ts';
+export * from './contractCatalogue.ts';

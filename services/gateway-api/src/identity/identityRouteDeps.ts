@@ -1,0 +1,11 @@
+import type { Logger } from '@orbital/logger';
+import type { ReplicaBroadcast } from './createReplicaBroadcast.ts';
+import type { IdentityStore } from './identityStore.ts';
+
+/** What the identity routes share: the store, the cross-replica session eviction, a logger, the clock. */
+export type IdentityRouteDeps = {
+  store: IdentityStore;
+  broadcast: ReplicaBroadcast;
+  logger: Logger;
+  now: () => number;
+};
