@@ -1,4 +1,4 @@
-import type { Access } from './defineRoute.ts';
+import type { Access } from './routeAccess.ts';
 
 /**
  * What the OpenAPI document says of each route beyond its schemas, so a client generator gets a usable
