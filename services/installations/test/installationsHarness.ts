@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
 import { type Bus, createBus, ensureStream, publishEvent } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import {
@@ -109,10 +110,15 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     async emit(type, data, options = {}) {
       const id = options.id ?? randomUUID();
       const envelope = { id, type, timestamp: options.timestamp ?? new Date().toISOString(), data };
-      await publishEvent(client, satelliteEvents[type as SatelliteEventType], envelope as never, {
-        tokens: { satellite_id: satelliteId },
-        msgId: options.msgId ?? id,
-      });
+      const def = satelliteEvents[type as SatelliteEventType];
+      const msgId = options.msgId ?? id;
+      if (def.payload.safeParse(envelope).success) {
+        await publishEvent(client, def, envelope as never, { tokens: { satellite_id: satelliteId }, msgId });
+      } else {
+        // What a broken producer could store, past every contract: the consumer must park it.
+        const subject = client.subject(`evt.satellite.${satelliteId}.${type}`);
+        await jetstream(client.connection).publish(subject, JSON.stringify(envelope), { msgID: msgId });
+      }
       return id;
     },
     async stop() {
