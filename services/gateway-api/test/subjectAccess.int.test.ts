@@ -38,12 +38,18 @@ beforeAll(async () => {
   };
   const teamA = (await post('/api/teams', { slug: 'subjects-a', name: 'A' })).id as string;
   const teamB = (await post('/api/teams', { slug: 'subjects-b', name: 'B' })).id as string;
-  const register = async (name: string) => {
-    const token = await post(`/api/teams/${teamA}/satellites/registration-tokens`, { expires_in_minutes: 5 });
+  const register = async (name: string, tokens = `/api/teams/${teamA}/satellites/registration-tokens`) => {
+    const token = await post(tokens, { expires_in_minutes: 5 });
     const registered = await post('/api/satellites/register', { name }, { authorization: token.authorization });
     return registered.satellite_id as string;
   };
-  ctx = { teamA, teamB, satelliteId: await register('matrix'), doomedSatelliteId: await register('doomed') };
+  ctx = {
+    teamA,
+    teamB,
+    satelliteId: await register('matrix'),
+    doomedSatelliteId: await register('doomed'),
+    globalSatelliteId: await register('everywhere', '/api/satellites/registration-tokens'),
+  };
 
   identities.set('anonymous', { kind: 'anonymous' });
   identities.set('global_admin', user('00000000-0000-4000-8000-00000000000a', 'global_admin', []));

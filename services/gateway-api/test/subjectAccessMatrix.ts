@@ -35,7 +35,14 @@ export const subjectCallers = [...userCallers, 'satellite', 'other_satellite', .
 export type SubjectCaller = (typeof subjectCallers)[number];
 export type Outcome = 'ok' | 'refused' | 'hidden';
 
-export type SubjectContext = { teamA: string; teamB: string; satelliteId: string; doomedSatelliteId: string };
+export type SubjectContext = {
+  teamA: string;
+  teamB: string;
+  /** Satellites of team A: one every row uses, one a revocation row revokes. */
+  satelliteId: string;
+  doomedSatelliteId: string;
+  globalSatelliteId: string;
+};
 
 export type SubjectRow = {
   def: SubjectDef;
@@ -69,6 +76,8 @@ const heartbeat = {
 };
 /** The satellite rows: its own id admitted, any other id refused, nobody else admitted. */
 const ownSatellite = { ...only('satellite'), other_satellite: 'refused' } as const;
+/** A satellite's reads: the satellite itself, and a global admin looking at it. */
+const ownOrGlobalAdmin = { ...only('satellite', 'global_admin'), other_satellite: 'refused' } as const;
 
 export const subjectMatrix: SubjectRow[] = [
   // Database setup runs before any user exists; it has run, so setup is a conflict for everyone.
@@ -158,13 +167,13 @@ export const subjectMatrix: SubjectRow[] = [
     request: (c) => ({ satellite_id: c.satelliteId, heartbeat }),
     expect: ownSatellite,
   },
-  { def: registry.pollCommands, request: (c) => ({ satellite_id: c.satelliteId, limit: 1 }), expect: ownSatellite },
+  { def: registry.pollCommands, request: (c) => ({ satellite_id: c.satelliteId, limit: 1 }), expect: ownOrGlobalAdmin },
   {
     def: registry.reportResult,
     request: (c) => ({ satellite_id: c.satelliteId, result: { command_id: randomUUID(), status: 'acknowledged' } }),
     expect: ownSatellite,
   },
-  { def: registry.getConfiguration, request: (c) => ({ satellite_id: c.satelliteId }), expect: ownSatellite },
+  { def: registry.getConfiguration, request: (c) => ({ satellite_id: c.satelliteId }), expect: ownOrGlobalAdmin },
   // Commands: the installations service, and global admins.
   {
     def: registry.createCommand,
@@ -196,6 +205,19 @@ export const subjectMatrix: SubjectRow[] = [
     def: registry.getMetrics,
     request: (c) => ({ satellite_id: c.satelliteId, query: {} }),
     expect: { ...only(...teamAMembers), other_team: 'hidden', no_team: 'hidden' },
+  },
+  // A global satellite serves every team: members of any team see it, global admins manage it.
+  {
+    def: registry.getSatellite,
+    variant: 'global',
+    request: (c) => ({ satellite_id: c.globalSatelliteId }),
+    expect: { ...only(...signedIn), no_team: 'hidden' },
+  },
+  {
+    def: registry.updateAllowlist,
+    variant: 'global',
+    request: (c) => ({ satellite_id: c.globalSatelliteId, ip_allowlist: [] }),
+    expect: { ...only('global_admin'), no_team: 'hidden' },
   },
   {
     def: registry.updateAllowlist,

@@ -98,8 +98,24 @@ describe('authorizeRequest', () => {
     expect(check(teamAdmin, 'a')).toBe('ok');
     expect(check(teamUser, 'a')).toBe('forbidden');
     expect(check(outsider, 'a')).toBe('not_found');
-    expect(check(teamAdmin, null)).toBe('not_found');
+    // A record of no team serves every team: members of any team see it, global admins act on it.
+    expect(check(teamAdmin, null)).toBe('forbidden');
+    expect(check(user('global_user'), null)).toBe('not_found');
     expect(check(admin, null)).toBe('ok');
+
+    const see: SubjectAccess = { users: { kind: 'record_team', permission: 'satellites.view' } };
+    const sees = (identity: CallerIdentity, team: string | null) => {
+      try {
+        authorizeRequest(see, identity, {}).requireRecordTeam(team, 'No such satellite');
+        return 'ok';
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    expect(sees(teamUser, 'a')).toBe('ok');
+    expect(sees(outsider, 'a')).toBe('not_found');
+    expect(sees(outsider, null)).toBe('ok');
+    expect(sees(user('global_user'), null)).toBe('not_found');
   });
 
   it('admits members of the named team in any role, whatever their global role', () => {
