@@ -91,6 +91,8 @@ describe('the web console, day one, in a real browser', () => {
   step('changes a setting; a refused value is shown at its field', async () => {
     // One tab per group, in sort order; arrow keys move between them.
     const tabs = page.getByRole('tab');
+    // The page heading shows before the groups arrive: wait for the last tab, then read them all.
+    await page.getByRole('tab', { name: 'Code Hosting OAuth' }).waitFor();
     expect(await tabs.allTextContents()).toEqual(['Global Settings', 'SMTP Mail Settings', 'Code Hosting OAuth']);
     await tabs.first().focus();
     await page.keyboard.press('ArrowRight');
