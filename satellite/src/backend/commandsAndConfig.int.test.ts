@@ -254,6 +254,31 @@ describe('long polling', () => {
     await link.poller.poll();
     expect(link.poller.state()).toMatchObject({ long_poll: false, next_delay_ms: 60000 });
   });
+
+  it('notices the first settings change after a gateway that had seen none', async () => {
+    const answers = [{ settings_changed_at: null }, { settings_changed_at: '2026-01-02T09:30:00.000Z' }];
+    served = { servers: [] };
+    backend.respond((request) => {
+      if (request.path.endsWith('/config')) return { status: 200, body: { success: true, data: served } };
+      if (request.path.endsWith('/commands')) {
+        const extra = answers.shift() ?? {};
+        return {
+          status: 200,
+          body: {
+            success: true,
+            data: { commands: [], polling: { mode: 'slow', next_poll_ms: 60000 }, long_poll_ms: 25000, ...extra },
+          },
+        };
+      }
+      return errorReply(404, 'not_found');
+    });
+    const link = await build();
+    const configFetches = () => backend.requests.filter((r) => r.path.endsWith('/config')).length;
+    await link.poller.poll();
+    expect(configFetches()).toBe(0);
+    await link.poller.poll();
+    await vi.waitFor(() => expect(configFetches()).toBe(1));
+  });
 });
 
 describe('credential validation', () => {

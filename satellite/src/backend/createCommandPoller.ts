@@ -53,11 +53,14 @@ export function createCommandPoller(options: {
   };
 
   const noticeSettings = (changedAt: string | null | undefined) => {
-    if (changedAt === undefined || changedAt === null) return;
+    // A gateway that does not say leaves things as they were.
+    if (changedAt === undefined) return;
     const seen = settingsSeen;
+    // Null ("no change since this gateway started") is a state like any other: the first change after it
+    // must be noticed, or a satellite that started before any settings change would never notice one.
     settingsSeen = changedAt;
     // The first answer only says where things stand: the configuration was fetched at start.
-    if (seen === undefined || seen === changedAt || !options.onSettingsChanged) return;
+    if (seen === undefined || seen === changedAt || changedAt === null || !options.onSettingsChanged) return;
     logger.info({ settings_changed_at: changedAt }, 'platform settings changed; fetching the configuration');
     options.onSettingsChanged().catch((err: unknown) => logger.warn({ err }, 'configuration refresh failed'));
   };
