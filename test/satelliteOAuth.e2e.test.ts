@@ -28,10 +28,11 @@ import {
 } from '../services/gateway-api/test/identityStack.ts';
 
 /**
- * Issue 13 end to end, in one process: the real gateway-api with identity and OAuth (PostgreSQL,
- * NATS, Redis), listening on a port; a satellite in oauth mode serving real stdio MCP servers of two
- * teams; and the SDK's Client, with its own OAuth support doing discovery, dynamic registration and
- * the authorization-code flow with PKCE. The test plays the user's browser on the consent page.
+ * OAuth for MCP clients of satellites end to end, in one process: the real gateway-api with identity and
+ * OAuth (PostgreSQL, NATS, Redis), listening on a port; a satellite in oauth mode serving real stdio MCP
+ * servers of two teams; and the SDK's Client, with its own OAuth support doing discovery, dynamic
+ * registration and the authorization-code flow with PKCE. The test plays the user's browser on the consent
+ * page.
  */
 let stack: IdentityStack;
 let gateway: FastifyInstance;

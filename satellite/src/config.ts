@@ -80,7 +80,7 @@ export const satelliteEnv = logEnv.extend({
   PROCESS_CPU_LIMIT_SECONDS: nonNegativeInt.default(0),
   PROCESS_MAX_PROCESSES: nonNegativeInt.default(0),
 
-  // --- Backend link (issue 9). Without BACKEND_URL the satellite stays in standalone mode.
+  // --- Backend link. Without BACKEND_URL the satellite stays in standalone mode.
   // gateway-api's base URL (the Kubernetes manifests use http://gateway-api).
   BACKEND_URL: z.url().optional(),
   // The token an administrator generated; needed only until the satellite holds an API key.

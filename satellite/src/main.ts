@@ -65,7 +65,7 @@ const stop = (signal: string) => {
     config.EVENT_FLUSH_TIMEOUT_MS + config.PROCESS_KILL_GRACE_MS + 10000,
   );
   deadline.unref();
-  // Rule 5: the event queue stops accepting and flushes (at most EVENT_FLUSH_TIMEOUT_MS) first.
+  // The event queue stops accepting and flushes (at most EVENT_FLUSH_TIMEOUT_MS) first.
   const flushed = link ? link.stop() : Promise.resolve();
   stopping = flushed
     .then(() => satellite.close())

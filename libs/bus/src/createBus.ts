@@ -129,7 +129,7 @@ export async function createBus(options: BusOptions): Promise<Bus> {
   const connection = await connect({
     servers: options.servers,
     name: options.name,
-    // Stack traces on every request cost about a third of the throughput (CONVENTIONS.md).
+    // Stack traces on every request cost about a third of the throughput.
     noAsyncTraces: true,
     maxReconnectAttempts: -1,
     // A server that stops answering (a partition rather than a closed socket) is noticed within about

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /**
- * AES-256-GCM encryption of values at rest (spec "Rules of the settings store" 3). The key is derived
+ * AES-256-GCM encryption of values at rest. The key is derived
  * from the service secret with scrypt and a fixed salt, so every replica derives the same key; each
  * encryption draws a fresh 12-byte IV; the caller's context (the setting key, the installation id) is
  * bound as additional authenticated data, so a ciphertext moved to another row fails to decrypt just

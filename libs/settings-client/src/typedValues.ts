@@ -2,7 +2,7 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 
 /**
- * Typed reads of setting text (spec "Rules of the settings store" 5). Pure functions: the settings
+ * Typed reads of setting text. Pure functions: the settings
  * service applies them to its cache, other services to values fetched over NATS.
  */
 const trueWords = new Set(['true', '1', 'yes', 'on', 'enabled']);

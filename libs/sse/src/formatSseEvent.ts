@@ -1,5 +1,5 @@
 /**
- * One server-sent event in the wire format (spec "Other message streams" 2): optional `id`, `event`,
+ * One server-sent event in the wire format: optional `id`, `event`,
  * `data` (one `data:` line per line of the JSON), and `retry`. An event with an id and no data moves the
  * client's last event id without dispatching anything (WHATWG: the id is taken before the empty-data
  * check), which is how a stream acknowledges a message the client already has from its snapshot.

@@ -1,8 +1,8 @@
 import type { Scheduler } from './scheduler.ts';
 
 /**
- * What one backend call came to. Callers decide by `kind` and HTTP status, never by message text
- * (DESIGN.md improvement 5). `network` and `timeout` are transient: nothing is concluded from them.
+ * What one backend call came to. Callers decide by `kind` and HTTP status, never by message text,
+ * which may change. `network` and `timeout` are transient: nothing is concluded from them.
  */
 export type BackendResult<T = unknown> =
   | { kind: 'ok'; status: number; data: T }

@@ -36,7 +36,7 @@ export type BackendLinkConfig = Pick<
 >;
 
 /**
- * The satellite's whole conversation with the backend (issue 9), outbound only: registration and
+ * The satellite's whole conversation with the backend, outbound only: registration and
  * credentials, the event queue (which is the runtime's and gateway's EventSink), then, once the
  * runtime exists, heartbeats, configuration sync and command polling.
  */
@@ -184,7 +184,7 @@ export function createBackendLink(options: {
         events: events.stats(),
       };
     },
-    /** Stops the loops, then flushes the event queue within EVENT_FLUSH_TIMEOUT_MS (rule 5). */
+    /** Stops the loops, then flushes the event queue within EVENT_FLUSH_TIMEOUT_MS. */
     async stop(): Promise<{ sent: number; lost: number }> {
       stopping.abort();
       parts?.heartbeat.stop();

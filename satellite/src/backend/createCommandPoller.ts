@@ -12,7 +12,7 @@ export const maxPollBackoffMs = 5 * 60 * 1000;
 export const defaultCommandWaitMs = 25_000;
 
 /**
- * Command polling (spec "Command priority polling modes", DESIGN.md improvement 4): the backend's
+ * Command polling, paced by the backend: the backend's
  * reply names the mode and the next interval, and the satellite obeys it. On errors the interval
  * doubles from the last one the backend gave, up to 5 minutes; the first success returns to the
  * backend's interval at once.

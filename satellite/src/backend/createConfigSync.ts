@@ -9,7 +9,7 @@ import { describeFailure } from './createBackendClient.ts';
 import type { SatelliteApi } from './createSatelliteApi.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
 
-/** DESIGN.md improvement 12: SHA-256 over canonical JSON (sorted keys), first 12 hex characters. */
+/** SHA-256 over canonical JSON (sorted keys), first 12 hex characters: the same servers, the same hash. */
 export function configurationHash(servers: readonly ServerConfiguration[]): string {
   return createHash('sha256').update(canonicalJson({ servers })).digest('hex').slice(0, 12);
 }

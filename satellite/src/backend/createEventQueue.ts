@@ -4,7 +4,7 @@ import { buildSatelliteEvent } from '../events/buildSatelliteEvent.ts';
 import type { EventSink } from '../events/eventSink.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
 
-/** What sending one batch came to, by HTTP status (spec "Errors" 1), never by message text. */
+/** What sending one batch came to, by HTTP status, never by message text. */
 export type SendOutcome =
   | { kind: 'sent'; rejected: { index: number; id: string | null; message: string }[] }
   /** 400 for the batch as a whole: the backend will never take these events. */
@@ -34,7 +34,7 @@ export type EventQueue = EventSink & {
   /** Runs one batch cycle now (the timer does this every interval); resolves when it is done. */
   runCycle(): Promise<void>;
   /**
-   * Rule 5: stop accepting events, cancel the next batch, send what is queued until the queue is
+   * At shutdown: stop accepting events, cancel the next batch, send what is queued until the queue is
    * empty or `flushTimeoutMs` passes; resolves with what was sent and what was lost.
    */
   shutdown(): Promise<{ sent: number; lost: number }>;
@@ -96,7 +96,7 @@ function createDeque<T>() {
 }
 
 /**
- * The satellite's event queue (spec "Batching and queue rules" 1-7 and "Errors" 1): events are
+ * The satellite's event queue: events are
  * validated and queued in memory, sent at most `maxBatchSize` at a time every `batchIntervalMs`, one
  * batch in flight at a time, no request when the queue is empty. Beyond `maxQueueSize` the oldest are
  * dropped and counted. Per outcome: per-event rejects are dropped and logged; 401, 5xx, timeouts and
@@ -263,7 +263,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
         try {
           logger.error({ err: error, event_type: type }, 'satellite event could not be queued');
         } catch {
-          // Nothing may reach the emitter (rule 6).
+          // Emitting is fire-and-forget: nothing may reach the emitter.
         }
       }
     },

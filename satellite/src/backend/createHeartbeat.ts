@@ -5,7 +5,7 @@ import type { SatelliteApi } from './createSatelliteApi.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
 
 /**
- * The 30-second heartbeat (spec "Other message streams" 1): aggregate metrics, separate from events.
+ * The 30-second heartbeat: aggregate metrics, separate from events.
  * The satellite URL goes in the first heartbeat after start only (until one is accepted). The first
  * accepted heartbeat activates a new satellite; the reply may set the next interval.
  */

@@ -42,7 +42,7 @@ export function createLinkHealth(): LinkHealth {
 }
 
 /**
- * The heartbeat's metrics (spec "Satellite to backend"): system CPU since the previous heartbeat,
+ * The heartbeat's metrics: system CPU since the previous heartbeat,
  * memory, the disk holding the state directory, network status as the link saw it, process counts,
  * uptime; per process the runtime's status, health, request statistics and resource use (CPU as a
  * share of one core since the previous heartbeat).

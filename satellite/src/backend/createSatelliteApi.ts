@@ -13,7 +13,7 @@ export type SatelliteApi = {
   ): Promise<BackendResult<T>>;
 };
 
-/** Calls on the satellite's own routes with its API key (DESIGN.md: a key reaches its own id only). */
+/** Calls on the satellite's own routes with its API key (a key reaches its own id only). */
 export function createSatelliteApi(options: {
   client: BackendClient;
   identity: SatelliteIdentity;

@@ -34,7 +34,7 @@ const retryMaxMs = 60000;
 const operatorSteps =
   'generate a new registration token (POST /api/satellites/registration-tokens, or the team route for a team satellite), set SATELLITE_REGISTRATION_TOKEN to it and restart the satellite';
 
-/** Registration and the credentials life cycle (DESIGN.md improvement 6). */
+/** Registration and the credentials life cycle: credentials survive transient failures; only a 401 re-registers. */
 export function createSatelliteIdentity(options: {
   client: BackendClient;
   store: CredentialsStore;

@@ -67,7 +67,7 @@ export async function validateCredentials(
   }
 }
 
-/** The installation status a credential check leads to (spec "Installation status"). */
+/** The installation status a credential check leads to. */
 export function statusAfterCheck(outcome: CredentialOutcome): 'online' | 'requires_reauth' | 'error' {
   if (outcome === 'valid') return 'online';
   if (outcome === 'failed') return 'error';

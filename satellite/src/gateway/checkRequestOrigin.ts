@@ -13,7 +13,7 @@ function hostnameOf(host: string): string {
 }
 
 /**
- * DNS-rebinding protection (DESIGN.md improvement 11). A page on an attacker's domain that resolves
+ * DNS-rebinding protection. A page on an attacker's domain that resolves
  * to this satellite sends its own Host and Origin; only names the satellite is meant to be reached
  * by, and pages it trusts, get through. Loopback names are always accepted as hosts. A request
  * without Origin is not from a browser page and is judged by its Host alone.

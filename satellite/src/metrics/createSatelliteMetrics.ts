@@ -5,7 +5,7 @@ import type { ServerSnapshot } from '../runtime/managedServer.ts';
 export type SatelliteMetricSources = {
   servers(): ServerSnapshot[];
   sessions(): number;
-  /** The backend link's event queue statistics (rule 7); absent in standalone mode. */
+  /** The backend link's event queue statistics (queued, sent, dropped, failed); absent in standalone mode. */
   events?: () => EventQueueStats;
 };
 
@@ -56,19 +56,14 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
   });
   if (sources.events) {
     const events = sources.events;
-    metrics.gauge(
-      'orbital_satellite_event_queue',
-      'Event queue statistics (spec: batching rule 7)',
-      ['stat'],
-      (gauge) => {
-        const stats = events();
-        gauge.set({ stat: 'queue_size' }, stats.queueSize);
-        gauge.set({ stat: 'emitted' }, stats.totalEmitted);
-        gauge.set({ stat: 'sent' }, stats.totalSent);
-        gauge.set({ stat: 'failed' }, stats.totalFailed);
-        gauge.set({ stat: 'dropped' }, stats.totalDropped);
-      },
-    );
+    metrics.gauge('orbital_satellite_event_queue', 'Event queue statistics', ['stat'], (gauge) => {
+      const stats = events();
+      gauge.set({ stat: 'queue_size' }, stats.queueSize);
+      gauge.set({ stat: 'emitted' }, stats.totalEmitted);
+      gauge.set({ stat: 'sent' }, stats.totalSent);
+      gauge.set({ stat: 'failed' }, stats.totalFailed);
+      gauge.set({ stat: 'dropped' }, stats.totalDropped);
+    });
   }
   return metrics;
 }

@@ -19,7 +19,7 @@ import type { ManagedServer, ToolCallOptions } from './managedServer.ts';
 import { formatBytes } from './messageTooLargeError.ts';
 import { readProcessUsage } from './readProcessUsage.ts';
 
-/** Per-process limits (spec "Limits": planned, so off unless configured). Applied with `ulimit`. */
+/** Per-process limits, off unless configured. Applied with `ulimit`. */
 export type ResourceLimits = { memoryMb?: number; cpuSeconds?: number; maxProcesses?: number };
 
 export type StdioServerOptions = {
@@ -106,7 +106,7 @@ export function commandLine(command: string, args: readonly string[], limits: Re
 }
 
 /**
- * One stdio installation and its process life cycle (spec "MCP server process (satellite side)"):
+ * One stdio installation and its process life cycle:
  * spawning -> running; running -> crashed on an unexpected exit; crashed -> running after restart
  * attempts 1 to 3 (with backoff); crashed -> permanently failed once they are spent; running ->
  * dormant after the idle timeout with no request in flight; dormant -> running on the next call.

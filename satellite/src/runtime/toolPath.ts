@@ -1,6 +1,6 @@
 /**
  * Tool paths. Clients see `server:tool`; the unified tool cache is keyed by the internal form
- * `server-tool` (spec "Meta-tool execute_mcp_tool"), the first `:` replaced by `-`. Two different
+ * `server-tool`, the first `:` replaced by `-`. Two different
  * tools can share an internal name (server `a-b` tool `c`, server `a` tool `b-c`); the cache detects
  * that and refuses the name instead of guessing.
  */

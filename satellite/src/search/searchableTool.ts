@@ -26,7 +26,7 @@ export type SearchResult = {
 };
 
 /**
- * Discovery search (spec "Meta-tool discover_mcp_tools"): Fuse.js semantics over name 0.4,
+ * Discovery search: Fuse.js semantics over name 0.4,
  * description 0.35, server slug 0.25, threshold 0.3, minimum match 2 characters, extended search,
  * full text, lower score first, at most `limit`. `setTools` is called when the tool set changes
  * (cheap when it did not); `search` must return exactly what plain Fuse.js returns with those options.

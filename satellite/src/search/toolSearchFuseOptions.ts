@@ -2,7 +2,7 @@ import type { IFuseOptions } from 'fuse.js';
 import type { SearchableTool } from './searchableTool.ts';
 
 /**
- * The Fuse.js options of discovery, exactly as spec.md "Meta-tool discover_mcp_tools" states them.
+ * The Fuse.js options of discovery, exactly as the product specification states them.
  * `ignoreLocation` makes the search full text: a word anywhere in a description matches with the same
  * score as at its start. Both the reference search and the fast index read this one constant, so they
  * cannot drift apart.

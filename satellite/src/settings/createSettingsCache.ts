@@ -22,8 +22,8 @@ export function settingsHash(settings: SatelliteGlobalSettings): string {
 }
 
 /**
- * The satellite's settings cache (spec "Satellite gateway endpoints": `GET /` is served from it and
- * `/documentation` follows `global.enable_swagger_docs`). Satellites have no settings access of their
+ * The satellite's settings cache: `GET /` is served from it, and `/documentation` follows
+ * `global.enable_swagger_docs`. Satellites have no settings access of their
  * own: the configuration sync fills it from the settings the backend sends with each configuration,
  * and the routes read it on every request, so a change applies without a restart.
  */

@@ -149,7 +149,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       components: { securitySchemes },
     },
   });
-  // The documentation follows global.enable_swagger_docs (spec "Built-in groups and settings").
+  // The documentation follows global.enable_swagger_docs.
   if (deps.docsEnabled) {
     const docsEnabled = deps.docsEnabled;
     app.addHook('onRequest', async (request, reply) => {

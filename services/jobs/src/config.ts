@@ -5,7 +5,7 @@ export const configSchema = z.object({
   ...natsEnv.shape,
   ...redisEnv.shape,
   ...logEnv.shape,
-  // The three schedules (spec "Limits"): every 1, 3 and 10 minutes. Shortened in tests; changing one
+  // The three schedules: every 1, 3 and 10 minutes. Shortened in tests; changing one
   // re-times that schedule on the next start (the last replica to start sets it for all).
   JOBS_CREDENTIAL_VALIDATION_EVERY_MS: positiveInt.default(60_000),
   JOBS_TEMPLATE_HEALTH_EVERY_MS: positiveInt.default(180_000),

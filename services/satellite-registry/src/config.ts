@@ -5,7 +5,7 @@ export const configSchema = z.object({
   ...postgresEnv.shape,
   ...natsEnv.shape,
   ...logEnv.shape,
-  // Signs registration tokens (HS256). No default on purpose (DESIGN.md improvement 3): without it the
+  // Signs registration tokens (HS256). No default on purpose, no fallback secret: without it the
   // service refuses to start rather than sign with a guessable key.
   REGISTRATION_TOKEN_SECRET: z.string().min(32),
   // How long a polled command stays leased to the satellite before it returns to the queue.

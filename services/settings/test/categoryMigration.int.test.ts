@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-describe('rule 6: the category column of an older version', () => {
+describe('the category column of an older version', () => {
   it('is renamed group_id at start, keeping every row and value', async () => {
     // A database as an older version left it: settings grouped by `category`, no groups table.
     const c = new pg.Client({ ...env.postgres });

@@ -10,7 +10,7 @@ type Doc = {
 const document = buildAsyncApiDocument() as unknown as Doc;
 
 describe('AsyncAPI document', () => {
-  it('is checked in as generated: run `npm run asyncapi` after changing a contract', () => {
+  it('is checked in as generated: run `npm run docs:contracts` after changing a contract', () => {
     // The one file read of this unit test: the generated reference must match the catalogue.
     const checkedIn = JSON.parse(readFileSync(new URL('../../../../docs/asyncapi.json', import.meta.url), 'utf8'));
     expect(checkedIn).toEqual(buildAsyncApiDocument());

@@ -54,7 +54,7 @@ const idOfEvent = (subject: string) => idOf(subject.replace(/^evt\./, '').replac
 
 /**
  * The AsyncAPI 3.1 document of every event and broadcast subject, built from the contract catalogue
- * in libs/contracts so the reference cannot drift from the code (`npm run asyncapi` writes
+ * in libs/contracts so the reference cannot drift from the code (`npm run docs:contracts` writes
  * docs/asyncapi.json; a test fails when the checked-in file is stale). Subjects are shown without the
  * deployment prefix; `{name}` is a token filled from the message.
  */

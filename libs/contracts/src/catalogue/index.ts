@@ -1,2 +1,3 @@
 export * from './buildAsyncApiDocument.ts';
+export * from './buildSubjectReference.ts';
 export * from './contractCatalogue.ts';

@@ -1,5 +1,5 @@
 /**
- * Satellite API keys are `<key id>.<secret>` (DESIGN.md): the key id names the satellite's row, so
+ * Satellite API keys are `<key id>.<secret>`: the key id names the satellite's row, so
  * authentication looks up one row and verifies one Argon2 hash. Key ids are `sk_` and 24 hex digits;
  * secrets are 32 random bytes in base64url (43 characters), which never contain a dot.
  */

@@ -104,7 +104,7 @@ export const commandPollAnswer = commandPollReply.extend({
 export type CommandPollAnswer = z.infer<typeof commandPollAnswer>;
 
 export const commandResultStatus = z.enum(['acknowledged', 'executing', 'completed', 'failed']);
-/** POST /api/satellites/:id/command-results (DESIGN.md). Idempotent by command id and status. */
+/** POST /api/satellites/:id/command-results. Idempotent by command id and status: a retried report changes nothing. */
 export const commandResult = z.object({
   command_id: z.uuid('must be a command id (UUID)'),
   status: commandResultStatus,

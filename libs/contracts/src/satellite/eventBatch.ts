@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorBody } from '../reply.ts';
 
-/** Most events in one batch: spec.md "Batching and queue rules" 2 (`EVENT_MAX_BATCH_SIZE`). */
+/** Most events in one batch; the satellite's `EVENT_MAX_BATCH_SIZE` may not exceed it. */
 export const maxEventsPerBatch = 100;
 
 /**
@@ -21,7 +21,7 @@ export type EventBatchRequest = z.infer<typeof eventBatchRequest>;
 /**
  * The fate of one event, in the order of the batch. `accepted` means stored in JetStream (or already
  * stored: `duplicate`, a retry of an event the backend has); `rejected` events will never be accepted,
- * so the satellite drops and logs them (spec.md "Errors" 1, the 400 row, per event).
+ * so the satellite drops and logs them, as it drops a whole batch answered 400.
  */
 export const eventResult = z.discriminatedUnion('status', [
   z.object({

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { installationStatus } from './installationStatus.ts';
 
 /**
- * The satellite event catalogue: one zod schema per event type, data fields in snake_case exactly as
- * spec.md "Satellite events" lists them. Types marked "ours" are not in the spec table: the spec
- * mentions `mcp.server.status_changed` without its fields and says a thirteenth type exists without
- * showing it; we define those below and document them in the AsyncAPI document.
+ * The satellite event catalogue: one zod schema per event type, data fields in snake_case as the
+ * product specification lists them. Types marked "ours" are defined by Orbital: the specification names
+ * `mcp.server.status_changed` without its fields and leaves a thirteenth type unshown, so we define
+ * them below and the AsyncAPI document marks them.
  */
 const isoTime = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(200);

@@ -53,7 +53,7 @@ export const serverConfiguration = z
 export type ServerConfiguration = z.infer<typeof serverConfiguration>;
 
 /**
- * The global settings a satellite acts on (spec "Satellite gateway endpoints"): the registry reads them
+ * The global settings a satellite acts on: the registry reads them
  * from the settings service and sends them with every configuration, the satellite keeps the last ones
  * in its settings cache. Defaults are the spec's defaults of the matching `global.*` settings.
  */

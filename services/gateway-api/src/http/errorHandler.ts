@@ -23,8 +23,9 @@ function fromFastifyError(error: FastifyError): AppError | null {
 }
 
 /**
- * The one error handler: writes the envelope of DESIGN.md with the status of the code, logs the cause
- * of server-side failures, and never sends a stack trace or an internal message to the client.
+ * The one error handler: writes `{success: false, error: {code, message, details?}}` with the status of the
+ * code, logs the cause of server-side failures, and never sends a stack trace or an internal message to the
+ * client.
  */
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const appError = ('code' in error && fromFastifyError(error as FastifyError)) || toAppError(error);

@@ -7,7 +7,7 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
 
 /**
- * Satellite event batches. The status codes are what the satellite acts on (spec.md "Errors" 1): 200
+ * Satellite event batches. The status codes are what the satellite acts on, never the message text: 200
  * with a result per event (it drops the rejected ones), 400 for a body that is not a batch at all, 401
  * for a bad key (it keeps its events), 429 (it keeps them and backs off), 503 when the event store did
  * not confirm (it keeps them and retries; stored ones are deduplicated by id).

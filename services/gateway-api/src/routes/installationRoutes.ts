@@ -33,9 +33,9 @@ const deleted = z.object({ deleted: z.literal(true) });
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 
 /**
- * MCP server templates, team installations and their monitoring (DESIGN.md paths, spec "Frontend
- * installation endpoints"). The gateway checks the route's permission; the installations service
- * checks the caller's role again and that the installation belongs to the team in the path.
+ * MCP server templates, team installations and their monitoring. The gateway checks the route's permission;
+ * the installations service checks the caller's role again and that the installation belongs to the team in
+ * the path.
  */
 export function installationRoutes(bus: Bus) {
   const ref = (p: { teamId: string; installationId: string }) => ({

@@ -21,7 +21,7 @@ import { installationsPath } from './installationRoutes.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
- * The SSE twins of status, logs and requests (spec "Streaming convention"): same path plus `/stream`,
+ * The SSE twins of status, logs and requests: same path plus `/stream`,
  * same query and access, the REST twin's data as the `snapshot`, then `update` events from JetStream.
  */
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {

@@ -20,7 +20,7 @@ const global = { scope: 'global' } as const;
 const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global' } as const;
 
 /**
- * Satellite management for people (DESIGN.md): registration tokens (global admins for global tokens,
+ * Satellite management for people: registration tokens (global admins for global tokens,
  * team admins for their team's, global users may generate tokens for teams they belong to), and
  * listing, status and metrics of satellites. Routes open to any session leave the scoping to the
  * registry, which answers from the caller's identity: a satellite of another team is "not found".

@@ -24,7 +24,7 @@ const ownOrAdmin = { kind: 'satellite', satelliteParam: 'id', users: 'satellites
 const tags = ['satellites'];
 
 /**
- * The routes satellites call (spec "Satellite to backend" and DESIGN.md): registration with a
+ * The routes satellites call: registration with a
  * registration token, then everything else with the satellite's API key on its own id only.
  */
 export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {

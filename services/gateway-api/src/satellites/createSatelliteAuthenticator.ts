@@ -27,7 +27,7 @@ export type SatelliteKeyVerifier = (
 ) => Promise<VerifiedKey>;
 
 /**
- * Satellite API-key authentication (DESIGN.md improvement 1). The key id names one satellite row; the
+ * Satellite API-key authentication. The key id names one satellite row (never a scan of every hash); the
  * registry answers with that row's Argon2 hash and the gateway verifies the secret itself, so the secret
  * never leaves the process that received it (only the hash, useless against a 256-bit secret, crosses
  * NATS) and the Argon2 cost lands on the gateway replicas, which scale with traffic.
@@ -41,7 +41,7 @@ export type SatelliteKeyVerifier = (
  *
  * Then: a team satellite's allowlist is checked against the client address (403). Two faces share one
  * cache: `verifyKey` (the key alone, for callers not named in a path, such as token introspection) and
- * `authenticate` (the satellite routes: the key, then the path's own id only, improvement 2).
+ * `authenticate` (the satellite routes: the key, then the path's own id only, so a key never reaches another satellite).
  */
 export async function createSatelliteAuthenticator(deps: {
   bus: Bus;

@@ -24,9 +24,9 @@ export type PollingFacts = {
 };
 
 /**
- * What the satellite should do next (DESIGN.md improvement 4: the reply sets the interval, the satellite
- * obeys it; error backoff stays the satellite's own). Work left behind or an immediate command means
- * come back at once; a high-priority command means follow-ups are likely soon; a satellite with no
+ * What the satellite should do next (the reply sets the interval, so the backend paces its satellites; the
+ * satellite obeys it; error backoff stays the satellite's own). Work left behind or an immediate command
+ * means come back at once; a high-priority command means follow-ups are likely soon; a satellite with no
  * command for ten minutes slows down, and an inactive one polls normally until its first heartbeat.
  */
 export function choosePollingMode(facts: PollingFacts): { mode: PollingMode; next_poll_ms: number } {

@@ -17,7 +17,7 @@ export type SkippedInstallation = {
 type LevelName = 'template' | 'team' | 'user';
 
 /**
- * The distributed configuration (spec "Distributed MCP server configuration"): for each installation,
+ * The distributed configuration: for each installation,
  * template level, then team level, then user level. Arguments: template arguments followed by team
  * arguments (then the user's). Environment and headers: template values overlaid by the team's, then
  * the user's. The command and transport are the template's alone, so a team or user setting cannot

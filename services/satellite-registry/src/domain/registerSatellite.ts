@@ -24,7 +24,7 @@ function bearerToken(authorization: string | null): { token: string } | { refuse
 }
 
 /**
- * Registration (spec "Authentication" 3): verify the token's signature and expiry, check its scope,
+ * Registration: verify the token's signature and expiry, check its scope,
  * then in one transaction create the satellite and consume the token. The consumption is a
  * conditional update of the token's row, so of two concurrent registrations with one token exactly one
  * commits; the other rolls back its satellite and is refused as "already used". The API key is

@@ -55,7 +55,7 @@ const refusals: Record<
   },
 };
 
-/** A refused registration: a structured error with what to do next (spec "Errors" 4). */
+/** A refused registration: a structured error with what to do next. */
 export function registrationRefusal(reason: RefusalReason): AppError {
   const refusal = refusals[reason];
   return new AppError(refusal.code, refusal.message, { instructions: refusal.instructions, details: { reason } });

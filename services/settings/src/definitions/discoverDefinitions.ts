@@ -10,7 +10,7 @@ import {
 
 /**
  * Finds the core definition modules: every `*.settings.ts` file of the folder exporting
- * `settingsDefinition` (spec rule 1: the service discovers them; adding a group is adding a file).
+ * `settingsDefinition`, so adding a group is adding a file, with no list to keep in step.
  */
 export async function discoverDefinitions(dir: string): Promise<DefinitionModule[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.settings.ts')).sort();

@@ -9,8 +9,9 @@ export type MergedDefinitions = {
 };
 
 /**
- * Core first, then plugins in order; a key defined twice keeps its first definition (spec rule 2:
- * core wins over plugins, and the first plugin over later ones). Groups merge the same way.
+ * Core first, then plugins in order; a key defined twice keeps its first definition (core wins over plugins,
+ * and the first plugin over later ones), so a plugin cannot redefine a core setting. Groups merge the same
+ * way.
  */
 export function mergeDefinitions(core: DefinitionModule[], plugins: PluginExtension[]): MergedDefinitions {
   const groups = new Map<string, GroupDefinition>();

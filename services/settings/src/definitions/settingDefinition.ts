@@ -1,7 +1,7 @@
 import { groupId, settingKey } from '@orbital/contracts';
 import { z } from 'zod';
 
-/** One setting of a definition module: every property is required (spec "Setting definition"). */
+/** One setting of a definition module: every property is required. */
 export const settingDefinition = z
   .object({
     key: settingKey,

@@ -12,7 +12,7 @@ export type InitializationSummary = {
 };
 
 /**
- * Spec rule 1: create missing groups and missing settings with their defaults, linked to their group;
+ * At every start: create missing groups and missing settings with their defaults, linked to their group;
  * leave existing settings alone so their values survive restarts. Safe when replicas run it together
  * (inserts that lose the race do nothing).
  */

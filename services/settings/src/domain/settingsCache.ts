@@ -1,10 +1,10 @@
 import type { GroupRow, SettingRow } from '../db/settingsRows.ts';
 
 /**
- * Every setting and group in memory (spec rule 4), kept coherent across replicas: each committed write
- * is applied here and broadcast to the other replicas, which apply it too. A change carries the row's
- * revision (a database sequence); an older revision than the one held is ignored, so out-of-order
- * broadcasts never roll a value back. Deletions leave a tombstone revision for the same reason.
+ * Every setting and group in memory, so reads never wait for the database, kept coherent across replicas:
+ * each committed write is applied here and broadcast to the other replicas, which apply it too. A change
+ * carries the row's revision (a database sequence); an older revision than the one held is ignored, so
+ * out-of-order broadcasts never roll a value back. Deletions leave a tombstone revision for the same reason.
  */
 export type SettingsCache = ReturnType<typeof createSettingsCache>;
 
