@@ -164,20 +164,20 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   if (deps.metrics) registerMetrics(app, deps.metrics);
   const streams = { live, keepAliveMs: deps.sse?.keepAliveMs ?? 30000, retryMs: deps.sse?.retryMs ?? 3000 };
   const routes: RouteDefinition[] = [
-    ...(dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }) as RouteDefinition[]),
+    ...dbRoutes(deps.bus, { setupTimeoutMs: deps.dbSetupTimeoutMs ?? 60000 }),
     ...(deps.identity?.routes ?? []),
-    ...(settingsRoutes(deps.bus) as RouteDefinition[]),
+    ...settingsRoutes(deps.bus),
     ...(deps.oauth?.routes ?? []),
-    ...(satelliteRoutes(deps.bus, wakeups) as RouteDefinition[]),
-    ...(satelliteAdminRoutes(deps.bus) as RouteDefinition[]),
-    ...(eventRoutes(deps.bus, {
+    ...satelliteRoutes(deps.bus, wakeups),
+    ...satelliteAdminRoutes(deps.bus),
+    ...eventRoutes(deps.bus, {
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
-    }) as RouteDefinition[]),
-    ...(installationRoutes(deps.bus) as RouteDefinition[]),
-    ...(installationStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
-    ...(satelliteStreamRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
-    ...(clientActivityRoutes(deps.bus, deps.logger, streams) as RouteDefinition[]),
-    ...(jobsRoutes(deps.bus) as RouteDefinition[]),
+    }),
+    ...installationRoutes(deps.bus),
+    ...installationStreamRoutes(deps.bus, deps.logger, streams),
+    ...satelliteStreamRoutes(deps.bus, deps.logger, streams),
+    ...clientActivityRoutes(deps.bus, deps.logger, streams),
+    ...jobsRoutes(deps.bus),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { registrySubjects } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type IdentityStack, startIdentityStack } from './identityStack.ts';
 
 /**
@@ -13,6 +15,8 @@ import { type IdentityStack, startIdentityStack } from './identityStack.ts';
  */
 const root = resolve(import.meta.dirname, '../../..');
 const run = promisify(execFile);
+
+type JsonSchema = { properties?: Record<string, JsonSchema>; enum?: unknown[] };
 
 type Operation = {
   operationId?: string;
@@ -92,5 +96,23 @@ describe('the OpenAPI document', () => {
       { bearerAuth: [] },
     ]);
     expect(find('/api/auth/login', 'post')?.security).toEqual([]);
+  });
+
+  it("describes a relayed subject's answer with the subject's own reply schema", () => {
+    const dataOf = (path: string, method: string) =>
+      (
+        document.paths[path]?.[method]?.responses['200'] as
+          | { content: { 'application/json': { schema: JsonSchema } } }
+          | undefined
+      )?.content['application/json'].schema.properties?.data;
+    const expected = z.toJSONSchema(registrySubjects.reportResult.reply, { target: 'openapi-3.0', io: 'input' });
+    const { $schema: _ignored, ...reply } = expected as JsonSchema & { $schema?: string };
+    expect(dataOf('/api/satellites/{id}/command-results', 'post')).toEqual(reply);
+    expect(dataOf('/api/satellites/{id}/command-results', 'post')?.properties?.status?.enum).toEqual([
+      'acknowledged',
+      'executing',
+      'completed',
+      'failed',
+    ]);
   });
 });

@@ -48,15 +48,23 @@ export type RouteDefinition<
    * hold anything a process wrote).
    */
   nulCharacters?: 'refuse' | 'strip';
-  handler(input: RouteInput<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R>>;
+  /** Answers data the response schema accepts, or data it already parsed (a subject's reply relayed). */
+  handler(input: RouteInput<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R> | z.output<R>>;
 };
 
+/** A route of any schemas, as the app registers it: `defineRoute` has already tied its handler to them. */
+export type Route = RouteDefinition;
+
+/**
+ * Checks a route's handler against its own schemas, then forgets them: the handler only ever receives
+ * what those schemas parsed, so a list of routes of different schemas is one `Route[]`.
+ */
 export function defineRoute<
   B extends Schema | undefined,
   Q extends Schema | undefined,
   P extends Schema | undefined,
   R extends Schema,
->(def: RouteDefinition<B, Q, P, R>): RouteDefinition<B, Q, P, R> {
+>(def: RouteDefinition<B, Q, P, R>): Route {
   return def;
 }
 

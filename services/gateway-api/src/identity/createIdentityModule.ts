@@ -71,7 +71,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     ...authRoutes({ ...deps, limiter, sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000 }),
     ...userRoutes(deps),
     ...teamRoutes(deps),
-  ] as RouteDefinition[];
+  ];
 
   return {
     routes,

@@ -68,6 +68,6 @@ export function createOAuthModule(options: OAuthModuleOptions): { routes: RouteD
         now,
         personalTokenMaxDays: options.personalTokenMaxDays ?? 365,
       }),
-    ] as RouteDefinition[],
+    ],
   };
 }

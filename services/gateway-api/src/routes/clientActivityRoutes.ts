@@ -2,7 +2,6 @@ import type { Bus } from '@orbital/bus';
 import {
   authorizeRequest,
   type ClientActivityPage,
-  clientActivityPage,
   clientActivityQuery,
   clientActivityRecordedEvent,
   inClientActivityScope,
@@ -11,6 +10,7 @@ import {
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { defineRoute } from '../http/defineRoute.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const path = '/api/users/me/mcp/client-activity';
@@ -22,16 +22,14 @@ const path = '/api/users/me/mcp/client-activity';
  */
 export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   return [
-    defineRoute({
+    proxyRoute(bus, installationSubjects.listClientActivity, {
       method: 'GET',
       url: path,
       summary: "Recent MCP client sessions of the caller's teams, newest first (global admins: all)",
       tags: ['users'],
       access: { kind: 'session' },
       querystring: clientActivityQuery,
-      response: clientActivityPage,
-      handler: ({ query, identity, requestId }) =>
-        bus.request(installationSubjects.listClientActivity, { query }, { identity, requestId }),
+      toRequest: ({ query }) => ({ query }),
     }),
     defineRoute({
       method: 'GET',

@@ -1,6 +1,7 @@
 import type { Bus } from '@orbital/bus';
-import { dbSetupReply, dbSetupRequest, dbSetupSubject, dbStatus, dbStatusSubject } from '@orbital/contracts';
+import { dbSetupReply, dbSetupRequest, dbSetupSubject, dbStatusSubject } from '@orbital/contracts';
 import { defineRoute } from '../http/defineRoute.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 
 /**
  * Database setup. The spec leaves their authentication open; they are public because they run before
@@ -9,15 +10,14 @@ import { defineRoute } from '../http/defineRoute.ts';
  */
 export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
   return [
-    defineRoute({
+    proxyRoute(bus, dbStatusSubject, {
       method: 'GET',
       url: '/api/db/status',
       summary: 'Whether the database is configured and initialised',
       tags: ['database'],
       access: { kind: 'public' },
-      response: dbStatus,
       responseShape: 'bare',
-      handler: ({ identity, requestId }) => bus.request(dbStatusSubject, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
     defineRoute({
       method: 'POST',

@@ -1,34 +1,29 @@
 import type { Bus } from '@orbital/bus';
 import {
   installationCreate,
-  installationStatusView,
   installationUpdate,
-  installationView,
-  requestLogPage,
   requestLogQuery,
-  requestLogView,
   installationSubjects as s,
   serverJsonDocument,
   serverJsonImport,
-  serverLogPage,
   serverLogQuery,
   settingsPatch,
+  type TeamPermission,
   templateCreate,
   templateFromServerJson,
   templateInput,
   templateUpdate,
   templateView,
   userConfigBody,
-  userConfigView,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, teamParams } from '../http/pathParams.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
 const requestParams = installationParams.extend({ requestId: z.uuid({ error: 'must be a request id (UUID)' }) });
-const deleted = z.object({ deleted: z.literal(true) });
 
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 
@@ -42,33 +37,44 @@ export function installationRoutes(bus: Bus) {
     team_id: p.teamId,
     installation_id: p.installationId,
   });
+  const templates = { tags: ['mcp-servers'] };
+  const manageTemplates = { kind: 'permission', permission: 'mcp_servers.manage' } as const;
+  /** Every route under one installation: team access from the path, the installation's params. */
+  const ofInstallation = (permission: TeamPermission) => ({
+    tags: ['installations'],
+    access: { kind: 'team', permission, teamParam: 'teamId' } as const,
+    params: installationParams,
+  });
+  const ofTeam = (permission: TeamPermission) => ({
+    tags: ['installations'],
+    access: { kind: 'team', permission, teamParam: 'teamId' } as const,
+    params: teamParams,
+  });
   return [
-    defineRoute({
+    proxyRoute(bus, s.listTemplates, {
       method: 'GET',
       url: '/api/mcp/servers',
       summary: 'The MCP server catalogue',
-      tags: ['mcp-servers'],
+      ...templates,
       access: { kind: 'session' },
-      response: z.array(templateView),
-      handler: ({ identity, requestId }) => bus.request(s.listTemplates, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, s.createTemplate, {
       method: 'POST',
       url: '/api/mcp/servers',
       summary: 'Add an MCP server template',
-      tags: ['mcp-servers'],
-      access: { kind: 'permission', permission: 'mcp_servers.manage' },
+      ...templates,
+      access: manageTemplates,
       body: templateCreate,
-      response: templateView,
       successStatus: 201,
-      handler: ({ body, identity, requestId }) => bus.request(s.createTemplate, body, { identity, requestId }),
+      toRequest: ({ body }) => body,
     }),
     defineRoute({
       method: 'POST',
       url: '/api/mcp/servers/import',
       summary: 'Add a template from an MCP Registry server.json document (given in the body; nothing is fetched)',
-      tags: ['mcp-servers'],
-      access: { kind: 'permission', permission: 'mcp_servers.manage' },
+      ...templates,
+      access: manageTemplates,
       body: serverJsonImport,
       response: z.object({ template: templateView, inputs: z.array(templateInput) }),
       successStatus: 201,
@@ -92,166 +98,118 @@ export function installationRoutes(bus: Bus) {
         return { template, inputs: converted.inputs };
       },
     }),
-    defineRoute({
+    proxyRoute(bus, s.getTemplate, {
       method: 'GET',
       url: '/api/mcp/servers/:slug',
       summary: 'One MCP server template',
-      tags: ['mcp-servers'],
+      ...templates,
       access: { kind: 'session' },
       params: slugParams,
-      response: templateView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.getTemplate, { slug: params.slug }, { identity, requestId }),
+      toRequest: ({ params }) => ({ slug: params.slug }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.updateTemplate, {
       method: 'PUT',
       url: '/api/mcp/servers/:slug',
       summary: 'Change an MCP server template',
-      tags: ['mcp-servers'],
-      access: { kind: 'permission', permission: 'mcp_servers.manage' },
+      ...templates,
+      access: manageTemplates,
       params: slugParams,
       body: templateUpdate,
-      response: templateView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.updateTemplate, { slug: params.slug, changes: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ slug: params.slug, changes: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.deleteTemplate, {
       method: 'DELETE',
       url: '/api/mcp/servers/:slug',
       summary: 'Remove an MCP server template no team has installed',
-      tags: ['mcp-servers'],
-      access: { kind: 'permission', permission: 'mcp_servers.manage' },
+      ...templates,
+      access: manageTemplates,
       params: slugParams,
-      response: deleted,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.deleteTemplate, { slug: params.slug }, { identity, requestId }),
+      toRequest: ({ params }) => ({ slug: params.slug }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.listInstallations, {
       method: 'GET',
       url: '/api/teams/:teamId/mcp/installations',
       summary: "The team's MCP installations",
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: teamParams,
-      response: z.array(installationView),
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.listInstallations, { team_id: params.teamId }, { identity, requestId }),
+      ...ofTeam('installations.view'),
+      toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.createInstallation, {
       method: 'POST',
       url: '/api/teams/:teamId/mcp/installations',
       summary: 'Install an MCP server template in the team',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.manage', teamParam: 'teamId' },
-      params: teamParams,
+      ...ofTeam('installations.manage'),
       body: installationCreate,
-      response: installationView,
       successStatus: 201,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.createInstallation, { team_id: params.teamId, installation: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ team_id: params.teamId, installation: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.getInstallation, {
       method: 'GET',
       url: installationsPath,
       summary: 'One installation of the team',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: installationParams,
-      response: installationView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.getInstallation, ref(params), { identity, requestId }),
+      ...ofInstallation('installations.view'),
+      toRequest: ({ params }) => ref(params),
     }),
-    defineRoute({
+    proxyRoute(bus, s.updateInstallation, {
       method: 'PUT',
       url: installationsPath,
       summary: 'Change the team level of an installation',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.manage', teamParam: 'teamId' },
-      params: installationParams,
+      ...ofInstallation('installations.manage'),
       body: installationUpdate,
-      response: installationView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.updateInstallation, { ...ref(params), changes: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ ...ref(params), changes: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.deleteInstallation, {
       method: 'DELETE',
       url: installationsPath,
       summary: 'Remove an installation, its logs and request logs',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.manage', teamParam: 'teamId' },
-      params: installationParams,
-      response: deleted,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.deleteInstallation, ref(params), { identity, requestId }),
+      ...ofInstallation('installations.manage'),
+      toRequest: ({ params }) => ref(params),
     }),
-    defineRoute({
+    proxyRoute(bus, s.putUserConfig, {
       method: 'PUT',
       url: `${installationsPath}/user-config`,
       summary: 'Set your own user level of the installation configuration',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: installationParams,
+      ...ofInstallation('installations.view'),
       body: userConfigBody,
-      response: userConfigView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.putUserConfig, { ...ref(params), config: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ ...ref(params), config: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.getStatus, {
       method: 'GET',
       url: `${installationsPath}/status`,
       summary: 'Status, status message and last update of the installation',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: installationParams,
-      response: installationStatusView,
-      handler: ({ params, identity, requestId }) => bus.request(s.getStatus, ref(params), { identity, requestId }),
+      ...ofInstallation('installations.view'),
+      toRequest: ({ params }) => ref(params),
     }),
-    defineRoute({
+    proxyRoute(bus, s.listLogs, {
       method: 'GET',
       url: `${installationsPath}/logs`,
       summary: 'Server logs (stderr), newest first; limit/offset, optional level',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: installationParams,
+      ...ofInstallation('installations.view'),
       querystring: serverLogQuery,
-      response: serverLogPage,
-      handler: ({ params, query, identity, requestId }) =>
-        bus.request(s.listLogs, { ...ref(params), query }, { identity, requestId }),
+      toRequest: ({ params, query }) => ({ ...ref(params), query }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.listRequests, {
       method: 'GET',
       url: `${installationsPath}/requests`,
       summary: 'Request logs, newest first; responses only while request logging is on',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
-      params: installationParams,
+      ...ofInstallation('installations.view'),
       querystring: requestLogQuery,
-      response: requestLogPage,
-      handler: ({ params, query, identity, requestId }) =>
-        bus.request(s.listRequests, { ...ref(params), query }, { identity, requestId }),
+      toRequest: ({ params, query }) => ({ ...ref(params), query }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.getRequest, {
       method: 'GET',
       url: `${installationsPath}/requests/:requestId`,
       summary: 'One request log with its full parameters and, when kept, its response',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' },
+      ...ofInstallation('installations.view'),
       params: requestParams,
-      response: requestLogView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.getRequest, { ...ref(params), request_id: params.requestId }, { identity, requestId }),
+      toRequest: ({ params }) => ({ ...ref(params), request_id: params.requestId }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.updateSettings, {
       method: 'PATCH',
       url: `${installationsPath}/settings`,
       summary: 'Installation settings (request_logging_enabled), distributed to satellites',
-      tags: ['installations'],
-      access: { kind: 'team', permission: 'installations.manage', teamParam: 'teamId' },
-      params: installationParams,
+      ...ofInstallation('installations.manage'),
       body: settingsPatch,
-      response: installationView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.updateSettings, { ...ref(params), settings: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ ...ref(params), settings: body }),
     }),
   ];
 }

@@ -1,7 +1,6 @@
 import type { Bus } from '@orbital/bus';
-import { jobsStatusSubject, scheduleStatus } from '@orbital/contracts';
-import { z } from 'zod';
-import { defineRoute } from '../http/defineRoute.ts';
+import { jobsStatusSubject } from '@orbital/contracts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 
 /**
  * Operators' view of the background schedules: last run, duration and outcome of each, answered by the
@@ -9,14 +8,13 @@ import { defineRoute } from '../http/defineRoute.ts';
  */
 export function jobsRoutes(bus: Bus) {
   return [
-    defineRoute({
+    proxyRoute(bus, jobsStatusSubject, {
       method: 'GET',
       url: '/api/jobs/status',
       summary: 'Last run, duration and outcome of each background job schedule',
       tags: ['jobs'],
       access: { kind: 'permission', permission: 'jobs.view' },
-      response: z.array(scheduleStatus),
-      handler: ({ identity, requestId }) => bus.request(jobsStatusSubject, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
   ];
 }

@@ -1,22 +1,19 @@
 import type { Bus } from '@orbital/bus';
 import {
-  createdRegistrationToken,
   createRegistrationTokenBody,
-  registrationTokenView,
   registrySubjects,
-  satelliteMetrics,
   satelliteMetricsQuery,
-  satelliteView,
   updateIpAllowlistBody,
 } from '@orbital/contracts';
 import { z } from 'zod';
-import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams, teamParams } from '../http/pathParams.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 
 const tags = ['satellites'];
 const globalTokenParams = z.object({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
 const teamTokenParams = teamParams.extend({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
 const global = { scope: 'global' } as const;
+const ofTeam = (teamId: string) => ({ scope: 'team', team_id: teamId }) as const;
 const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global' } as const;
 
 /**
@@ -27,44 +24,34 @@ const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global
  */
 export function satelliteAdminRoutes(bus: Bus) {
   return [
-    defineRoute({
+    proxyRoute(bus, registrySubjects.createToken, {
       method: 'POST',
       url: '/api/satellites/registration-tokens',
       summary: 'Generate a single-use registration token for a global satellite (shown once)',
       tags,
       access: manageGlobal,
       body: createRegistrationTokenBody,
-      response: createdRegistrationToken,
       successStatus: 201,
-      handler: ({ body, identity, requestId }) =>
-        bus.request(registrySubjects.createToken, { target: global, options: body }, { identity, requestId }),
+      toRequest: ({ body }) => ({ target: global, options: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.listTokens, {
       method: 'GET',
       url: '/api/satellites/registration-tokens',
       summary: 'Global registration tokens, without the tokens themselves',
       tags,
       access: manageGlobal,
-      response: z.array(registrationTokenView),
-      handler: ({ identity, requestId }) =>
-        bus.request(registrySubjects.listTokens, { target: global }, { identity, requestId }),
+      toRequest: () => ({ target: global }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.revokeToken, {
       method: 'DELETE',
       url: '/api/satellites/registration-tokens/:tokenId',
       summary: 'Revoke an unused global registration token',
       tags,
       access: manageGlobal,
       params: globalTokenParams,
-      response: registrationTokenView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(
-          registrySubjects.revokeToken,
-          { target: global, token_id: params.tokenId },
-          { identity, requestId },
-        ),
+      toRequest: ({ params }) => ({ target: global, token_id: params.tokenId }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.createToken, {
       method: 'POST',
       url: '/api/teams/:teamId/satellites/registration-tokens',
       summary: 'Generate a single-use registration token for a satellite of this team (shown once)',
@@ -72,77 +59,54 @@ export function satelliteAdminRoutes(bus: Bus) {
       access: { kind: 'team', permission: 'satellites.register', teamParam: 'teamId' },
       params: teamParams,
       body: createRegistrationTokenBody,
-      response: createdRegistrationToken,
       successStatus: 201,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(
-          registrySubjects.createToken,
-          { target: { scope: 'team', team_id: params.teamId }, options: body },
-          { identity, requestId },
-        ),
+      toRequest: ({ params, body }) => ({ target: ofTeam(params.teamId), options: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.listTokens, {
       method: 'GET',
       url: '/api/teams/:teamId/satellites/registration-tokens',
       summary: "This team's registration tokens, without the tokens themselves",
       tags,
       access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
       params: teamParams,
-      response: z.array(registrationTokenView),
-      handler: ({ params, identity, requestId }) =>
-        bus.request(
-          registrySubjects.listTokens,
-          { target: { scope: 'team', team_id: params.teamId } },
-          { identity, requestId },
-        ),
+      toRequest: ({ params }) => ({ target: ofTeam(params.teamId) }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.revokeToken, {
       method: 'DELETE',
       url: '/api/teams/:teamId/satellites/registration-tokens/:tokenId',
       summary: 'Revoke an unused registration token of this team',
       tags,
       access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
       params: teamTokenParams,
-      response: registrationTokenView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(
-          registrySubjects.revokeToken,
-          { target: { scope: 'team', team_id: params.teamId }, token_id: params.tokenId },
-          { identity, requestId },
-        ),
+      toRequest: ({ params }) => ({ target: ofTeam(params.teamId), token_id: params.tokenId }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.listSatellites, {
       method: 'GET',
       url: '/api/satellites',
       summary: 'Satellites the caller may see: all for global admins, their teams’ otherwise',
       tags,
       access: { kind: 'session' },
-      response: z.array(satelliteView),
-      handler: ({ identity, requestId }) => bus.request(registrySubjects.listSatellites, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.listSatellites, {
       method: 'GET',
       url: '/api/teams/:teamId/satellites',
       summary: "This team's satellites and their status",
       tags,
       access: { kind: 'team', permission: 'satellites.view', teamParam: 'teamId' },
       params: teamParams,
-      response: z.array(satelliteView),
-      handler: ({ params, identity, requestId }) =>
-        bus.request(registrySubjects.listSatellites, { team_id: params.teamId }, { identity, requestId }),
+      toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.getSatellite, {
       method: 'GET',
       url: '/api/satellites/:id',
       summary: 'One satellite and its status',
       tags,
       access: { kind: 'session' },
       params: satelliteParams,
-      response: satelliteView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(registrySubjects.getSatellite, { satellite_id: params.id }, { identity, requestId }),
+      toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.getMetrics, {
       method: 'GET',
       url: '/api/satellites/:id/metrics',
       summary: "A satellite's heartbeat metrics (newest first) and the latest metrics of each process",
@@ -150,22 +114,18 @@ export function satelliteAdminRoutes(bus: Bus) {
       access: { kind: 'session' },
       params: satelliteParams,
       querystring: satelliteMetricsQuery,
-      response: satelliteMetrics,
-      handler: ({ params, query, identity, requestId }) =>
-        bus.request(registrySubjects.getMetrics, { satellite_id: params.id, query }, { identity, requestId }),
+      toRequest: ({ params, query }) => ({ satellite_id: params.id, query }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.revokeSatellite, {
       method: 'DELETE',
       url: '/api/satellites/:id',
       summary: "Revoke a satellite's API key (global admins; team admins for their team's satellites)",
       tags,
       access: { kind: 'session' },
       params: satelliteParams,
-      response: satelliteView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(registrySubjects.revokeSatellite, { satellite_id: params.id }, { identity, requestId }),
+      toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.updateAllowlist, {
       method: 'PUT',
       url: '/api/satellites/:id/ip-allowlist',
       summary: "Replace a team satellite's IP allowlist (addresses and CIDR blocks; empty: any address)",
@@ -173,13 +133,7 @@ export function satelliteAdminRoutes(bus: Bus) {
       access: { kind: 'session' },
       params: satelliteParams,
       body: updateIpAllowlistBody,
-      response: satelliteView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(
-          registrySubjects.updateAllowlist,
-          { satellite_id: params.id, ip_allowlist: body.ip_allowlist },
-          { identity, requestId },
-        ),
+      toRequest: ({ params, body }) => ({ satellite_id: params.id, ip_allowlist: body.ip_allowlist }),
     }),
   ];
 }

@@ -3,18 +3,14 @@ import {
   commandPollAnswer,
   commandPollQuery,
   commandResult,
-  commandView,
   createCommandRequest,
   heartbeatBody,
-  heartbeatReply,
   registerSatelliteBody,
-  registerSatelliteReply,
   registrySubjects,
-  satelliteConfiguration,
 } from '@orbital/contracts';
-import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 
 /** `:id` of every satellite route. */
@@ -29,7 +25,7 @@ const tags = ['satellites'];
  */
 export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
   return [
-    defineRoute({
+    proxyRoute(bus, registrySubjects.register, {
       method: 'POST',
       url: '/api/satellites/register',
       summary: 'Register a satellite with a registration token (Authorization: Bearer service_satellite_<token>)',
@@ -37,14 +33,12 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       // The token is checked by the registry, which owns the tokens; the header travels to it untouched.
       access: { kind: 'public' },
       body: registerSatelliteBody,
-      response: registerSatelliteReply,
       successStatus: 201,
-      handler: ({ body, request, identity, requestId }) =>
-        bus.request(
-          registrySubjects.register,
-          { authorization: request.headers.authorization ?? null, client_ip: request.ip, body },
-          { identity, requestId },
-        ),
+      toRequest: ({ body, request }) => ({
+        authorization: request.headers.authorization ?? null,
+        client_ip: request.ip,
+        body,
+      }),
     }),
     defineRoute({
       method: 'GET',
@@ -80,7 +74,7 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
         }
       },
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.createCommand, {
       method: 'POST',
       url: '/api/satellites/:id/commands',
       summary: 'Queue a command for this satellite (global admins)',
@@ -88,12 +82,10 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       access: { kind: 'permission', permission: 'satellites.manage_global' },
       params: satelliteParams,
       body: createCommandRequest.omit({ satellite_id: true }),
-      response: z.object({ commands: z.array(commandView) }),
       successStatus: 201,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(registrySubjects.createCommand, { ...body, satellite_id: params.id }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ ...body, satellite_id: params.id }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.heartbeat, {
       method: 'POST',
       url: '/api/satellites/:id/heartbeat',
       summary: 'Report status and metrics (every 30 seconds); the first heartbeat activates the satellite',
@@ -101,11 +93,9 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       access: own,
       params: satelliteParams,
       body: heartbeatBody,
-      response: heartbeatReply,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(registrySubjects.heartbeat, { satellite_id: params.id, heartbeat: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ satellite_id: params.id, heartbeat: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.reportResult, {
       method: 'POST',
       url: '/api/satellites/:id/command-results',
       summary: "Report a command's progress or result (idempotent by command id and status)",
@@ -113,11 +103,9 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       access: own,
       params: satelliteParams,
       body: commandResult,
-      response: z.object({ command_id: z.string(), status: z.string(), changed: z.boolean() }),
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(registrySubjects.reportResult, { satellite_id: params.id, result: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ satellite_id: params.id, result: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, registrySubjects.getConfiguration, {
       method: 'GET',
       url: '/api/satellites/:id/config',
       summary:
@@ -125,9 +113,7 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       tags,
       access: ownOrAdmin,
       params: satelliteParams,
-      response: satelliteConfiguration,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(registrySubjects.getConfiguration, { satellite_id: params.id }, { identity, requestId }),
+      toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
   ];
 }

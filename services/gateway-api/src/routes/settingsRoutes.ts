@@ -1,22 +1,17 @@
 import type { Bus } from '@orbital/bus';
 import {
-  bulkReply,
   bulkRequest,
   createGroupRequest,
   createSettingRequest,
   groupId,
-  groupView,
-  groupWithSettings,
   keyPattern,
   settingsSubjects as s,
   settingKey,
-  settingsHealth,
-  settingView,
   updateGroupBody,
   updateSettingBody,
 } from '@orbital/contracts';
 import { z } from 'zod';
-import { defineRoute } from '../http/defineRoute.ts';
+import { proxyRoute } from '../http/proxyRoute.ts';
 
 const groupParams = z.object({ groupId }).strict();
 const keyParams = z.object({ key: settingKey }).strict();
@@ -31,38 +26,34 @@ const tags = ['settings'];
  */
 export function settingsRoutes(bus: Bus) {
   return [
-    defineRoute({
+    proxyRoute(bus, s.listGroups, {
       method: 'GET',
       url: '/api/settings/groups',
       summary: 'Every setting group with its settings',
       tags,
       access: view,
-      response: z.array(groupWithSettings),
-      handler: ({ identity, requestId }) => bus.request(s.listGroups, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, s.getGroup, {
       method: 'GET',
       url: '/api/settings/groups/:groupId',
       summary: 'One setting group',
       tags,
       access: view,
       params: groupParams,
-      response: groupView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.getGroup, { group_id: params.groupId }, { identity, requestId }),
+      toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.createGroup, {
       method: 'POST',
       url: '/api/settings/groups',
       summary: 'Create a setting group',
       tags,
       access: edit,
       body: createGroupRequest,
-      response: groupView,
       successStatus: 201,
-      handler: ({ body, identity, requestId }) => bus.request(s.createGroup, body, { identity, requestId }),
+      toRequest: ({ body }) => body,
     }),
-    defineRoute({
+    proxyRoute(bus, s.updateGroup, {
       method: 'PUT',
       url: '/api/settings/groups/:groupId',
       summary: 'Update a setting group',
@@ -70,62 +61,53 @@ export function settingsRoutes(bus: Bus) {
       access: edit,
       params: groupParams,
       body: updateGroupBody,
-      response: groupView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.updateGroup, { group_id: params.groupId, changes: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ group_id: params.groupId, changes: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.listSettings, {
       method: 'GET',
       url: '/api/settings',
       summary: 'Every setting',
       tags,
       access: view,
-      response: z.array(settingView),
-      handler: ({ identity, requestId }) => bus.request(s.listSettings, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, s.listGroupSettings, {
       method: 'GET',
       url: '/api/settings/group/:groupId',
       summary: 'The settings of one group',
       tags,
       access: view,
       params: groupParams,
-      response: z.array(settingView),
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.listGroupSettings, { group_id: params.groupId }, { identity, requestId }),
+      toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.health, {
       method: 'GET',
       url: '/api/settings/health',
       summary: 'Whether encryption works (round trip) and the cache is loaded',
       tags,
       access: view,
-      response: settingsHealth,
-      handler: ({ identity, requestId }) => bus.request(s.health, {}, { identity, requestId }),
+      toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, s.getSetting, {
       method: 'GET',
       url: '/api/settings/:key',
       summary: 'One setting',
       tags,
       access: view,
       params: keyParams,
-      response: settingView,
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.getSetting, { key: params.key }, { identity, requestId }),
+      toRequest: ({ params }) => ({ key: params.key }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.createSetting, {
       method: 'POST',
       url: '/api/settings',
       summary: 'Create a setting (encrypted: true stores it encrypted; its value is never returned)',
       tags,
       access: edit,
       body: createSettingRequest,
-      response: settingView,
       successStatus: 201,
-      handler: ({ body, identity, requestId }) => bus.request(s.createSetting, body, { identity, requestId }),
+      toRequest: ({ body }) => body,
     }),
-    defineRoute({
+    proxyRoute(bus, s.updateSetting, {
       method: 'PUT',
       url: '/api/settings/:key',
       summary: 'Update a setting',
@@ -133,40 +115,34 @@ export function settingsRoutes(bus: Bus) {
       access: edit,
       params: keyParams,
       body: updateSettingBody,
-      response: settingView,
-      handler: ({ params, body, identity, requestId }) =>
-        bus.request(s.updateSetting, { key: params.key, changes: body }, { identity, requestId }),
+      toRequest: ({ params, body }) => ({ key: params.key, changes: body }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.deleteSetting, {
       method: 'DELETE',
       url: '/api/settings/:key',
       summary: 'Delete a setting',
       tags,
       access: remove,
       params: keyParams,
-      response: z.object({ key: settingKey, deleted: z.literal(true) }),
-      handler: ({ params, identity, requestId }) =>
-        bus.request(s.deleteSetting, { key: params.key }, { identity, requestId }),
+      toRequest: ({ params }) => ({ key: params.key }),
     }),
-    defineRoute({
+    proxyRoute(bus, s.searchSettings, {
       method: 'POST',
       url: '/api/settings/search',
       summary: 'Settings whose key matches a pattern (* any run of characters, ? one character)',
       tags,
       access: view,
       body: z.object({ pattern: keyPattern }).strict(),
-      response: z.array(settingView),
-      handler: ({ body, identity, requestId }) => bus.request(s.searchSettings, body, { identity, requestId }),
+      toRequest: ({ body }) => body,
     }),
-    defineRoute({
+    proxyRoute(bus, s.bulkSettings, {
       method: 'POST',
       url: '/api/settings/bulk',
       summary: 'Create or update many settings: all applied or none, with per-item errors',
       tags,
       access: edit,
       body: bulkRequest,
-      response: bulkReply,
-      handler: ({ body, identity, requestId }) => bus.request(s.bulkSettings, body, { identity, requestId }),
+      toRequest: ({ body }) => body,
     }),
   ];
 }
