@@ -4,6 +4,7 @@ import { Link } from '../app/router.tsx';
 import { useEventStream } from '../app/useEventStream.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
 import { CopyBlock } from '../components/CopyBlock.tsx';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Page } from '../components/Page.tsx';
 import { SelectField } from '../components/SelectField.tsx';
@@ -150,30 +151,16 @@ function ClientActivity() {
       {!page || page.items.length === 0 ? (
         <p className="muted">No client has connected yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col">Connected</th>
-                <th scope="col">State</th>
-                <th scope="col">Tool calls</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((s) => (
-                <tr key={`${s.satellite_id}/${s.session_id}`}>
-                  <td>{s.client_type ?? 'unknown'}</td>
-                  <td>
-                    <When at={s.connected_at} />
-                  </td>
-                  <td>{s.active ? 'connected' : `left (${s.disconnect_reason ?? 'closed'})`}</td>
-                  <td>{s.tool_execution_count ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={page.items}
+          rowKey={(s) => `${s.satellite_id}/${s.session_id}`}
+          columns={[
+            { header: 'Client', cell: (s) => s.client_type ?? 'unknown' },
+            { header: 'Connected', cell: (s) => <When at={s.connected_at} /> },
+            { header: 'State', cell: (s) => (s.active ? 'connected' : `left (${s.disconnect_reason ?? 'closed'})`) },
+            { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? '' },
+          ]}
+        />
       )}
     </section>
   );

@@ -13,6 +13,7 @@ import { navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useEventStream } from '../app/useEventStream.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -113,35 +114,26 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
         {requests.length === 0 ? (
           <p className="muted">No tool has been called yet.</p>
         ) : (
-          <div className="table-wrap">
-            <table aria-describedby="requests">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Duration</th>
-                </tr>
-              </thead>
-              <tbody>
-                {requests.map((r) => (
-                  <tr key={r.id} data-testid="request-row">
-                    <td>
-                      <When at={r.timestamp} />
-                    </td>
-                    <td>
-                      <code>{r.tool_name}</code>
-                    </td>
-                    <td>
-                      <StatusBadge status={r.success ? 'succeeded' : 'failed'} label={r.success ? 'ok' : 'failed'} />
-                      {r.error_message ? <span className="muted"> {r.error_message}</span> : null}
-                    </td>
-                    <td>{Math.round(r.duration_ms)} ms</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            describedBy="requests"
+            rows={requests}
+            rowKey={(r) => r.id}
+            rowTestId="request-row"
+            columns={[
+              { header: 'When', cell: (r) => <When at={r.timestamp} /> },
+              { header: 'Tool', cell: (r) => <code>{r.tool_name}</code> },
+              {
+                header: 'Result',
+                cell: (r) => (
+                  <>
+                    <StatusBadge status={r.success ? 'succeeded' : 'failed'} label={r.success ? 'ok' : 'failed'} />
+                    {r.error_message ? <span className="muted"> {r.error_message}</span> : null}
+                  </>
+                ),
+              },
+              { header: 'Duration', cell: (r) => `${Math.round(r.duration_ms)} ms` },
+            ]}
+          />
         )}
       </section>
 

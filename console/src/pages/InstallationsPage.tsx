@@ -1,6 +1,7 @@
 import { api, type InstallationView, type TeamView } from '../api/client.ts';
 import { Link, queryParam, useLocation } from '../app/router.tsx';
 import { useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Page } from '../components/Page.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -43,36 +44,16 @@ function TeamInstallations({ team, installations }: { team: TeamView; installati
           Nothing installed yet. <Link to="/catalogue">Pick a server from the catalogue</Link>.
         </p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Server</th>
-                <th scope="col">Status</th>
-                <th scope="col">Since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {installations.map((i) => (
-                <tr key={i.id}>
-                  <td>
-                    <Link to={`/teams/${team.id}/installations/${i.id}`}>{i.name}</Link>
-                  </td>
-                  <td>
-                    <code>{i.server_slug}</code>
-                  </td>
-                  <td>
-                    <StatusBadge status={i.status} />
-                  </td>
-                  <td>
-                    <When at={i.status_updated_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={installations}
+          rowKey={(i) => i.id}
+          columns={[
+            { header: 'Name', cell: (i) => <Link to={`/teams/${team.id}/installations/${i.id}`}>{i.name}</Link> },
+            { header: 'Server', cell: (i) => <code>{i.server_slug}</code> },
+            { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
+            { header: 'Since', cell: (i) => <When at={i.status_updated_at} /> },
+          ]}
+        />
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import { api } from '../api/client.ts';
 import { useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Page } from '../components/Page.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -25,43 +26,37 @@ export function JobsPage() {
     >
       <ErrorMessage error={jobs.error} />
       {jobs.data ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Background job schedules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Schedule</th>
-                <th scope="col">Every</th>
-                <th scope="col">Last run</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Next run</th>
-                <th scope="col">Failed (24 h)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.data.map((job) => (
-                <tr key={job.schedule}>
-                  <th scope="row">{names[job.schedule] ?? job.schedule}</th>
-                  <td>{Math.round(job.every_ms / 1000)} s</td>
-                  <td>
-                    <When at={job.last_run?.started_at} />
-                    {job.last_run?.duration_ms != null ? (
-                      <span className="muted"> ({Math.round(job.last_run.duration_ms)} ms)</span>
-                    ) : null}
-                  </td>
-                  <td>
-                    {job.last_run ? <StatusBadge status={job.last_run.outcome} /> : <span className="muted">—</span>}
-                    {job.last_run?.error ? <span className="muted"> {job.last_run.error}</span> : null}
-                  </td>
-                  <td>
-                    <When at={job.next_run_at} />
-                  </td>
-                  <td>{job.failed_last_24h}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Background job schedules"
+          rows={jobs.data}
+          rowKey={(job) => job.schedule}
+          columns={[
+            { header: 'Schedule', rowHeader: true, cell: (job) => names[job.schedule] ?? job.schedule },
+            { header: 'Every', cell: (job) => `${Math.round(job.every_ms / 1000)} s` },
+            {
+              header: 'Last run',
+              cell: (job) => (
+                <>
+                  <When at={job.last_run?.started_at} />
+                  {job.last_run?.duration_ms != null ? (
+                    <span className="muted"> ({Math.round(job.last_run.duration_ms)} ms)</span>
+                  ) : null}
+                </>
+              ),
+            },
+            {
+              header: 'Outcome',
+              cell: (job) => (
+                <>
+                  {job.last_run ? <StatusBadge status={job.last_run.outcome} /> : <span className="muted">—</span>}
+                  {job.last_run?.error ? <span className="muted"> {job.last_run.error}</span> : null}
+                </>
+              ),
+            },
+            { header: 'Next run', cell: (job) => <When at={job.next_run_at} /> },
+            { header: 'Failed (24 h)', cell: (job) => job.failed_last_24h },
+          ]}
+        />
       ) : null}
     </Page>
   );

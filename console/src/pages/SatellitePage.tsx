@@ -4,6 +4,7 @@ import { navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useEventStream } from '../app/useEventStream.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Page } from '../components/Page.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
@@ -114,35 +115,22 @@ export function SatellitePage({ satelliteId }: { satelliteId: string }) {
           <p className="muted">No heartbeat yet.</p>
         )}
         {metrics && metrics.processes.length > 0 ? (
-          <div className="table-wrap">
-            <table>
-              <caption>MCP server processes</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Process</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">Requests</th>
-                  <th scope="col">Avg. response</th>
-                </tr>
-              </thead>
-              <tbody>
-                {metrics.processes.map((p) => (
-                  <tr key={p.process_id}>
-                    <td>
-                      <code>{p.process_id}</code>
-                    </td>
-                    <td>{p.status}</td>
-                    <td>
-                      <StatusBadge status={p.health} />
-                    </td>
-                    <td>{p.request_count}</td>
-                    <td>{p.avg_response_time_ms === null ? '' : `${Math.round(p.avg_response_time_ms)} ms`}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="MCP server processes"
+            showCaption
+            rows={metrics.processes}
+            rowKey={(p) => p.process_id}
+            columns={[
+              { header: 'Process', cell: (p) => <code>{p.process_id}</code> },
+              { header: 'Status', cell: (p) => p.status },
+              { header: 'Health', cell: (p) => <StatusBadge status={p.health} /> },
+              { header: 'Requests', cell: (p) => p.request_count },
+              {
+                header: 'Avg. response',
+                cell: (p) => (p.avg_response_time_ms === null ? '' : `${Math.round(p.avg_response_time_ms)} ms`),
+              },
+            ]}
+          />
         ) : null}
       </section>
       {canRevoke && s?.status !== 'revoked' ? (

@@ -4,6 +4,7 @@ import { Link } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useAction, useLoad } from '../app/useLoad.ts';
 import { CopyBlock } from '../components/CopyBlock.tsx';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -28,37 +29,22 @@ export function SatellitesPage() {
       <ErrorMessage error={satellites.error} />
       {satellites.data?.length === 0 ? <p>No satellite has registered yet: make a registration token below.</p> : null}
       {satellites.data && satellites.data.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Satellites</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Serves</th>
-                <th scope="col">Address</th>
-                <th scope="col">Last heartbeat</th>
-              </tr>
-            </thead>
-            <tbody>
-              {satellites.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to={`/satellites/${s.id}`}>{s.name}</Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={satelliteState(s)} />
-                  </td>
-                  <td>{s.satellite_type === 'global' ? 'every team' : teamName(s.team_id)}</td>
-                  <td>{s.satellite_url ? <code>{s.satellite_url}</code> : <span className="muted">not given</span>}</td>
-                  <td>
-                    <When at={s.last_heartbeat_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Satellites"
+          rows={satellites.data}
+          rowKey={(s) => s.id}
+          columns={[
+            { header: 'Name', cell: (s) => <Link to={`/satellites/${s.id}`}>{s.name}</Link> },
+            { header: 'Status', cell: (s) => <StatusBadge status={satelliteState(s)} /> },
+            { header: 'Serves', cell: (s) => (s.satellite_type === 'global' ? 'every team' : teamName(s.team_id)) },
+            {
+              header: 'Address',
+              cell: (s) =>
+                s.satellite_url ? <code>{s.satellite_url}</code> : <span className="muted">not given</span>,
+            },
+            { header: 'Last heartbeat', cell: (s) => <When at={s.last_heartbeat_at} /> },
+          ]}
+        />
       ) : null}
       <RegistrationTokens
         teams={(teams.data ?? []).filter((t) => session.canInTeam(t.id, 'satellites.register'))}
@@ -172,43 +158,33 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
       ) : null}
       <ErrorMessage error={tokens.error ?? revoke.error} />
       {tokens.data && tokens.data.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Registration tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">For</th>
-                <th scope="col">Description</th>
-                <th scope="col">State</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    {t.scope === 'global' ? 'global' : (teams.find((team) => team.id === t.team_id)?.name ?? t.team_id)}
-                  </td>
-                  <td>{t.description ?? ''}</td>
-                  <td>
-                    <StatusBadge status={t.state === 'active' ? 'active' : 'unknown'} label={t.state} />
-                  </td>
-                  <td>
-                    <When at={t.expires_at} />
-                  </td>
-                  <td>
-                    {t.state === 'active' ? (
-                      <button type="button" className="secondary" onClick={() => void revoke.run(t)}>
-                        Revoke<span className="visually-hidden"> token {t.description ?? t.id}</span>
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Registration tokens"
+          rows={tokens.data}
+          rowKey={(t) => t.id}
+          columns={[
+            {
+              header: 'For',
+              cell: (t) =>
+                t.scope === 'global' ? 'global' : (teams.find((team) => team.id === t.team_id)?.name ?? t.team_id),
+            },
+            { header: 'Description', cell: (t) => t.description ?? '' },
+            {
+              header: 'State',
+              cell: (t) => <StatusBadge status={t.state === 'active' ? 'active' : 'unknown'} label={t.state} />,
+            },
+            { header: 'Expires', cell: (t) => <When at={t.expires_at} /> },
+            {
+              header: 'Actions',
+              cell: (t) =>
+                t.state === 'active' ? (
+                  <button type="button" className="secondary" onClick={() => void revoke.run(t)}>
+                    Revoke<span className="visually-hidden"> token {t.description ?? t.id}</span>
+                  </button>
+                ) : null,
+            },
+          ]}
+        />
       ) : null}
     </section>
   );

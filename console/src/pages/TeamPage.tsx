@@ -3,6 +3,7 @@ import { type ApiError, api, type MemberView, type TeamRole } from '../api/clien
 import { Link, navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -59,50 +60,45 @@ export function TeamPage({ teamId }: { teamId: string }) {
           <section aria-labelledby="members">
             <h2 id="members">Members</h2>
             <ErrorMessage error={rowError} />
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">E-mail</th>
-                    <th scope="col">Role</th>
-                    {canManage ? <th scope="col">Actions</th> : null}
-                  </tr>
-                </thead>
-                <tbody>
-                  {loaded.data.members.map((member) => (
-                    <tr key={member.user_id}>
-                      <td>{member.name}</td>
-                      <td>{member.email}</td>
-                      <td>
-                        {canManage ? (
-                          <select
-                            aria-label={`Role of ${member.name}`}
-                            value={member.role}
-                            onChange={(e) => void change(member, e.target.value as TeamRole)}
-                          >
-                            {roles.map((r) => (
-                              <option key={r.value} value={r.value}>
-                                {r.label}
-                              </option>
-                            ))}
-                          </select>
-                        ) : (
-                          member.role.replace('_', ' ')
-                        )}
-                      </td>
-                      {canManage ? (
-                        <td>
+            <DataTable
+              rows={loaded.data.members}
+              rowKey={(member) => member.user_id}
+              columns={[
+                { header: 'Name', cell: (member) => member.name },
+                { header: 'E-mail', cell: (member) => member.email },
+                {
+                  header: 'Role',
+                  cell: (member) =>
+                    canManage ? (
+                      <select
+                        aria-label={`Role of ${member.name}`}
+                        value={member.role}
+                        onChange={(e) => void change(member, e.target.value as TeamRole)}
+                      >
+                        {roles.map((r) => (
+                          <option key={r.value} value={r.value}>
+                            {r.label}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      member.role.replace('_', ' ')
+                    ),
+                },
+                ...(canManage
+                  ? [
+                      {
+                        header: 'Actions',
+                        cell: (member: MemberView) => (
                           <button type="button" className="secondary" onClick={() => void change(member, null)}>
                             Remove<span className="visually-hidden"> {member.name}</span>
                           </button>
-                        </td>
-                      ) : null}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                        ),
+                      },
+                    ]
+                  : []),
+              ]}
+            />
           </section>
           {canManage ? <AddMember teamId={teamId} onAdded={loaded.reload} /> : null}
           {session.can('teams.manage') ? (

@@ -3,6 +3,7 @@ import { api } from '../api/client.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -20,31 +21,19 @@ export function TeamsPage() {
         <p>{session.isAdmin ? 'No team yet: create the first one below.' : 'You are not a member of any team yet.'}</p>
       ) : null}
       {teams.data && teams.data.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Teams</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">Your role</th>
-              </tr>
-            </thead>
-            <tbody>
-              {teams.data.map((team) => (
-                <tr key={team.id}>
-                  <td>
-                    <Link to={`/teams/${team.id}`}>{team.name}</Link>
-                  </td>
-                  <td>
-                    <code>{team.slug}</code>
-                  </td>
-                  <td>{roleOf(team.id)?.replace('_', ' ') ?? (session.isAdmin ? 'global admin' : '')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Teams"
+          rows={teams.data}
+          rowKey={(team) => team.id}
+          columns={[
+            { header: 'Name', cell: (team) => <Link to={`/teams/${team.id}`}>{team.name}</Link> },
+            { header: 'Slug', cell: (team) => <code>{team.slug}</code> },
+            {
+              header: 'Your role',
+              cell: (team) => roleOf(team.id)?.replace('_', ' ') ?? (session.isAdmin ? 'global admin' : ''),
+            },
+          ]}
+        />
       ) : null}
       {session.can('teams.manage') ? <CreateTeam /> : null}
     </Page>
