@@ -144,39 +144,42 @@ describe('stdio servers', () => {
   });
 });
 
-describe('remote servers', () => {
-  it('reconnects a Streamable HTTP server that goes away and comes back', async () => {
+// What a remote server does when it goes away and comes back is the same over both transports.
+const remoteTransports = [
+  { transport: 'Streamable HTTP', startFixture: startHttpFixture, server: httpServer },
+  { transport: 'SSE', startFixture: startSseFixture, server: sseServer },
+] as const;
+
+describe.each(remoteTransports)('remote servers over $transport, lost and found', ({ startFixture, server }) => {
+  it('reconnects a server that goes away and comes back', async () => {
     const port = await freePort();
-    fixtures.push(await startHttpFixture(port));
-    const rt = harness.start([httpServer('remote', port)]);
+    fixtures.push(await startFixture(port));
+    const rt = harness.start([server('remote', port)]);
     await rt.start();
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
-    const discovered = await harness.events.waitFor('mcp.tools.discovered');
-    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
-      'ask_city',
-      'greet',
-      'huge_output',
-      'probe_count',
-      'server_pid',
-    ]);
+    const firstPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
 
-    await stopChild(fixtures.pop() as ChildProcess);
+    // Marked before the kill: the end of an SSE stream may report the loss before any health check.
     const mark = harness.events.events.length;
+    await stopChild(fixtures.pop() as ChildProcess);
     await rt.checkHealth();
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
     expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
 
-    fixtures.push(await startHttpFixture(port));
+    fixtures.push(await startFixture(port));
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
       after: mark,
     });
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'bob' }))).toBe('hello bob');
+    const secondPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
+    expect(secondPid).toBe(fixtures[0]?.pid);
+    expect(secondPid).not.toBe(firstPid);
   });
 
   it('recovers at once when a call reaches an offline server that answers again', async () => {
     const port = await freePort();
-    fixtures.push(await startHttpFixture(port));
-    const rt = harness.start([httpServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    fixtures.push(await startFixture(port));
+    const rt = harness.start([server('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
     await rt.start();
     const tool = harness.found('lazy:greet');
     await stopChild(fixtures.pop() as ChildProcess);
@@ -184,7 +187,7 @@ describe('remote servers', () => {
     expect(rt.snapshot()[0]?.status).toBe('offline');
     await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
 
-    fixtures.push(await startHttpFixture(port));
+    fixtures.push(await startFixture(port));
     const mark = harness.events.events.length;
     expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
     expect(harness.events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
@@ -197,10 +200,29 @@ describe('remote servers', () => {
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
     const port = await freePort();
-    fixtures.push(await startHttpFixture(port));
-    const rt = harness.start([httpServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
+    fixtures.push(await startFixture(port));
+    const rt = harness.start([server('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
     await rt.start();
-    expect(rt.snapshot()[0]?.status).toBe('offline');
+    expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'disconnected' });
+    expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
+  });
+});
+
+describe('remote servers over Streamable HTTP', () => {
+  it('discovers the tools of a Streamable HTTP server', async () => {
+    const port = await freePort();
+    fixtures.push(await startHttpFixture(port));
+    const rt = harness.start([httpServer('remote', port)]);
+    await rt.start();
+    const discovered = await harness.events.waitFor('mcp.tools.discovered');
+    expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
+      'ask_city',
+      'greet',
+      'huge_output',
+      'probe_count',
+      'server_pid',
+    ]);
+    expect(harness.found('remote:greet').transport).toBe('http');
   });
 });
 
@@ -230,39 +252,6 @@ describe('remote servers over SSE', () => {
     expect(Number(textOf(await rt.callTool(harness.found('legacy:server_pid'), {})))).toBe(fixtures[0]?.pid);
   });
 
-  it('sends the configured headers (the fixture refuses requests without them)', async () => {
-    const port = await freePort();
-    fixtures.push(await startSseFixture(port));
-    const rt = harness.start([sseServer('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
-    await rt.start();
-    expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'disconnected' });
-    expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
-  });
-
-  it('reconnects an SSE server that goes away and comes back', async () => {
-    const port = await freePort();
-    fixtures.push(await startSseFixture(port));
-    const rt = harness.start([sseServer('remote', port)]);
-    await rt.start();
-    const firstPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
-
-    // Marked before the kill: the end of the stream may report the loss before any health check.
-    const mark = harness.events.events.length;
-    await stopChild(fixtures.pop() as ChildProcess);
-    await rt.checkHealth();
-    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
-    expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
-
-    fixtures.push(await startSseFixture(port));
-    await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
-      after: mark,
-    });
-    expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'bob' }))).toBe('hello bob');
-    const secondPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
-    expect(secondPid).toBe(fixtures[0]?.pid);
-    expect(secondPid).not.toBe(firstPid);
-  });
-
   it('notices a stream that ends without waiting for a health check', async () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
@@ -275,28 +264,6 @@ describe('remote servers over SSE', () => {
       after: mark,
     });
     expect(offline.previous_status).toBe('online');
-  });
-
-  it('recovers at once when a call reaches an offline SSE server that answers again', async () => {
-    const port = await freePort();
-    fixtures.push(await startSseFixture(port));
-    const rt = harness.start([sseServer('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
-    await rt.start();
-    const tool = harness.found('lazy:greet');
-    await stopChild(fixtures.pop() as ChildProcess);
-    await rt.checkHealth();
-    expect(rt.snapshot()[0]?.status).toBe('offline');
-    await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
-
-    fixtures.push(await startSseFixture(port));
-    const mark = harness.events.events.length;
-    expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
-    expect(harness.events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
-      status: 'online',
-      previous_status: 'offline',
-      reason: 'recovery',
-    });
-    await harness.events.waitFor('mcp.tools.discovered', () => true, { after: mark });
   });
 
   it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
