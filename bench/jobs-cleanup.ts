@@ -39,9 +39,7 @@ try {
     { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
   );
   const installationsBus = await createBus({
-    servers: env.natsUrl,
-    name: 'installations',
-    prefix: env.subjectPrefix,
+    ...env.busOptions('installations'),
     logger,
   });
   const installationsApp = await createInstallationsApp({
@@ -67,7 +65,7 @@ try {
     // 1. The first cleanup as the jobs service runs it: one tick, recorded by BullMQ.
     const jobsLogs = new PassThrough();
     jobsLogs.resume();
-    const jobsBus = await createBus({ servers: env.natsUrl, name: 'jobs', prefix: env.subjectPrefix, logger });
+    const jobsBus = await createBus({ ...env.busOptions('jobs'), logger });
     const jobs = await createJobsApp({
       bus: jobsBus,
       logger: createLogger({ name: 'jobs', level: 'silent', destination: jobsLogs }),
@@ -81,7 +79,7 @@ try {
         JOBS_WORK_TIMEOUT_MS: '600000',
       }),
     });
-    const client = await createBus({ servers: env.natsUrl, name: 'bench', prefix: env.subjectPrefix, logger });
+    const client = await createBus({ ...env.busOptions('bench'), logger });
     const tick = await waitForCleanupTick(client);
     await verify(db);
     report.push({

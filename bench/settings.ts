@@ -55,10 +55,7 @@ try {
   if (!token) throw new Error('could not log in as the bench admin');
 
   const client = await createBus({
-    servers: env.natsUrl,
-    name: 'bench-client',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('bench-client'),
     logger,
   });
   const adminIdentity: CallerIdentity = {

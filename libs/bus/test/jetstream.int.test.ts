@@ -122,10 +122,7 @@ async function consume({ filterSubjects, ...options }: ConsumeTestOptions) {
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'jetstream-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('jetstream-test'),
     logger: silent,
   });
   await ensureStream(bus, testStream);

@@ -48,10 +48,7 @@ const eventB = eventOf('b');
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'transient-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('transient-test'),
     logger: silent,
   });
   await ensureStream(bus, stream);

@@ -33,10 +33,7 @@ const lagEvent = defineEvent({
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'lag-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('lag-test'),
     logger: createLogger({ name: 'lag-test', level: 'silent' }),
   });
   await ensureStream(bus, stream);

@@ -44,10 +44,7 @@ const open = (startSeq = 1) => openJetStreamFeed(bus, { event: feedEvent, startS
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'sse-feed-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('sse-feed-test'),
     logger: createLogger({ name: 'sse-feed-test', level: 'silent' }),
   });
   await ensureStream(bus, feedStream);

@@ -49,10 +49,7 @@ async function serverConsumers(): Promise<number> {
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'sse-stream-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('sse-stream-test'),
     logger: silent,
   });
   await ensureStream(bus, testStream);

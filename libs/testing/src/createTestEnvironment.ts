@@ -20,6 +20,8 @@ export type TestEnvironment = {
   redisUrl: string;
   /** BullMQ prefix isolating this run's queues. */
   queuePrefix: string;
+  /** What a bus needs to join this run's NATS traffic (createBus takes it with a logger added). */
+  busOptions(name: string): { servers: string; name: string; prefix: string; streamMaxBytes: number };
   /** Environment variables describing all of the above, to hand to a service's config or process. */
   env: Record<string, string>;
   cleanup(): Promise<void>;
@@ -68,6 +70,7 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
     streamMaxBytes,
     redisUrl,
     queuePrefix,
+    busOptions: (name) => ({ servers: natsUrl, name, prefix: subjectPrefix, streamMaxBytes }),
     env: {
       POSTGRES_HOST: pgEndpoint.host,
       POSTGRES_PORT: String(pgEndpoint.port),

@@ -36,7 +36,7 @@ describe('the web console, served by gateway-api', () => {
 
   beforeAll(async () => {
     env = await createTestEnvironment();
-    bus = await createBus({ servers: env.natsUrl, name: 'console-test', prefix: env.subjectPrefix, logger });
+    bus = await createBus({ ...env.busOptions('console-test'), logger });
     const readiness = createReadiness();
     gateway = await buildGateway({ bus, logger, readiness, consoleDir: fakeBuild() });
     unbuilt = await buildGateway({ bus, logger, readiness, consoleDir: join(tmpdir(), 'orbital-no-console-here') });

@@ -81,10 +81,7 @@ const post = (
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
   bus = await createBus({
-    servers: env.natsUrl,
-    name: 'gateway',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('gateway'),
     logger,
   });
   await ensureStream(bus, satelliteEventsStream);

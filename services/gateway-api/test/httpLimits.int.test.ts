@@ -22,7 +22,7 @@ const bodyLimit = 1024;
 beforeAll(async () => {
   env = await createTestEnvironment();
   const logger = createLogger({ name: 'limits-test', level: 'silent' });
-  bus = await createBus({ servers: env.natsUrl, name: 'limits', prefix: env.subjectPrefix, logger });
+  bus = await createBus({ ...env.busOptions('limits'), logger });
   gateway = await buildGateway({ bus, logger, readiness: createReadiness(), bodyLimitBytes: bodyLimit });
   await gateway.listen({ port: 0, host: '127.0.0.1' });
   port = (gateway.server.address() as { port: number }).port;

@@ -42,10 +42,7 @@ export async function startReplica(env: TestEnvironment, extraEnv: Record<string
   });
   const logger = createLogger({ name: 'settings', level: 'info', destination: stream });
   const bus = await createBus({
-    servers: env.natsUrl,
-    name: 'settings-test',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('settings-test'),
     logger,
     requestTimeoutMs: 3000,
   });
@@ -77,10 +74,7 @@ export async function markSetUp(env: TestEnvironment): Promise<void> {
 
 export async function clientBus(env: TestEnvironment): Promise<Bus> {
   return createBus({
-    servers: env.natsUrl,
-    name: 'settings-client',
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
+    ...env.busOptions('settings-client'),
     logger: createLogger({ name: 'client', level: 'silent' }),
     requestTimeoutMs: 3000,
   });
