@@ -20,7 +20,8 @@ type Question = {
 };
 
 type SuspendedCall = {
-  id: string;
+  /** Given when the call first waits for input: most calls never do, and never need one. */
+  id: string | undefined;
   /** Whose call it is: a retry presented by another identity finds nothing. */
   ownerKey: string;
   toolPath: string;
@@ -56,11 +57,14 @@ export type RoundContext = {
  */
 export function createSuspendedCalls(options: { answerTimeoutMs: number; instanceId?: string }) {
   const instanceId = options.instanceId ?? randomBytes(6).toString('base64url');
-  const calls = new Map<string, SuspendedCall>();
+  /** Every call in progress, and (by id) those that have waited for input at least once. */
+  const calls = new Set<SuspendedCall>();
+  const waiting = new Map<string, SuspendedCall>();
 
   const forget = (call: SuspendedCall) => {
     clearTimeout(call.expiry);
-    calls.delete(call.id);
+    calls.delete(call);
+    if (call.id !== undefined) waiting.delete(call.id);
   };
 
   const expire = (call: SuspendedCall) => {
@@ -98,6 +102,10 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
         forget(call);
         return outcome;
       }
+      if (call.id === undefined) {
+        call.id = randomBytes(24).toString('base64url');
+        waiting.set(call.id, call);
+      }
       call.expiry = setTimeout(() => expire(call), options.answerTimeoutMs).unref();
       const inputRequests: Record<string, InputRequest> = {};
       for (const [key, question] of call.questions) {
@@ -130,7 +138,7 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
       context: RoundContext,
     ): Promise<CallToolResult | InputRequiredResult> {
       const call: SuspendedCall = {
-        id: randomBytes(24).toString('base64url'),
+        id: undefined,
         ownerKey: owner.ownerKey,
         toolPath: owner.toolPath,
         controller: new AbortController(),
@@ -141,7 +149,7 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
         progress: undefined,
         expiry: undefined,
       };
-      calls.set(call.id, call);
+      calls.add(call);
       call.outcome = run({
         signal: call.controller.signal,
         onProgress: (progress) => call.progress?.(progress),
@@ -168,7 +176,7 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
           `This requestState belongs to a call waiting on another satellite instance (${stateInstance}; this is ${instanceId}). A call that asked for input continues only on the instance that asked: send the retry there, or call execute_mcp_tool again without requestState.`,
         );
       }
-      const call = id === undefined ? undefined : calls.get(id);
+      const call = id === undefined ? undefined : waiting.get(id);
       if (!call || call.ownerKey !== owner.ownerKey) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
@@ -191,7 +199,7 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
     },
     /** Shutdown: every waiting call is cancelled. */
     closeAll(): void {
-      for (const call of [...calls.values()]) expire(call);
+      for (const call of [...calls]) expire(call);
     },
   };
 }

@@ -40,6 +40,8 @@ export class ChildProcessTransport implements Transport {
   readonly #onOversized: ((line: OversizedLine, outcome: OversizedOutcome) => void) | undefined;
   /** Ids of requests sent and not yet answered: the only candidates an oversized answer can belong to. */
   readonly #waiting = new Set<string | number>();
+  /** Messages serialised since the last write, and the senders waiting for it. */
+  #batch: { text: string; settled: { resolve: () => void; reject: (error: Error) => void }[] } | undefined;
   #closed = false;
 
   constructor(
@@ -68,23 +70,42 @@ export class ChildProcessTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.#child.stdin;
-      if (this.#closed || !stdin || stdin.destroyed) {
-        reject(new Error('the server process is not running'));
-        return;
+    const stdin = this.#child.stdin;
+    if (this.#closed || !stdin || stdin.destroyed)
+      return Promise.reject(new Error('the server process is not running'));
+    if ('method' in message) {
+      if ('id' in message && message.id !== undefined) this.#waiting.add(message.id);
+      // A cancelled request may never be answered: it is no longer waited for.
+      else if (message.method === 'notifications/cancelled') {
+        const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
+        if (cancelled !== undefined) this.#waiting.delete(cancelled);
       }
-      if ('method' in message) {
-        if ('id' in message && message.id !== undefined) this.#waiting.add(message.id);
-        // A cancelled request may never be answered: it is no longer waited for.
-        else if (message.method === 'notifications/cancelled') {
-          const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
-          if (cancelled !== undefined) this.#waiting.delete(cancelled);
-        }
-      }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', () => resolve());
-    });
+    }
+    // Messages sent while the event loop handles one round of input (several clients' requests
+    // arriving together) leave in one write: one system call and one wake-up of the server instead
+    // of one per message. Order is kept, and nothing waits longer than the end of this round.
+    if (!this.#batch) {
+      this.#batch = { text: '', settled: [] };
+      setImmediate(() => this.#flush());
+    }
+    this.#batch.text += serializeMessage(message);
+    return new Promise((resolve, reject) => this.#batch?.settled.push({ resolve, reject }));
+  }
+
+  #flush(): void {
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (!batch) return;
+    const stdin = this.#child.stdin;
+    if (this.#closed || !stdin || stdin.destroyed) {
+      for (const { reject } of batch.settled) reject(new Error('the server process is not running'));
+      return;
+    }
+    const done = () => {
+      for (const { resolve } of batch.settled) resolve();
+    };
+    if (stdin.write(batch.text)) done();
+    else stdin.once('drain', done);
   }
 
   async close(): Promise<void> {
