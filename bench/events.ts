@@ -14,7 +14,7 @@ import { satelliteEvents, satelliteEventsStream } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
-import { printTable } from './stats.ts';
+import { cpuSeconds, printTable } from './stats.ts';
 
 const total = Number(process.env.EVENTS ?? 20000);
 const satellites = Number(process.env.SATELLITES ?? 20);
@@ -181,7 +181,19 @@ try {
   await rawPublish(env);
 
   const load = loadavg()[0]?.toFixed(2);
+  const rawCpuBefore = cpuSeconds();
   const raw = await rawPublish(env);
+  const rawCpu = cpuSeconds() - rawCpuBefore;
+  // CPU seconds of every process of the path while it runs: the bench (HTTP client), gateway-api and
+  // installations (the other services are idle during it). NATS and PostgreSQL are shared with whatever
+  // else runs on the machine, so they are left out.
+  const [gatewayPid, installationsPid] = [children[3]?.process.pid, children[2]?.process.pid];
+  const pathCpu = () => ({
+    bench: cpuSeconds(),
+    gateway: cpuSeconds(gatewayPid),
+    installations: cpuSeconds(installationsPid),
+  });
+  const cpuBefore = pathCpu();
   const before = await storedCount();
   const sent: string[] = [];
   const batchesPerSatellite = Math.ceil(total / batchSize / satellites);
@@ -208,6 +220,8 @@ try {
   const accepted = performance.now();
   while ((await storedCount()) < before + sent.length) await new Promise((resolve) => setTimeout(resolve, 20));
   const stored = performance.now();
+  const cpuAfter = pathCpu();
+  const endLoad = loadavg()[0]?.toFixed(2);
 
   const check = (
     await db.query(
@@ -222,10 +236,16 @@ try {
   }
   const acceptedRate = sent.length / ((accepted - started) / 1000);
   const storedRate = sent.length / ((stored - started) / 1000);
+  const cpu = (key: keyof typeof cpuAfter) => Number((cpuAfter[key] - cpuBefore[key]).toFixed(2));
   printTable(
-    `${sent.length} events, ${satellites} real satellites (API keys) sending batches of ${batchSize}, one at a time each; load average ${load}; every event stored exactly once`,
+    `${sent.length} events, ${satellites} real satellites (API keys) sending batches of ${batchSize}, one at a time each; load average ${load} before, ${endLoad} after; every event stored exactly once`,
     [
-      { path: 'raw JetStream publish (acked)', 'events/s': Math.round(raw), 'ratio to raw': 1 },
+      {
+        path: 'raw JetStream publish (acked)',
+        'events/s': Math.round(raw),
+        'ratio to raw': 1,
+        'CPU s': `bench ${rawCpu.toFixed(2)}`,
+      },
       {
         path: 'HTTP -> gateway-api -> JetStream (200 received)',
         'events/s': Math.round(acceptedRate),
@@ -235,6 +255,7 @@ try {
         path: 'HTTP -> gateway-api -> JetStream -> installations -> PostgreSQL (stored)',
         'events/s': Math.round(storedRate),
         'ratio to raw': Number((storedRate / raw).toFixed(2)),
+        'CPU s': `bench ${cpu('bench')}, gateway-api ${cpu('gateway')}, installations ${cpu('installations')}`,
       },
     ],
   );

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** Small helpers every benchmark uses to report figures the same way. */
 export function percentile(sortedMs: number[], p: number): number {
   if (sortedMs.length === 0) return Number.NaN;
@@ -38,4 +40,25 @@ export async function measure(
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   console.log(`\n${title}`);
   console.table(rows);
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, read from /proc (Linux); this process's own
+ * when no pid is given. Taken before and after a phase, the difference is what the phase cost, which
+ * says more than wall-clock time on a machine whose other users take turns on the cores.
+ */
+export function cpuSeconds(pid?: number): number {
+  if (pid === undefined) {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") "; utime and stime are the
+    // 14th and 15th fields, in clock ticks of 1/100 s on Linux.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -23,5 +23,5 @@ export { type EnsureStreamOptions, ensureStream, streamConfig } from './ensureSt
 export { translatePublishError } from './jetStreamErrors.ts';
 export { listParked, type ParkedMessage, replayParked } from './listParked.ts';
 export { translateRequestError } from './natsErrors.ts';
-export { encodeEvent, type PublishOptions, type PublishResult, publishEvent } from './publishEvent.ts';
+export { encodeEvent, type PublishOptions, type PublishResult, publishData, publishEvent } from './publishEvent.ts';
 export { durableName, streamName } from './streamName.ts';

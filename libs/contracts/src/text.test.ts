@@ -17,4 +17,10 @@ describe('NUL characters', () => {
       k: null,
     });
   });
+
+  it('leave a value holding none untouched, the very same object', () => {
+    const body = { events: [{ id: 'a', data: { lines: ['x', 'y'] } }], n: 1 };
+    expect(withoutNulCharacters(body)).toBe(body);
+    expect(withoutNulCharacters({ deep: [{ k: ['\u0000'] }] })).toEqual({ deep: [{ k: [''] }] });
+  });
 });

@@ -4,6 +4,7 @@ import { type Bus, listParked } from '@orbital/bus';
 import {
   eventFilter,
   installationEventsStream,
+  installationRequestLoggedEvent,
   installationStatusChangedEvent,
   jobWorkSubjects,
   installationSubjects as s,
@@ -455,6 +456,29 @@ describe('status, logs and requests from satellite events', () => {
       return row && row.total >= 200 ? row : undefined;
     }, 30000);
     expect(stored).toEqual({ total: 200, distinct: 200 });
+    // Announced to the requests stream: every stored row, rows stored together in one message.
+    const announced = await eventually(async () => {
+      const consumer = await jetstream(h.client.connection).consumers.get(
+        streamName(h.client, installationEventsStream.name),
+        {
+          filter_subjects: h.client.subject(
+            eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
+          ),
+        },
+      );
+      const sizes: number[] = [];
+      const seen = new Set<string>();
+      const messages = await consumer.fetch({ max_messages: 1000, expires: 1000 });
+      for await (const m of messages) {
+        const logged = installationRequestLoggedEvent.payload.parse(m.json());
+        sizes.push(logged.requests.length);
+        for (const row of logged.requests) seen.add(row.id);
+        if (m.info.pending === 0) break;
+      }
+      return seen.size === 200 ? { seen, sizes } : undefined;
+    });
+    expect([...announced.seen].sort()).toEqual([...ids].sort());
+    expect(Math.max(...announced.sizes)).toBeGreaterThan(1);
     const status = await h.client.request(s.getStatus, { team_id: teamA, installation_id: created.id }, as(teamUser));
     expect(status.status).toBe('connecting');
     const parked = await eventually(async () => {

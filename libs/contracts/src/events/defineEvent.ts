@@ -61,23 +61,45 @@ export function defineEvent<P extends z.ZodType, const S extends string>(def: Ev
   return def;
 }
 
+/** A subject pattern taken apart once: literal tokens as they are, `{name}` tokens by name. */
+type CompiledSubject = ReadonlyArray<{ literal: string } | { name: string }>;
+const compiledSubjects = new WeakMap<EventDef, CompiledSubject>();
+
+function compiledSubject(def: EventDef): CompiledSubject {
+  let compiled = compiledSubjects.get(def);
+  if (!compiled) {
+    compiled = def.subject.split('.').map((token) => {
+      const name = tokenPattern.exec(token)?.[1];
+      return name ? { name } : { literal: token };
+    });
+    compiledSubjects.set(def, compiled);
+  }
+  return compiled;
+}
+
+/** What subjectToken accepts, checked without building a zod result: this runs for every message. */
+const plainToken = /^[^.*>\s]{1,128}$/;
+
 /** The subject one message is published on: tokens from the payload, then the publisher's. */
 export function eventSubject<E extends EventDef>(
   def: E,
   payload: EventPayloadOf<E>,
   given: Partial<Record<string, string>> = {},
 ): string {
-  const tokens: Partial<Record<string, string>> = { ...def.tokensOf?.(payload), ...given };
-  return def.subject
-    .split('.')
-    .map((token) => {
-      const name = tokenPattern.exec(token)?.[1];
-      if (!name) return token;
-      const value = tokens[name];
-      if (value === undefined) throw new Error(`no value for token {${name}} of ${def.subject}`);
-      return subjectToken.parse(value);
-    })
-    .join('.');
+  const fromPayload = def.tokensOf?.(payload);
+  let subject = '';
+  for (const token of compiledSubject(def)) {
+    let part: string;
+    if ('literal' in token) part = token.literal;
+    else {
+      const value = token.name in given ? given[token.name] : fromPayload?.[token.name as keyof typeof fromPayload];
+      if (value === undefined) throw new Error(`no value for token {${token.name}} of ${def.subject}`);
+      // The zod schema gives the reason when the token is refused.
+      part = typeof value === 'string' && plainToken.test(value) ? value : subjectToken.parse(value);
+    }
+    subject = subject ? `${subject}.${part}` : part;
+  }
+  return subject;
 }
 
 /** A filter on one event: the given tokens fixed, the others any value. */
@@ -108,7 +130,11 @@ export function eventTokensOf<E extends EventDef>(def: E, subject: string): Even
 
 /** Is this subject (without the deployment prefix) one of this event's? */
 export function isEventSubject(def: EventDef, subject: string): boolean {
-  return filterCovers(eventFilter(def), subject) && subject.split('.').length === def.subject.split('.').length;
+  const tokens = compiledSubject(def);
+  const parts = subject.split('.');
+  return (
+    parts.length === tokens.length && tokens.every((token, i) => !('literal' in token) || parts[i] === token.literal)
+  );
 }
 
 /**

@@ -36,11 +36,15 @@ export const installationLogAppendedPayload = z.object({
 });
 export type InstallationLogAppended = z.infer<typeof installationLogAppendedPayload>;
 
-/** A request log committed, as GET .../requests/:id shows it (tool_response only when it was kept). */
+/**
+ * Request logs of one installation committed together, each as GET .../requests/:id shows it
+ * (tool_response only when it was kept), oldest first. One message per stored batch, not per call: a
+ * busy installation's calls would otherwise cost the event store a message each.
+ */
 export const installationRequestLoggedPayload = z.object({
   installation_id: z.string(),
   team_id: z.string(),
-  request: requestLogView,
+  requests: z.array(requestLogView).min(1),
 });
 export type InstallationRequestLogged = z.infer<typeof installationRequestLoggedPayload>;
 
@@ -77,7 +81,8 @@ export const installationRequestLoggedEvent = defineEvent({
   stream: installationEventsStream,
   producer: 'installations',
   consumers: ['gateway-api'],
-  description: 'A tool execution committed to the request log (feeds the requests stream).',
+  description:
+    'Tool executions committed to the request log, those of one installation stored together in one message (feeds the requests stream).',
   payload: installationRequestLoggedPayload,
   tokensOf: (p) => ({ installation_id: p.installation_id }),
 });

@@ -1,12 +1,14 @@
-import { type Bus, publishEvent } from '@orbital/bus';
+import { type Bus, publishData } from '@orbital/bus';
 import {
   type EventBatchReply,
   type EventResult,
   eventBatchRequest,
+  eventSubject,
   headerNames,
   maxEventsPerBatch,
   parseSatelliteEvent,
   type SatelliteEvent,
+  type SatelliteEventType,
   type SatelliteIdentity,
   satelliteEvents,
 } from '@orbital/contracts';
@@ -37,6 +39,30 @@ function idProblems(event: SatelliteEvent): Array<{ path: string; message: strin
 function teamOf(event: SatelliteEvent): string | null {
   const data = event.data as { team_id?: string | null };
   return data.team_id ?? null;
+}
+
+type Checked =
+  | { success: true; event: SatelliteEvent; def: (typeof satelliteEvents)[SatelliteEventType] }
+  | { success: false; issues: Array<{ path: string; message: string }> };
+
+/**
+ * One check per event, against the contract of the event it is stored as (the schema publishEvent would
+ * check again; it is checked here once, so the bytes are published as they are). An event of no known
+ * type is left to parseSatelliteEvent, which says what is wrong with its envelope.
+ */
+function checkEvent(raw: unknown): Checked {
+  const type = (raw as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !Object.hasOwn(satelliteEvents, type)) {
+    const parsed = parseSatelliteEvent(raw);
+    if (!parsed.success) return parsed;
+    return { success: true, event: parsed.event, def: satelliteEvents[parsed.event.type] };
+  }
+  const def = satelliteEvents[type as SatelliteEventType];
+  const result = def.payload.safeParse(raw);
+  if (!result.success) {
+    return { success: false, issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+  }
+  return { success: true, event: result.data as SatelliteEvent, def };
 }
 
 /**
@@ -85,7 +111,7 @@ export async function ingestEventBatch(
   batch.data.events.forEach((raw, index) => {
     const rawId = (raw as { id?: unknown } | null)?.id;
     const id = typeof rawId === 'string' ? rawId : null;
-    const parsed = parseSatelliteEvent(raw);
+    const parsed = checkEvent(raw);
     if (!parsed.success) {
       results[index] = {
         index,
@@ -116,9 +142,9 @@ export async function ingestEventBatch(
       };
       return;
     }
+    const subject = eventSubject(parsed.def, event as never, { satellite_id: satellite.satellite_id });
     stored.push(
-      publishEvent(bus, satelliteEvents[event.type], event as never, {
-        tokens: { satellite_id: satellite.satellite_id },
+      publishData(bus, subject, JSON.stringify(event), {
         msgId: eventMessageId(satellite.satellite_id, event.id),
         headers,
         ...(options.publishTimeoutMs ? { timeoutMs: options.publishTimeoutMs } : {}),

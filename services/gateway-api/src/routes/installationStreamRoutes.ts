@@ -104,13 +104,18 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
           snapshot: (): Promise<RequestLogPage> =>
             bus.request(s.listRequests, { ...ref, query }, { identity, requestId }),
           update(logged, { current, sent }) {
-            const row = logged.request;
-            if (sent?.items.some((item) => item.id === row.id)) return alreadyInSnapshot;
-            if (!matchesRequestLogQuery(row, query)) return skipMessage;
-            // As on the REST twin: no response data while request logging is off.
-            const { tool_response, ...rest } = row;
-            const item = current.request_logging_enabled && tool_response !== undefined ? row : rest;
-            return { items: [item] };
+            const known = new Set(sent?.items.map((item) => item.id));
+            const fresh = logged.requests.filter((row) => !known.has(row.id));
+            if (fresh.length === 0) return alreadyInSnapshot;
+            // As on the REST twin: newest first, and no response data while request logging is off.
+            const items = fresh
+              .filter((row) => matchesRequestLogQuery(row, query))
+              .map((row) => {
+                const { tool_response, ...rest } = row;
+                return current.request_logging_enabled && tool_response !== undefined ? row : rest;
+              })
+              .reverse();
+            return items.length > 0 ? { items } : skipMessage;
           },
         });
         return undefined as never;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { publishEvent } from '@orbital/bus';
 import {
   type InstallationLogAppended,
@@ -8,7 +9,7 @@ import {
 } from '@orbital/contracts';
 import { findInstallationsById, lockInstallationsById } from '../db/installationQueries.ts';
 import { insertLogLinesOfEvents, insertRequestLogs } from '../db/monitoringQueries.ts';
-import type { InstallationRow } from '../db/rows.ts';
+import type { InstallationRow, RequestLogRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import { nextStatus } from '../domain/nextStatus.ts';
 import { requestLogView } from '../domain/views.ts';
@@ -38,7 +39,7 @@ function ofKnownInstallations<E extends { data: { installation_id: string; team_
 /**
  * Tool executions stored together, one transaction: their installations locked in one statement (id
  * order), one multi-row insert keyed by event id, at most the status writes a call changes, in stream
- * order; the request-logged events published after commit under message ids of the event ids.
+ * order; after commit, one request-logged message per installation (or a few, for many or long rows).
  */
 export async function storeToolExecutions(deps: SatelliteEventDeps, events: ToolExecuted[]): Promise<void> {
   const ids = [...new Set(events.map((e) => e.data.installation_id))];
@@ -83,20 +84,56 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
   });
   if (statusChanged) await deps.relay.flush();
   const rowsById = new Map(stored.map((row) => [row.id, row]));
+  const byInstallation = new Map<string, { teamId: string; rows: RequestLogRow[] }>();
+  for (const event of known) {
+    const row = rowsById.get(event.id);
+    if (!row) continue;
+    const group = byInstallation.get(event.data.installation_id) ?? { teamId: event.data.team_id, rows: [] };
+    group.rows.push(row);
+    byInstallation.set(event.data.installation_id, group);
+  }
   await Promise.all(
-    known.map((event) => {
-      const row = rowsById.get(event.id);
-      if (!row) return undefined;
-      const logged: InstallationRequestLogged = {
-        installation_id: event.data.installation_id,
-        team_id: event.data.team_id,
-        request: requestLogView(row, true),
-      };
-      return publishEvent(deps.bus, installationRequestLoggedEvent, logged, {
-        msgId: `req-${event.id}`,
-      });
-    }),
+    [...byInstallation].flatMap(([installationId, group]) =>
+      chunksOf(group.rows.map((row) => requestLogView(row, true))).map((requests) => {
+        const logged: InstallationRequestLogged = { installation_id: installationId, team_id: group.teamId, requests };
+        return publishEvent(deps.bus, installationRequestLoggedEvent, logged, {
+          msgId: `req-${digestOf(requests.map((r) => r.id))}`,
+        });
+      }),
+    ),
   );
+}
+
+/** A message holds at most this many request logs, and about this many bytes of them. */
+const maxRowsPerMessage = 200;
+const maxBytesPerMessage = 256 * 1024;
+
+/** Rows in order, cut where a message would grow too long (a row alone may be longer: it goes alone). */
+function chunksOf<T>(rows: T[]): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = JSON.stringify(row).length;
+    if (chunk.length > 0 && (chunk.length >= maxRowsPerMessage || bytes + size > maxBytesPerMessage)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/**
+ * The message id of some rows published together: the same rows give the same id, so a batch stored
+ * again after a redelivery is dropped by JetStream. Redelivered messages cut into other batches give
+ * other ids: readers merge updates by row id.
+ */
+function digestOf(ids: string[]): string {
+  return createHash('sha256').update(ids.join(',')).digest('base64url').slice(0, 32);
 }
 
 /** Log lines of many events in one insert, each line once; each event's lines published after. */

@@ -72,21 +72,27 @@ export async function insertRequestLogs(
     r.errorMessage,
     r.timestamp,
   ]);
-  await db.query(sql.unsafe`
-    INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
-      success, error_message, "timestamp")
-    SELECT id, installation_id, team_id, tool_name, request_params::jsonb, tool_response::jsonb, duration_ms, success,
-      error_message, "timestamp"
-    FROM ${sql.unnest(rows, ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'float8', 'bool', 'text', 'timestamptz'])}
-      AS t(id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms, success, error_message,
-        "timestamp")
-    ORDER BY id
-    ON CONFLICT (id) DO NOTHING`);
+  // One statement: the new rows come back from the insert, the ones already there (a redelivery) from
+  // the table as it was before it (a data-modifying WITH does not see its own inserts).
+  const ids = sql.array(
+    logs.map((r) => r.id),
+    'uuid',
+  );
   return db.any(sql.type(requestLogRow)`
-    SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${sql.array(
-      logs.map((r) => r.id),
-      'uuid',
-    )})`);
+    WITH inserted AS (
+      INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
+        success, error_message, "timestamp")
+      SELECT id, installation_id, team_id, tool_name, request_params::jsonb, tool_response::jsonb, duration_ms, success,
+        error_message, "timestamp"
+      FROM ${sql.unnest(rows, ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'float8', 'bool', 'text', 'timestamptz'])}
+        AS t(id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms, success, error_message,
+          "timestamp")
+      ORDER BY id
+      ON CONFLICT (id) DO NOTHING
+      RETURNING ${requestColumns})
+    SELECT ${requestColumns} FROM inserted
+    UNION ALL
+    SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${ids})`);
 }
 
 /** The log lines of many events in one statement, each line once; returns every event's stored lines. */
