@@ -61,6 +61,7 @@ async function api<T>(base: string, method: string, path: string, body?: unknown
 async function rawPublish(env: TestEnvironment): Promise<number> {
   const bus = await createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name: 'raw',
     prefix: `${env.subjectPrefix}raw${randomUUID().slice(0, 6)}`,
     streamMaxBytes: env.streamMaxBytes,

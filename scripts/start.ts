@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { generateIdentityKey } from '@orbital/bus';
 import pg from 'pg';
 import { findTakenPorts } from './findTakenPorts.ts';
 import { formatLogLine } from './formatLogLine.ts';
@@ -171,6 +172,17 @@ const baseEnv: Record<string, string> = {
   ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
 };
 
+/**
+ * Each process's key for signing caller identities, made afresh on every start: a signed identity
+ * lives a minute, so nothing needs the keys of a previous run, and none are written to disk.
+ */
+const identityKeys = new Map(
+  platformProcesses.flatMap((p) =>
+    p.process ? [[p.process, generateIdentityKey(p.process, `dev-${startedAt}`)]] : [],
+  ),
+);
+const identityPublicKeys = [...identityKeys.values()].map((pair) => pair.publicKey).join(',');
+
 /** The web console gateway-api serves at `/`: built on every start (about a second), so it matches the sources. */
 function buildConsole() {
   const started = Date.now();
@@ -190,9 +202,13 @@ const satelliteUrl = `http://127.0.0.1:${satellitePort}`;
 const ready = new Set<string>();
 
 function startChild(proc: PlatformProcess, env: Record<string, string>) {
+  const signing = proc.process ? identityKeys.get(proc.process) : undefined;
+  const identityEnv = signing
+    ? { IDENTITY_SIGNING_KEY: signing.signingKey, IDENTITY_PUBLIC_KEYS: identityPublicKeys }
+    : {};
   const child = spawn(process.execPath, [resolve(root, proc.entry)], {
     cwd: root,
-    env: { ...baseEnv, ...proc.env, ...env },
+    env: { ...baseEnv, ...proc.env, ...identityEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this launcher, which stops each child once, in order.
     detached: true,

@@ -245,8 +245,9 @@ if (kubectlAvailable()) {
   cpSync(kubernetesDir, scratch, { recursive: true });
   for (const overlay of overlays) {
     const dir = join(scratch, 'overlays', overlay);
-    if (!existsSync(join(dir, 'secrets.env')))
-      cpSync(join(scratch, 'overlays/production/secrets.env.example'), join(dir, 'secrets.env'));
+    for (const file of ['secrets.env', 'identity.env']) {
+      if (!existsSync(join(dir, file))) cpSync(join(scratch, `overlays/production/${file}.example`), join(dir, file));
+    }
     let rendered: string;
     try {
       rendered = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });

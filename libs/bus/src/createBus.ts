@@ -13,7 +13,6 @@ import {
   type BroadcastDef,
   type BroadcastPayloadOf,
   type CallerIdentity,
-  callerIdentity,
   type EventDef,
   type EventPayloadOf,
   type EventTokens,
@@ -29,6 +28,13 @@ import {
 import { AppError, toAppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { z } from 'zod';
+import {
+  createIdentitySigner,
+  createIdentityVerifier,
+  type IdentityKeyConfig,
+  type IdentityKeys,
+  parseIdentityKeys,
+} from './identityTokens.ts';
 import { busDisconnected, translateRequestError } from './natsErrors.ts';
 import { watchConnection } from './watchConnection.ts';
 
@@ -50,6 +56,11 @@ export type BusOptions = {
   streamMaxBytes?: number;
   /** Copies of every stream this bus creates: 1 on a single server, 3 on a production NATS cluster. */
   streamReplicas?: number;
+  /**
+   * The keys that sign the identity on every request this bus sends and verify it on every request it
+   * serves (identityTokens.ts): configuration text or keys already read.
+   */
+  identity: IdentityKeyConfig | IdentityKeys;
 };
 
 export type BusObserver = {
@@ -144,9 +155,12 @@ export function createBusFromConnection(
   connection: NatsConnection,
   options: Pick<
     BusOptions,
-    'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes' | 'streamReplicas'
+    'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes' | 'streamReplicas' | 'identity'
   >,
 ): Bus {
+  const keys = 'signing' in options.identity ? options.identity : parseIdentityKeys(options.identity);
+  const signIdentity = createIdentitySigner(keys);
+  const verifyIdentity = createIdentityVerifier(keys);
   const observer = options.observer;
   const prefix = options.prefix ?? '';
   const defaultTimeout = options.requestTimeoutMs ?? 5000;
@@ -164,11 +178,11 @@ export function createBusFromConnection(
       observer?.requestSent(def.subject, 0, 'unavailable');
       throw busDisconnected(def.subject);
     }
+    const started = performance.now();
     const hdrs = natsHeaders();
     hdrs.set(headerNames.requestId, context.requestId ?? randomUUID());
-    hdrs.set(headerNames.identity, JSON.stringify(context.identity));
+    hdrs.set(headerNames.identity, await signIdentity(context.identity, wireSubject));
     let msg: Msg;
-    const started = performance.now();
     try {
       msg = await connection.request(wireSubject, JSON.stringify(payload), {
         timeout: context.timeoutMs ?? defaultTimeout,
@@ -202,18 +216,24 @@ export function createBusFromConnection(
           logger.error({ err: error, subject: def.subject }, 'subscription failed');
           return;
         }
-        void handleMessage(def, handler, msg);
+        void handleMessage(def, wireSubject, handler, msg);
       },
     });
   }
 
-  async function handleMessage<S extends SubjectDef>(def: S, handler: Handler<S>, msg: Msg): Promise<void> {
+  async function handleMessage<S extends SubjectDef>(
+    def: S,
+    wireSubject: string,
+    handler: Handler<S>,
+    msg: Msg,
+  ): Promise<void> {
     const requestId = msg.headers?.get(headerNames.requestId) || randomUUID();
     const started = performance.now();
     const log = logger.child({ requestId, subject: def.subject });
     let envelope: ReplyEnvelope;
     try {
-      const identity = readIdentity(msg.headers);
+      // Before the request is even parsed: nobody learns anything from a subject without a valid identity.
+      const identity = await verifyIdentity(msg.headers?.get(headerNames.identity), wireSubject);
       const parsed = def.request.safeParse(decodeJson(msg));
       if (!parsed.success) {
         throw new AppError('validation_failed', 'The request does not match its contract', {
@@ -325,16 +345,6 @@ function decodeJson(msg: Msg): unknown {
     return msg.json();
   } catch (cause) {
     throw new AppError('validation_failed', 'The request body is not valid JSON', { cause });
-  }
-}
-
-function readIdentity(hdrs: MsgHdrs | undefined): CallerIdentity {
-  const raw = hdrs?.get(headerNames.identity);
-  if (!raw) return { kind: 'anonymous' };
-  try {
-    return callerIdentity.parse(JSON.parse(raw));
-  } catch (cause) {
-    throw new AppError('validation_failed', 'The identity header is malformed', { cause });
   }
 }
 

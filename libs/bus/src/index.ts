@@ -20,6 +20,18 @@ export {
   type ServeOptions,
 } from './createBus.ts';
 export { type EnsureStreamOptions, ensureStream, streamConfig } from './ensureStream.ts';
+export {
+  createIdentitySigner,
+  createIdentityVerifier,
+  generateIdentityKey,
+  type IdentityKeyConfig,
+  type IdentityKeys,
+  type IdentitySigner,
+  type IdentityVerifier,
+  identityTokenLifetimeSeconds,
+  issuerOf,
+  parseIdentityKeys,
+} from './identityTokens.ts';
 export { translatePublishError } from './jetStreamErrors.ts';
 export { listParked, type ParkedMessage, replayParked } from './listParked.ts';
 export { translateRequestError } from './natsErrors.ts';

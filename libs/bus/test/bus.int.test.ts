@@ -79,6 +79,7 @@ const logger = createLogger({ name: 'bus-test', level: 'silent' });
 async function bus(name: string) {
   const created = await createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name,
     prefix: env.subjectPrefix,
     logger,
@@ -211,13 +212,13 @@ describe('declared access, enforced by serve', () => {
     ).rejects.toMatchObject({ code: 'forbidden', instructions: expect.any(String) });
   });
 
-  it('refuses an identity header naming a process that does not exist', async () => {
+  it('never sends an identity naming a process that does not exist: no key may sign it', async () => {
     const [server, client] = await Promise.all([bus('access-server2'), bus('access-client2')]);
     server.serve(teamScoped, () => ({ teams: [] }));
     await server.flush();
     const forged = { kind: 'service', service: 'anything' } as unknown as CallerIdentity;
     await expect(client.request(teamScoped, { team_id: 't' }, { identity: forged })).rejects.toMatchObject({
-      code: 'validation_failed',
+      code: 'internal',
     });
   });
 });

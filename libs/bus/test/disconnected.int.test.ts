@@ -35,6 +35,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(env.natsUrl).port) });
   bus = await createBus({
     servers: `nats://${proxy.host}:${proxy.port}`,
+    identity: env.identity,
     name: 'disconnected-test',
     prefix: env.subjectPrefix,
     logger: createLogger({ name: 'bus-test', level: 'silent' }),

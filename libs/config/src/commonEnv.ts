@@ -50,6 +50,11 @@ export const natsEnv = z.object({
   NATS_STREAM_MAX_BYTES: positiveInt.optional(),
   // Copies of every JetStream stream: 1 on a single server, 3 on a production NATS cluster.
   NATS_STREAM_REPLICAS: positiveInt.max(5).default(1),
+  // This process's key for signing the caller identity of its requests, `<process>:<kid>:<seed>`, and
+  // the public keys of every process it accepts identities from (libs/bus identityTokens.ts). No default:
+  // a process without them could neither prove who it speaks for nor tell a forged caller.
+  IDENTITY_SIGNING_KEY: z.string().min(1),
+  IDENTITY_PUBLIC_KEYS: z.string().min(1),
 });
 
 export const redisEnv = z.object({

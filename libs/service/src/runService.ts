@@ -1,5 +1,6 @@
-import { type Bus, createBus } from '@orbital/bus';
+import { type Bus, createBus, parseIdentityKeys } from '@orbital/bus';
 import { loadConfigOrExit, type NatsEnv, port } from '@orbital/config';
+import type { ProcessName } from '@orbital/contracts';
 import { createLogger, type Logger } from '@orbital/logger';
 import { z } from 'zod';
 import { createMetrics, type ServiceMetrics } from './createMetrics.ts';
@@ -24,7 +25,7 @@ const opsEnv = z.object({
 });
 
 export type RunServiceOptions<S extends z.ZodType<NatsEnv & { LOG_LEVEL: string }>> = {
-  name: string;
+  name: ProcessName;
   configSchema: S;
   /**
    * Starts the service on a connected bus and returns what to stop on shutdown, in order, before the
@@ -47,7 +48,16 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
   let started = false;
   let stopping = false;
   try {
+    const identity = parseIdentityKeys({
+      signingKeys: config.IDENTITY_SIGNING_KEY,
+      publicKeys: config.IDENTITY_PUBLIC_KEYS,
+    });
+    // A process signs only as itself: a key of another process here is a deployment mistake.
+    if (identity.signing.size !== 1 || !identity.signing.has(options.name)) {
+      throw new Error(`IDENTITY_SIGNING_KEY must be one key of ${options.name}`);
+    }
     const bus = await createBus({
+      identity,
       servers: config.NATS_URL,
       name: options.name,
       prefix: config.NATS_SUBJECT_PREFIX,

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { IdentityKeyConfig } from '@orbital/bus';
 import pg from 'pg';
 import { startContainer } from './containers.ts';
+import { testIdentityKeys } from './identityKeys.ts';
 import { defaults, type Endpoint, hasDocker, InfrastructureMissingError, isReachable } from './infrastructure.ts';
 
 export type TestEnvironment = {
@@ -17,11 +19,22 @@ export type TestEnvironment = {
    * stream's whole size, so runs sharing a server with production sizes would exhaust its storage.
    */
   streamMaxBytes: number;
+  /**
+   * Keys signing and verifying caller identities (give it to createBus as `identity`): one pair per
+   * process, all of them here, so a test's bus may act as any process and for any user or satellite.
+   */
+  identity: IdentityKeyConfig;
   redisUrl: string;
   /** BullMQ prefix isolating this run's queues. */
   queuePrefix: string;
   /** What a bus needs to join this run's NATS traffic (createBus takes it with a logger added). */
-  busOptions(name: string): { servers: string; name: string; prefix: string; streamMaxBytes: number };
+  busOptions(name: string): {
+    servers: string;
+    name: string;
+    prefix: string;
+    streamMaxBytes: number;
+    identity: IdentityKeyConfig;
+  };
   /** Environment variables describing all of the above, to hand to a service's config or process. */
   env: Record<string, string>;
   cleanup(): Promise<void>;
@@ -62,15 +75,17 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
   const subjectPrefix = `t${runId}`;
   const streamMaxBytes = 64 * 1024 * 1024;
   const queuePrefix = `orbital-test-${runId}`;
+  const identity = testIdentityKeys().all;
   return {
     runId,
     postgres: { host: pgEndpoint.host, port: pgEndpoint.port, database, user },
     natsUrl,
     subjectPrefix,
     streamMaxBytes,
+    identity,
     redisUrl,
     queuePrefix,
-    busOptions: (name) => ({ servers: natsUrl, name, prefix: subjectPrefix, streamMaxBytes }),
+    busOptions: (name) => ({ servers: natsUrl, name, prefix: subjectPrefix, streamMaxBytes, identity }),
     env: {
       POSTGRES_HOST: pgEndpoint.host,
       POSTGRES_PORT: String(pgEndpoint.port),
@@ -85,6 +100,9 @@ export async function createTestEnvironment(options: { withDatabase?: boolean } 
       // A fresh secret per run: nothing a test encrypts is readable by another run.
       SERVICE_ENCRYPTION_SECRET: randomBytes(32).toString('base64url'),
       REGISTRATION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+      // Every process's signing key: startServiceProcess keeps only the started process's own.
+      IDENTITY_SIGNING_KEY: identity.signingKeys,
+      IDENTITY_PUBLIC_KEYS: identity.publicKeys,
     },
     async cleanup() {
       await deleteStreams(natsUrl, subjectPrefix);

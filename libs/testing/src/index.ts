@@ -1,5 +1,6 @@
 export { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
 export { freePort } from './freePort.ts';
+export { identityEnvForEntry, type TestIdentityKeys, testIdentityKeys } from './identityKeys.ts';
 export {
   defaults,
   type Endpoint,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { identityEnvForEntry } from './identityKeys.ts';
 
 export type ChildService = {
   process: ChildProcess;
@@ -24,7 +25,12 @@ export async function startServiceProcess(
 ): Promise<ChildService> {
   const child = spawn(process.execPath, [resolve(repoRoot, entry)], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      LOG_LEVEL: 'info',
+      ...identityEnvForEntry(entry, env),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

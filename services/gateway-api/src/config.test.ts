@@ -2,9 +2,13 @@ import { ConfigError, loadConfig } from '@orbital/config';
 import { describe, expect, it } from 'vitest';
 import { gatewayConfigSchema } from './config.ts';
 
+/** The identity key variables every service requires; their format is checked where the keys are read. */
+const identityKeys = { IDENTITY_SIGNING_KEY: 'k', IDENTITY_PUBLIC_KEYS: 'k' };
+const load = (env: Record<string, string | undefined>) => loadConfig(gatewayConfigSchema, { ...identityKeys, ...env });
+
 function problemsOf(env: Record<string, string>): string {
   try {
-    loadConfig(gatewayConfigSchema, env);
+    load(env);
   } catch (error) {
     if (error instanceof ConfigError) return error.message;
     throw error;
@@ -14,14 +18,14 @@ function problemsOf(env: Record<string, string>): string {
 
 describe('client metadata document settings', () => {
   it('are public https documents only by default', () => {
-    const config = loadConfig(gatewayConfigSchema, {});
+    const config = load({});
     expect(config.OAUTH_CLIENT_METADATA_DOCUMENTS).toBe(true);
     expect(config.OAUTH_CLIENT_METADATA_ALLOW_HTTP).toBe(false);
     expect(config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS).toEqual([]);
   });
 
   it('read the networks an operator allows', () => {
-    const config = loadConfig(gatewayConfigSchema, { OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8' });
+    const config = load({ OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8' });
     expect(config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS).toEqual(['10.0.0.0/8', 'fd00::/8']);
   });
 
@@ -52,7 +56,7 @@ describe('TRUST_PROXY', () => {
     ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
   ])('reads %j as %j', (value, expected) => {
     const env = value === undefined ? {} : { TRUST_PROXY: value };
-    expect(loadConfig(gatewayConfigSchema, env).TRUST_PROXY).toEqual(expected);
+    expect(load(env).TRUST_PROXY).toEqual(expected);
   });
 
   it('refuses anything else, naming the variable', () => {

@@ -44,6 +44,7 @@ let stack: Stack;
 async function newBus(env: TestEnvironment, name: string) {
   return createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name,
     prefix: env.subjectPrefix,
     streamMaxBytes: env.streamMaxBytes,

@@ -165,6 +165,7 @@ describe('POST /api/satellites/:id/events', () => {
   it('answers 503 when JetStream cannot store the events, so the satellite keeps them', async () => {
     const noStream = await createBus({
       servers: env.natsUrl,
+      identity: env.identity,
       name: 'gw-2',
       prefix: `${env.subjectPrefix}y`,
       logger,

@@ -23,6 +23,7 @@ const closers: Array<() => unknown> = [];
 async function bus(name: string) {
   const created = await createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name,
     prefix: env.subjectPrefix,
     streamMaxBytes: env.streamMaxBytes,

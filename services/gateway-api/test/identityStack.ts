@@ -96,6 +96,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const newBus = async (name: string) => {
     const bus = await createBus({
       servers: env.natsUrl,
+      identity: env.identity,
       name,
       prefix: env.subjectPrefix,
       streamMaxBytes: env.streamMaxBytes,

@@ -165,6 +165,7 @@ describe('ingestEventBatch over JetStream', () => {
   it('answers unavailable, storing nothing it reports, when JetStream has no stream for the events', async () => {
     const elsewhere = await createBus({
       servers: env.natsUrl,
+      identity: env.identity,
       name: 'no-stream',
       prefix: `${env.subjectPrefix}x`,
       logger,

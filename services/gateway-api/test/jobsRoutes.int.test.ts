@@ -49,6 +49,7 @@ beforeAll(async () => {
   });
   const bus = await createBus({
     servers: config.NATS_URL,
+    identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
     name: 'jobs',
     prefix: config.NATS_SUBJECT_PREFIX,
     logger: stack.logger,

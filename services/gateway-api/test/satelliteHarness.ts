@@ -65,7 +65,13 @@ export async function startSatelliteStack(
     : {};
   const buses: Bus[] = [];
   const bus = async (name: string) => {
-    const created = await createBus({ servers: env.natsUrl, name, prefix: env.subjectPrefix, logger });
+    const created = await createBus({
+      servers: env.natsUrl,
+      identity: env.identity,
+      name,
+      prefix: env.subjectPrefix,
+      logger,
+    });
     buses.push(created);
     return created;
   };

@@ -78,6 +78,7 @@ beforeAll(async () => {
 
   client = await createBus({
     servers: stack.env.natsUrl,
+    identity: stack.env.identity,
     name: 'subject-matrix',
     prefix: stack.env.subjectPrefix,
     logger: stack.logger,

@@ -67,7 +67,14 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
   );
   const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const connect = (name: string) =>
-    createBus({ servers: env.natsUrl, name, prefix: env.subjectPrefix, streamMaxBytes: env.streamMaxBytes, logger });
+    createBus({
+      servers: env.natsUrl,
+      identity: env.identity,
+      name,
+      prefix: env.subjectPrefix,
+      streamMaxBytes: env.streamMaxBytes,
+      logger,
+    });
   const bus = await connect('installations');
   const client = await connect('client');
   // The registry owns the satellite event stream; here the test client creates it, as the registry would.

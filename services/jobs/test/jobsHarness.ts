@@ -34,11 +34,12 @@ const defaultReplies: Record<ScheduleName, WorkBehaviour> = {
  * group, as the installations service will. It records every request so tests can count ticks.
  */
 export async function startWorkResponder(
-  env: { natsUrl: string; subjectPrefix: string },
+  env: Pick<TestEnvironment, 'natsUrl' | 'subjectPrefix' | 'identity'>,
   behaviours: Partial<Record<ScheduleName, WorkBehaviour>> = {},
 ): Promise<{ received: ReceivedWork[]; of(schedule: ScheduleName): ReceivedWork[]; stop(): Promise<void> }> {
   const bus = await createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name: 'installations-stand-in',
     prefix: env.subjectPrefix,
     logger: createLogger({ name: 'installations-stand-in', level: 'silent' }),
@@ -88,6 +89,7 @@ export async function startInProcessReplica(env: Record<string, string>): Promis
   const logger = createLogger({ name: 'jobs', level: 'debug', destination: stream });
   const bus = await createBus({
     servers: config.NATS_URL,
+    identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
     name: 'jobs-test',
     prefix: config.NATS_SUBJECT_PREFIX,
     logger,
@@ -107,9 +109,10 @@ export async function startInProcessReplica(env: Record<string, string>): Promis
 }
 
 /** A client on the bus, as gateway-api or an operator's tool would be. */
-export async function clientBus(env: { natsUrl: string; subjectPrefix: string }): Promise<Bus> {
+export async function clientBus(env: Pick<TestEnvironment, 'natsUrl' | 'subjectPrefix' | 'identity'>): Promise<Bus> {
   return createBus({
     servers: env.natsUrl,
+    identity: env.identity,
     name: 'jobs-client',
     prefix: env.subjectPrefix,
     logger: createLogger({ name: 'client', level: 'silent' }),
@@ -125,10 +128,13 @@ export function isolatedEnv(env: TestEnvironment, name: string, overrides: Recor
   const queuePrefix = `${env.queuePrefix}-${name}`;
   return {
     natsUrl: env.natsUrl,
+    identity: env.identity,
     subjectPrefix,
     queuePrefix,
     env: {
       NATS_URL: env.natsUrl,
+      IDENTITY_SIGNING_KEY: env.identity.signingKeys,
+      IDENTITY_PUBLIC_KEYS: env.identity.publicKeys,
       NATS_SUBJECT_PREFIX: subjectPrefix,
       REDIS_URL: env.redisUrl,
       QUEUE_PREFIX: queuePrefix,

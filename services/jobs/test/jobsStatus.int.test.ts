@@ -98,6 +98,7 @@ describe('jobs.status.get', () => {
     const failing = isolatedEnv(env, 'status_down');
     const bus = await createBus({
       servers: env.natsUrl,
+      identity: env.identity,
       name: 'jobs-failing',
       prefix: failing.subjectPrefix,
       logger: createLogger({ name: 'jobs', level: 'silent' }),
