@@ -178,7 +178,7 @@ const baseEnv: Record<string, string> = {
  */
 const identityKeys = new Map(
   platformProcesses.flatMap((p) =>
-    p.process ? [[p.process, generateIdentityKey(p.process, `dev-${startedAt}`)]] : [],
+    p.process ? [[p.process, generateIdentityKey(p.process, `${p.process}-dev-${startedAt}`)]] : [],
   ),
 );
 const identityPublicKeys = [...identityKeys.values()].map((pair) => pair.publicKey).join(',');
