@@ -6,6 +6,7 @@ import {
   bearer,
   type IdentityStack,
   login,
+  loginAdmin,
   type Session,
   startIdentityStack,
 } from './identityStack.ts';
@@ -16,7 +17,7 @@ const sessions = new Map<AccessRole, Session>();
 const passwords = new Map<AccessRole, { email: string; password: string }>();
 
 async function asAdmin(method: 'POST' | 'GET', url: string, payload?: unknown) {
-  const app = stack.gateways[0]?.app;
+  const app = stack.app;
   if (!app) throw new Error('no gateway');
   const admin = sessions.get('global_admin');
   if (!admin) throw new Error('no admin session');
@@ -34,10 +35,10 @@ beforeAll(async () => {
       address: { maxAttempts: 1000, windowSeconds: 900 },
     },
   });
-  const app = stack.gateways[0]?.app;
+  const app = stack.app;
   if (!app) throw new Error('no gateway');
   passwords.set('global_admin', adminCredentials);
-  sessions.set('global_admin', await login(app, adminCredentials.email, adminCredentials.password));
+  sessions.set('global_admin', await loginAdmin(app));
   const teamA = await asAdmin('POST', '/api/teams', { slug: 'team-a', name: 'Team A' });
   const teamB = await asAdmin('POST', '/api/teams', { slug: 'team-b', name: 'Team B' });
   const members: Array<[AccessRole, string | null, 'team_admin' | 'team_user' | null]> = [
@@ -64,7 +65,7 @@ afterAll(async () => {
 
 describe('the access matrix', () => {
   it('has a row for every route the gateway registers', () => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     if (!app) throw new Error('no gateway');
     const rows = new Set(accessMatrix.map((row) => `${row.method} ${row.route}`));
     const routes = routesOf(app).map((route) => `${route.method} ${route.url}`);
@@ -74,7 +75,7 @@ describe('the access matrix', () => {
 
   const cases = accessMatrix.flatMap((row) => accessRoles.map((role) => ({ row, role, status: row.expect[role] })));
   it.each(cases)('$row.method $row.route as $role answers $status', async ({ row, role, status }) => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     if (!app) throw new Error('no gateway');
     let headers: Record<string, string> = {};
     if (role !== 'anonymous') {
@@ -120,7 +121,7 @@ describe('the access matrix', () => {
 
 describe('credentials', () => {
   it('accepts the session cookie instead of the bearer token', async () => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     const session = sessions.get('team_user');
     if (!app || !session) throw new Error('missing fixture');
     const response = await app.inject({ method: 'GET', url: '/api/users/me', cookies: { session: session.cookie } });
@@ -141,7 +142,7 @@ describe('credentials', () => {
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
     ['an empty bearer', { authorization: 'Bearer ' }],
   ])('refuses %s with 401', async (_name, headers) => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     if (!app) throw new Error('no gateway');
     const response = await app.inject({ method: 'GET', url: '/api/users/me', headers });
     expect(response.statusCode).toBe(401);
@@ -149,7 +150,7 @@ describe('credentials', () => {
   });
 
   it('lists only their own teams to members, every team to the admin', async () => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     const user = sessions.get('team_user');
     const admin = sessions.get('global_admin');
     if (!app || !user || !admin) throw new Error('missing fixture');
@@ -179,7 +180,7 @@ describe('malformed input', () => {
   }
 
   async function asAdminRaw(method: string, url: string, payload?: unknown) {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     const admin = sessions.get('global_admin');
     if (!app || !admin) throw new Error('missing fixture');
     return app.inject({

@@ -1,33 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { type AdminStack, startAdminStack } from './identityStack.ts';
 
 /** The catalogue on day one (the reference templates setup adds) and imports of server.json documents. */
-let stack: IdentityStack;
-let gateway: FastifyInstance;
-let admin: Session;
-
+let given: AdminStack;
 beforeAll(async () => {
-  stack = await startIdentityStack();
-  gateway = (stack.gateways[0] as { app: FastifyInstance }).app;
-  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
+  given = await startAdminStack();
 });
-afterAll(() => stack.stop());
-
-const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  gateway.inject({
-    method,
-    url,
-    headers: bearer(admin),
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+afterAll(() => given.stack.stop());
+const call: AdminStack['call'] = (...args) => given.call(...args);
 
 const weather = {
   $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',

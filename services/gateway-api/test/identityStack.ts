@@ -56,6 +56,8 @@ export type IdentityStack = {
   logs: LogCapture;
   logger: Logger;
   gateways: GatewayReplica[];
+  /** The first replica's app: what a test of one gateway calls. */
+  app: FastifyInstance;
   /** Starts one more gateway replica on the same NATS, PostgreSQL and Redis. */
   addGateway(overrides?: { env?: Record<string, string> }): Promise<GatewayReplica>;
   stop(): Promise<void>;
@@ -185,6 +187,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     logs: capture,
     logger,
     gateways,
+    app: first.app,
     addGateway,
     async stop() {
       for (const stop of stoppers) await stop();
@@ -207,6 +210,27 @@ export async function login(app: FastifyInstance, email: string, password: strin
   const cookie = response.cookies.find((c) => c.name === 'session');
   if (!cookie) throw new Error('login set no session cookie');
   return { token: body.data.token, cookie: cookie.value, userId: body.data.user.id };
+}
+
+/** The first global admin's session, as most tests act. */
+export const loginAdmin = (app: FastifyInstance) => login(app, adminCredentials.email, adminCredentials.password);
+
+/** One gateway with the first admin signed in, for tests of what the admin does over HTTP. */
+export async function startAdminStack(options: IdentityStackOptions = {}) {
+  const stack = await startIdentityStack(options);
+  return { stack, app: stack.app, call: callerAs(stack.app, await loginAdmin(stack.app)) };
+}
+export type AdminStack = Awaited<ReturnType<typeof startAdminStack>>;
+
+/** Calls on an app as one person: their bearer token on every request, the body as JSON when there is one. */
+export function callerAs(app: FastifyInstance, session: Session) {
+  return (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    app.inject({
+      method,
+      url,
+      headers: bearer(session),
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
 }
 
 export const bearer = (session: Session) => ({ authorization: `Bearer ${session.token}` });

@@ -1,47 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { publishEvent } from '@orbital/bus';
 import { type SatelliteEventData, type SatelliteEventType, satelliteEvents } from '@orbital/contracts';
-import { createLiveStreams } from '@orbital/sse';
-import type { FastifyInstance } from 'fastify';
+import type { LiveStreams } from '@orbital/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
 import { openSse } from './sseClient.ts';
+import { type StreamTestStack, startStreamTestStack, waitUntil } from './streamTestStack.ts';
 
-const live = createLiveStreams();
-let stack: IdentityStack;
-let app: FastifyInstance;
+let streams: StreamTestStack;
+let live: LiveStreams;
 let base: string;
-const sessions: Record<string, Session> = {};
 let teamA = '';
 let installationId = '';
 const satelliteId = randomUUID();
 
-async function call(
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-  url: string,
-  who: string | null,
-  payload?: unknown,
-) {
-  const session = who ? sessions[who] : undefined;
-  const response = await app.inject({
-    method,
-    url,
-    headers: session ? bearer(session) : {},
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-  });
-  return { status: response.statusCode, body: response.json() };
-}
+const call: StreamTestStack['call'] = (...args) => streams.call(...args);
 
 async function emit<T extends SatelliteEventType>(type: T, data: SatelliteEventData<T>): Promise<string> {
   const id = randomUUID();
-  const bus = stack.gateways[0]?.bus;
+  const bus = streams.stack.gateways[0]?.bus;
   if (!bus) throw new Error('no bus');
   await publishEvent(
     bus,
@@ -62,38 +38,13 @@ const logLine = (message: string, level: 'info' | 'error' = 'info') => ({
 });
 const emitLogs = (...lines: ReturnType<typeof logLine>[]) =>
   emit('mcp.server.logs', { installation_id: installationId, team_id: teamA, server_slug: 'filesystem', lines });
-const cookieOf = (who: string) => ({ cookie: `session=${sessions[who]?.cookie}` });
+const cookieOf: StreamTestStack['cookieOf'] = (who) => streams.cookieOf(who);
 const path = () => `/api/teams/${teamA}/mcp/installations/${installationId}`;
 
 beforeAll(async () => {
-  stack = await startIdentityStack({ sse: { live, keepAliveMs: 200, retryMs: 1500 } });
-  const first = stack.gateways[0];
-  if (!first) throw new Error('no gateway');
-  app = first.app;
   // The registry in the stack created the satellite events stream at start.
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  base = `http://127.0.0.1:${address.port}`;
-
-  sessions.admin = await login(app, adminCredentials.email, adminCredentials.password);
-  teamA = (await call('POST', '/api/teams', 'admin', { slug: 'team-a', name: 'A' })).body.data.id;
-  const teamB = (await call('POST', '/api/teams', 'admin', { slug: 'team-b', name: 'B' })).body.data.id;
-  for (const [who, team, role] of [
-    ['teamAdmin', teamA, 'team_admin'],
-    ['teamUser', teamA, 'team_user'],
-    ['otherTeam', teamB, 'team_admin'],
-  ] as const) {
-    const credentials = {
-      email: `${who.toLowerCase()}@orbital.test`,
-      password: `correct horse battery ${who.length} staple`,
-    };
-    const made = await call('POST', '/api/users', 'admin', { ...credentials, name: who });
-    if (made.status !== 201) throw new Error(JSON.stringify(made.body));
-    const user = made.body.data;
-    await call('POST', `/api/teams/${team}/members`, 'admin', { user_id: user.id, role });
-    sessions[who] = await login(app, credentials.email, credentials.password);
-  }
+  streams = await startStreamTestStack();
+  ({ live, base, teamA } = streams);
   const template = { slug: 'filesystem', name: 'Filesystem', transport: 'stdio', command: 'npx', args: ['fs'] };
   expect((await call('POST', '/api/mcp/servers', 'teamAdmin', template)).status).toBe(403);
   expect((await call('POST', '/api/mcp/servers', null, template)).status).toBe(401);
@@ -106,7 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stack?.stop();
+  await streams?.stop();
 });
 
 describe('REST endpoints over HTTP', () => {
@@ -323,11 +274,3 @@ describe('streams', () => {
     client.close();
   });
 });
-
-async function waitUntil(check: () => boolean, timeoutMs = 10000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

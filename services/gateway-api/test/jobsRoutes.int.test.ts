@@ -5,14 +5,7 @@ import { createJobsApp, type JobsApp } from '@orbital/jobs/app';
 import { configSchema as jobsConfigSchema } from '@orbital/jobs/config';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 
 let stack: IdentityStack;
 let jobs: JobsApp;
@@ -23,9 +16,9 @@ let stopJobs: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   stack = await startIdentityStack();
-  const app = stack.gateways[0]?.app;
+  const app = stack.app;
   if (!app) throw new Error('no gateway');
-  admin = await login(app, adminCredentials.email, adminCredentials.password);
+  admin = await loginAdmin(app);
   const credentials = { email: 'operator-not@orbital.test', password: 'a user pass phrase of 2025' };
   const created = await app.inject({
     method: 'POST',
@@ -74,7 +67,7 @@ afterAll(async () => {
 
 describe('GET /api/jobs/status', () => {
   it('shows a global admin each schedule with its last run and outcome', async () => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     if (!app) throw new Error('no gateway');
     const deadline = Date.now() + 20000;
     let statuses: ScheduleStatus[] = [];
@@ -106,7 +99,7 @@ describe('GET /api/jobs/status', () => {
   });
 
   it('refuses a user who is not a global admin, and anyone not logged in', async () => {
-    const app = stack.gateways[0]?.app;
+    const app = stack.app;
     if (!app) throw new Error('no gateway');
     const forbidden = await app.inject({ method: 'GET', url: '/api/jobs/status', headers: bearer(user) });
     expect(forbidden.statusCode).toBe(403);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCredentials, bearer, type IdentityStack, login, startIdentityStack } from './identityStack.ts';
+import { adminCredentials, bearer, type IdentityStack, loginAdmin, startIdentityStack } from './identityStack.ts';
 
 /**
  * Brute force is slowed (per account at one address, per account everywhere, per address, on Redis)
@@ -40,8 +40,8 @@ beforeAll(async () => {
     loginRateLimits: limits,
     env: { TRUST_PROXY: '1' },
   });
-  app = stack.gateways[0]?.app as FastifyInstance;
-  const admin = await login(app, adminCredentials.email, adminCredentials.password);
+  app = stack.app;
+  const admin = await loginAdmin(app);
   for (const user of [victim, target]) {
     const created = await app.inject({
       method: 'POST',

@@ -2,14 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import {
   approve,
   exchangeCode,
@@ -43,8 +36,8 @@ async function asAdmin(method: 'POST' | 'GET' | 'DELETE', url: string, payload?:
 
 beforeAll(async () => {
   stack = await startIdentityStack({ now: () => clock });
-  app = stack.gateways[0]?.app as FastifyInstance;
-  users.admin = await login(app, adminCredentials.email, adminCredentials.password);
+  app = stack.app;
+  users.admin = await loginAdmin(app);
   teamA = (await asAdmin('POST', '/api/teams', { slug: 'team-a', name: 'Team <A>' })).id;
   teamB = (await asAdmin('POST', '/api/teams', { slug: 'team-b', name: 'Team B' })).id;
   const memberships: Record<string, Array<[string, string]>> = {

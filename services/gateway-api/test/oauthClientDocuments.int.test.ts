@@ -4,7 +4,7 @@ import { createLogger } from '@orbital/logger';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientMetadataDocuments } from '../src/oauth/createClientMetadataDocuments.ts';
-import { adminCredentials, type IdentityStack, login, type Session, startIdentityStack } from './identityStack.ts';
+import { type IdentityStack, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import { approve, exchangeCode, pkcePair, pkceParams, redirectUri } from './oauthFlow.ts';
 
 /**
@@ -68,8 +68,8 @@ beforeAll(async () => {
       OAUTH_CLIENT_METADATA_MAX_BYTES: '2048',
     },
   });
-  app = stack.gateways[0]?.app as FastifyInstance;
-  admin = await login(app, adminCredentials.email, adminCredentials.password);
+  app = stack.app;
+  admin = await loginAdmin(app);
   const team = await app.inject({
     method: 'POST',
     url: '/api/teams',

@@ -3,14 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type ConformanceRun, freePort, runConformanceSuite } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, type IdentityStack, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import { postForm, registerClient } from './oauthFlow.ts';
 
 /**
@@ -44,9 +37,9 @@ beforeAll(async () => {
     // The suite's client document lives on this machine; production allows public https only.
     env: { OAUTH_CLIENT_METADATA_ALLOW_HTTP: 'true', OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS: '127.0.0.1/32' },
   });
-  gateway = stack.gateways[0]?.app as FastifyInstance;
+  gateway = stack.app;
   await gateway.listen({ port, host: '127.0.0.1' });
-  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
+  admin = await loginAdmin(gateway);
   const team = await gateway.inject({
     method: 'POST',
     url: '/api/teams',

@@ -3,7 +3,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { registrySubjects } from '@orbital/contracts';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type IdentityStack, startIdentityStack } from './identityStack.ts';
@@ -33,7 +32,7 @@ let document: {
 
 beforeAll(async () => {
   stack = await startIdentityStack();
-  const gateway = (stack.gateways[0] as { app: FastifyInstance }).app;
+  const gateway = stack.app;
   document = (await gateway.inject({ url: '/documentation/json' })).json();
 });
 afterAll(() => stack.stop());

@@ -1,4 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
+import { streamName } from '@orbital/bus';
 import { satelliteEventsStream } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashedEvent } from './eventFixtures.ts';
@@ -27,6 +28,14 @@ const send = (satelliteId: string, body: unknown, key?: string) =>
     payload: body as object,
   });
 
+/** The last crash a satellite reported, as JetStream stored it under the satellite's own subject. */
+async function lastCrashReportOf(satelliteId: string) {
+  const jsm = await jetstreamManager(stack.adminBus.connection);
+  return jsm.streams.getMessage(streamName(stack.adminBus, satelliteEventsStream.name), {
+    last_by_subj: stack.adminBus.subject(`evt.satellite.${satelliteId}.mcp.server.crashed`),
+  });
+}
+
 describe('POST /api/satellites/:id/events with registered satellites', () => {
   it('stores the valid events of its own team and says which were rejected', async () => {
     const good = crashedEvent('team-ev');
@@ -43,13 +52,7 @@ describe('POST /api/satellites/:id/events with registered satellites', () => {
     ]);
 
     // The accepted event is in JetStream, under the satellite's own subject.
-    const jsm = await jetstreamManager(stack.adminBus.connection);
-    const stream = stack.adminBus.prefix
-      ? `${stack.adminBus.prefix}_${satelliteEventsStream.name}`
-      : satelliteEventsStream.name;
-    const stored = await jsm.streams.getMessage(stream, {
-      last_by_subj: stack.adminBus.subject(`evt.satellite.${teamSatellite.id}.mcp.server.crashed`),
-    });
+    const stored = await lastCrashReportOf(teamSatellite.id);
     expect(stored?.json()).toMatchObject({ id: good.id, data: { team_id: 'team-ev' } });
   });
 
@@ -80,13 +83,7 @@ describe('POST /api/satellites/:id/events with registered satellites', () => {
         },
       },
     ]);
-    const jsm = await jetstreamManager(stack.adminBus.connection);
-    const stream = stack.adminBus.prefix
-      ? `${stack.adminBus.prefix}_${satelliteEventsStream.name}`
-      : satelliteEventsStream.name;
-    const stored = await jsm.streams.getMessage(stream, {
-      last_by_subj: stack.adminBus.subject(`evt.satellite.${teamSatellite.id}.mcp.server.crashed`),
-    });
+    const stored = await lastCrashReportOf(teamSatellite.id);
     expect(stored?.json()).toMatchObject({ id: withNul.id, data: { server_slug: 'github' } });
   });
 });

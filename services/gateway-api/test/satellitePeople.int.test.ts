@@ -1,13 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import { registerTestSatellite, type TestSatellite } from './oauthFlow.ts';
 
 /**
@@ -45,8 +38,8 @@ async function ok(response: Awaited<ReturnType<typeof as>>, status = 200) {
 
 beforeAll(async () => {
   stack = await startIdentityStack();
-  app = stack.gateways[0]?.app as FastifyInstance;
-  users.admin = await login(app, adminCredentials.email, adminCredentials.password);
+  app = stack.app;
+  users.admin = await loginAdmin(app);
   teamA = (await ok(await as(users.admin, 'POST', '/api/teams', { slug: 'people-a', name: 'A' }), 201)).id;
   teamB = (await ok(await as(users.admin, 'POST', '/api/teams', { slug: 'people-b', name: 'B' }), 201)).id;
   const people: Array<[keyof typeof users, string | null, 'team_admin' | 'team_user' | null]> = [

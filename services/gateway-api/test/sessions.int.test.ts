@@ -23,12 +23,7 @@ const secrets: string[] = [adminCredentials.password];
 
 async function createUser(email: string, password: string) {
   secrets.push(password);
-  const response = await a.inject({
-    method: 'POST',
-    url: '/api/users',
-    headers: bearer(admin),
-    payload: { email, name: email.split('@')[0], password },
-  });
+  const response = await asAdmin('POST', '/api/users', { email, name: email.split('@')[0], password });
   expect(response.statusCode).toBe(201);
   return response.json().data as { id: string };
 }
@@ -38,6 +33,17 @@ async function loginOn(app: FastifyInstance, email: string, password: string) {
   secrets.push(session.token);
   return session;
 }
+
+/** The global admin's call on replica a, where these tests make their teams and memberships. */
+const asAdmin = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload: Record<string, unknown>) =>
+  a.inject({ method, url, headers: bearer(admin), payload });
+
+async function createTeam(slug: string, name: string): Promise<{ id: string }> {
+  return (await asAdmin('POST', '/api/teams', { slug, name })).json().data;
+}
+
+const addMember = (teamId: string, member: Record<string, unknown>) =>
+  asAdmin('POST', `/api/teams/${teamId}/members`, member);
 
 const me = (app: FastifyInstance, session: Session) =>
   app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(session) });
@@ -146,52 +152,25 @@ describe('logout and revocation across replicas', () => {
   });
 
   it('applies a role change and a removal from a team on the other replica from the next request', async () => {
-    const team = (
-      await a.inject({
-        method: 'POST',
-        url: '/api/teams',
-        headers: bearer(admin),
-        payload: { slug: 'moving', name: 'M' },
-      })
-    ).json().data;
+    const team = await createTeam('moving', 'M');
     const user = await createUser('mover@orbital.test', 'tall green pass phrase 123');
-    await a.inject({
-      method: 'POST',
-      url: `/api/teams/${team.id}/members`,
-      headers: bearer(admin),
-      payload: { email: 'MOVER@orbital.test', role: 'team_user' },
-    });
+    await addMember(team.id, { email: 'MOVER@orbital.test', role: 'team_user' });
     const session = await loginOn(b, 'mover@orbital.test', 'tall green pass phrase 123');
     expect((await me(b, session)).json().data.memberships).toMatchObject([{ team_id: team.id, role: 'team_user' }]);
     const members = `/api/teams/${team.id}/members`;
-    expect(
-      (
-        await b.inject({
-          method: 'POST',
-          url: members,
-          headers: bearer(session),
-          payload: { email: 'cookie@orbital.test', role: 'team_user' },
-        })
-      ).statusCode,
-    ).toBe(403);
+    // The mover adding someone on replica b: allowed only while they are the team's admin.
+    const addCookieAsMover = () =>
+      b.inject({
+        method: 'POST',
+        url: members,
+        headers: bearer(session),
+        payload: { email: 'cookie@orbital.test', role: 'team_user' },
+      });
+    expect((await addCookieAsMover()).statusCode).toBe(403);
 
-    await a.inject({
-      method: 'PUT',
-      url: `${members}/${user.id}`,
-      headers: bearer(admin),
-      payload: { role: 'team_admin' },
-    });
+    await asAdmin('PUT', `${members}/${user.id}`, { role: 'team_admin' });
     expect((await me(b, session)).json().data.memberships).toMatchObject([{ team_id: team.id, role: 'team_admin' }]);
-    expect(
-      (
-        await b.inject({
-          method: 'POST',
-          url: members,
-          headers: bearer(session),
-          payload: { email: 'cookie@orbital.test', role: 'team_user' },
-        })
-      ).statusCode,
-    ).toBe(201);
+    expect((await addCookieAsMover()).statusCode).toBe(201);
 
     await a.inject({ method: 'DELETE', url: `${members}/${user.id}`, headers: bearer(admin) });
     expect((await b.inject({ method: 'GET', url: `/api/teams/${team.id}`, headers: bearer(session) })).statusCode).toBe(
@@ -207,49 +186,26 @@ describe('teams and members', () => {
   let leadId: string;
 
   beforeAll(async () => {
-    team = (
-      await a.inject({
-        method: 'POST',
-        url: '/api/teams',
-        headers: bearer(admin),
-        payload: { slug: 'rules', name: 'Rules' },
-      })
-    ).json().data;
+    team = await createTeam('rules', 'Rules');
     leadId = (await createUser('lead@orbital.test', 'tall green pass phrase 123')).id;
-    await a.inject({
-      method: 'POST',
-      url: `/api/teams/${team.id}/members`,
-      headers: bearer(admin),
-      payload: { user_id: leadId, role: 'team_admin' },
-    });
+    await addMember(team.id, { user_id: leadId, role: 'team_admin' });
     lead = await loginOn(a, 'lead@orbital.test', 'tall green pass phrase 123');
   });
 
   it('refuses a second team with the same slug and a second user with the same address in another case', async () => {
-    const team2 = await a.inject({
-      method: 'POST',
-      url: '/api/teams',
-      headers: bearer(admin),
-      payload: { slug: 'rules', name: 'Again' },
-    });
+    const team2 = await asAdmin('POST', '/api/teams', { slug: 'rules', name: 'Again' });
     expect(team2.statusCode).toBe(409);
-    const user = await a.inject({
-      method: 'POST',
-      url: '/api/users',
-      headers: bearer(admin),
-      payload: { email: 'LEAD@orbital.test', name: 'Twin', password: 'tall green pass phrase 123' },
+    const user = await asAdmin('POST', '/api/users', {
+      email: 'LEAD@orbital.test',
+      name: 'Twin',
+      password: 'tall green pass phrase 123',
     });
     expect(user.statusCode).toBe(409);
     expect(user.json()).toMatchObject({ success: false, error: { code: 'conflict' } });
   });
 
   it('refuses to add a member twice', async () => {
-    const again = await a.inject({
-      method: 'POST',
-      url: `/api/teams/${team.id}/members`,
-      headers: bearer(admin),
-      payload: { user_id: leadId, role: 'team_user' },
-    });
+    const again = await addMember(team.id, { user_id: leadId, role: 'team_user' });
     expect(again.statusCode).toBe(409);
   });
 
@@ -265,11 +221,10 @@ describe('teams and members', () => {
   });
 
   it('refuses a weak password for a new user without repeating it', async () => {
-    const response = await a.inject({
-      method: 'POST',
-      url: '/api/users',
-      headers: bearer(admin),
-      payload: { email: 'weak@orbital.test', name: 'Weak', password: 'password123!' },
+    const response = await asAdmin('POST', '/api/users', {
+      email: 'weak@orbital.test',
+      name: 'Weak',
+      password: 'password123!',
     });
     expect(response.statusCode).toBe(400);
     expect(response.body).not.toContain('password123!');
@@ -310,20 +265,8 @@ describe('teams and members', () => {
   });
 
   it('deletes a team, and its members lose access at once', async () => {
-    const gone = (
-      await a.inject({
-        method: 'POST',
-        url: '/api/teams',
-        headers: bearer(admin),
-        payload: { slug: 'gone', name: 'Gone' },
-      })
-    ).json().data;
-    await a.inject({
-      method: 'POST',
-      url: `/api/teams/${gone.id}/members`,
-      headers: bearer(admin),
-      payload: { user_id: leadId, role: 'team_admin' },
-    });
+    const gone = await createTeam('gone', 'Gone');
+    await addMember(gone.id, { user_id: leadId, role: 'team_admin' });
     expect((await b.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(lead) })).statusCode).toBe(
       200,
     );
@@ -343,14 +286,7 @@ describe('identity subjects for other services', () => {
   it('answers a team by id to the installations service, and to no one else', async () => {
     const bus = stack.gateways[0]?.bus;
     if (!bus) throw new Error('no bus');
-    const team = (
-      await a.inject({
-        method: 'POST',
-        url: '/api/teams',
-        headers: bearer(admin),
-        payload: { slug: 'facts', name: 'Facts' },
-      })
-    ).json().data;
+    const team = await createTeam('facts', 'Facts');
     const installations = serviceIdentity('installations');
     expect(await bus.request(identityTeamGetSubject, { team_id: team.id }, { identity: installations })).toEqual({
       id: team.id,

@@ -1,33 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { type AdminStack, startAdminStack } from './identityStack.ts';
 
 /** The settings endpoints over HTTP, as the frontend uses them; who may call each is in accessMatrix.ts. */
-let stack: IdentityStack;
-let gateway: FastifyInstance;
-let admin: Session;
-
+let given: AdminStack;
 beforeAll(async () => {
-  stack = await startIdentityStack();
-  gateway = (stack.gateways[0] as { app: FastifyInstance }).app;
-  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
+  given = await startAdminStack();
 });
-afterAll(() => stack.stop());
-
-const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
-  gateway.inject({
-    method,
-    url,
-    headers: bearer(admin),
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+afterAll(() => given.stack.stop());
+const call: AdminStack['call'] = (...args) => given.call(...args);
 
 describe('settings over HTTP', () => {
   it('lists groups in exactly the documented shape', async () => {
@@ -97,7 +77,7 @@ describe('settings over HTTP', () => {
       expect(response.body).not.toContain(secret);
     }
     expect(responses[1]?.json().data).toMatchObject({ value: null, has_value: true, is_encrypted: true });
-    expect(stack.logs.text()).not.toContain(secret);
+    expect(given.stack.logs.text()).not.toContain(secret);
   });
 
   it('reports encryption health', async () => {
@@ -198,12 +178,12 @@ describe('settings over HTTP', () => {
   });
 
   it('serves /documentation only while global.enable_swagger_docs is true', async () => {
-    expect((await gateway.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
+    expect((await given.app.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
     await call('PUT', '/api/settings/global.enable_swagger_docs', { value: 'false' });
-    const hidden = await gateway.inject({ method: 'GET', url: '/documentation/json' });
+    const hidden = await given.app.inject({ method: 'GET', url: '/documentation/json' });
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
     await call('PUT', '/api/settings/global.enable_swagger_docs', { value: 'true' });
-    expect((await gateway.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
+    expect((await given.app.inject({ method: 'GET', url: '/documentation/json' })).statusCode).toBe(200);
   });
 });

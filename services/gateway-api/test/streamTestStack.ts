@@ -1,13 +1,6 @@
 import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import type { FastifyInstance } from 'fastify';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 
 export type Who = 'admin' | 'teamAdmin' | 'teamUser' | 'otherTeam';
 
@@ -32,14 +25,14 @@ export type StreamTestStack = {
 export async function startStreamTestStack(): Promise<StreamTestStack> {
   const live = createLiveStreams();
   const stack = await startIdentityStack({ sse: { live, keepAliveMs: 200, retryMs: 1500 } });
-  const app = stack.gateways[0]?.app;
+  const app = stack.app;
   if (!app) throw new Error('no gateway');
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
   const sessions: Partial<Record<Who, Session>> = {};
   const call = caller(app, sessions);
-  sessions.admin = await login(app, adminCredentials.email, adminCredentials.password);
+  sessions.admin = await loginAdmin(app);
   const teamA = (await call('POST', '/api/teams', 'admin', { slug: 'team-a', name: 'A' })).body.data.id;
   const teamB = (await call('POST', '/api/teams', 'admin', { slug: 'team-b', name: 'B' })).body.data.id;
   for (const [who, team, role] of [

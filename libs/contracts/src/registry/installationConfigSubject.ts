@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
-import { mcpTransport, slug } from '../satellite/serverConfiguration.ts';
+import { installationNaming } from '../satellite/serverConfiguration.ts';
 import { defineSubject } from '../subject.ts';
 
 /**
@@ -23,12 +23,7 @@ export type ConfigurationLevel = z.infer<typeof configurationLevel>;
  * into this reply; the registry never stores or logs it.
  */
 export const installationConfigRecord = z.object({
-  installation_id: z.string().min(1),
-  installation_name: slug,
-  team_id: z.string().min(1),
-  team_slug: slug,
-  server_slug: slug,
-  transport: mcpTransport,
+  ...installationNaming,
   template_config: z.string(),
   team_config: z.string(),
   /** The user level (user preferences), when the installation has one. */

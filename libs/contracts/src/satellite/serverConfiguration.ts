@@ -19,22 +19,29 @@ export const installationSettings = z.object({
 export type InstallationSettings = z.infer<typeof installationSettings>;
 
 /**
- * One MCP server as a satellite runs it: the merge of template, team and user levels (spec
- * "Distributed MCP server configuration"). The backend distributes a list of these; a standalone
+ * What names an installation wherever its configuration travels: in the record the installations
+ * service hands the registry and in the merged configuration a satellite runs.
+ */
+export const installationNaming = {
+  installation_id: z.string().min(1),
+  /** The installation's name, unique within its team; the server part of tool paths. */
+  installation_name: slug,
+  team_id: z.string().min(1),
+  team_slug: slug,
+  /** The template's slug. */
+  server_slug: slug,
+  transport: mcpTransport,
+};
+
+/**
+ * One MCP server as a satellite runs it: the merge of template, team and user levels. The backend distributes a list of these; a standalone
  * satellite reads the same shape from SATELLITE_CONFIG_FILE.
  */
 export const serverConfiguration = z
   .object({
     /** `{server_slug}-{team_slug}-{installation_id}`: one process per installation. */
     process_id: z.string().min(1).max(200),
-    installation_id: z.string().min(1),
-    /** The installation's name, unique within its team; the server part of tool paths. */
-    installation_name: slug,
-    team_id: z.string().min(1),
-    team_slug: slug,
-    /** The template's slug. */
-    server_slug: slug,
-    transport: mcpTransport,
+    ...installationNaming,
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     env: stringMap.default({}),

@@ -2,14 +2,19 @@ import type { InstallationConfigRecord } from '@orbital/contracts';
 import { describe, expect, it } from 'vitest';
 import { mergeInstallationConfigs } from './mergeInstallationConfigs.ts';
 
+/** How the installation of `record()` is named, in the record and in the merged configuration alike. */
+const naming = {
+  installation_id: 'inst-1',
+  installation_name: 'files',
+  team_id: 'team-a',
+  team_slug: 'alpha',
+  server_slug: 'filesystem',
+  transport: 'stdio',
+} as const;
+
 function record(overrides: Partial<InstallationConfigRecord> = {}): InstallationConfigRecord {
   return {
-    installation_id: 'inst-1',
-    installation_name: 'files',
-    team_id: 'team-a',
-    team_slug: 'alpha',
-    server_slug: 'filesystem',
-    transport: 'stdio',
+    ...naming,
     template_config: JSON.stringify({ command: 'npx', args: ['-y', 'server-fs'], env: { MODE: 'ro', LEVEL: 't' } }),
     team_config: JSON.stringify({ args: ['/data'], env: { LEVEL: 'team', TOKEN: 's3cret' } }),
     user_config: null,
@@ -25,12 +30,7 @@ describe('mergeInstallationConfigs', () => {
     expect(servers).toEqual([
       {
         process_id: 'filesystem-alpha-inst-1',
-        installation_id: 'inst-1',
-        installation_name: 'files',
-        team_id: 'team-a',
-        team_slug: 'alpha',
-        server_slug: 'filesystem',
-        transport: 'stdio',
+        ...naming,
         command: 'npx',
         args: ['-y', 'server-fs', '/data'],
         env: { MODE: 'ro', LEVEL: 'team', TOKEN: 's3cret' },
