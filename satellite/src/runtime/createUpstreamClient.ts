@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from './managedServer.ts';
 import { messageTooLargeIn } from './messageTooLargeError.ts';
+import { withCallToolValidator } from './withCallToolValidator.ts';
 
 /**
  * The revisions the satellite speaks to upstream servers: 2026-07-28 through `server/discover`, then the
@@ -77,16 +78,18 @@ function seconds(ms: number): string {
  */
 export function createUpstreamClient(options: { serverName: string; limits: UpstreamLimits }) {
   const { serverName, limits } = options;
-  const client = new Client(
-    { name: 'orbital-satellite', version: '0.1.0' },
-    {
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
-      versionNegotiation: { mode: 'auto' },
-      supportedProtocolVersions: upstreamProtocolVersions,
-      // Input rounds are driven here, per call, so each request reaches the client that made the call.
-      inputRequired: { autoFulfill: false },
-      listMaxPages: 100,
-    },
+  const client = withCallToolValidator(
+    new Client(
+      { name: 'orbital-satellite', version: '0.1.0' },
+      {
+        capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+        versionNegotiation: { mode: 'auto' },
+        supportedProtocolVersions: upstreamProtocolVersions,
+        // Input rounds are driven here, per call, so each request reaches the client that made the call.
+        inputRequired: { autoFulfill: false },
+        listMaxPages: 100,
+      },
+    ),
   );
   const calls = new Set<CallInFlight>();
 
