@@ -135,22 +135,44 @@ async function connect(url: URL, era: Era): Promise<Client> {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
-type Figures = { callsPerSecond: number; p50: number; p99: number; cpuMsPerCall?: number };
+type Figures = {
+  /** The median of the rounds' calls/s: one round slowed by other work on the machine moves it little. */
+  callsPerSecond: number;
+  /** The slowest and fastest round, to show the spread. */
+  roundRange: [number, number];
+  p50: number;
+  p99: number;
+  /** CPU time of the gateway process and its servers per call. */
+  cpuMsPerCall?: number;
+  /** CPU time of the bench process (the clients) per call. */
+  clientCpuMsPerCall: number;
+};
 
 async function measure(clients: Client[], gateway: Gateway, callsEach: number): Promise<Figures> {
   return combine([await batch(clients, gateway, callsEach)]);
 }
 
-/** Merges figures of batches measured at different times into one. */
-function combine(batches: { durations: number[]; totalMs: number; cpuMs: number }[]): Figures {
+type Batch = { durations: number[]; totalMs: number; cpuMs: number; clientCpuMs: number };
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** Figures of rounds measured at different times: calls/s is the median round, latencies over every call. */
+function combine(batches: Batch[]): Figures {
   const durations = batches.flatMap((b) => b.durations).sort((a, b) => a - b);
-  const totalMs = batches.reduce((sum, b) => sum + b.totalMs, 0);
+  const rates = batches.map((b) => (b.durations.length / b.totalMs) * 1000);
   const cpuMs = batches.reduce((sum, b) => sum + b.cpuMs, 0);
+  const clientCpuMs = batches.reduce((sum, b) => sum + b.clientCpuMs, 0);
   return {
-    callsPerSecond: (durations.length / totalMs) * 1000,
+    callsPerSecond: median(rates),
+    roundRange: [Math.min(...rates), Math.max(...rates)],
     p50: percentile(durations, 0.5),
     p99: percentile(durations, 0.99),
     ...(batches.some((b) => b.cpuMs > 0) ? { cpuMsPerCall: cpuMs / durations.length } : {}),
+    clientCpuMsPerCall: clientCpuMs / durations.length,
   };
 }
 
@@ -161,7 +183,6 @@ function combine(batches: { durations: number[]; totalMs: number; cpuMs: number 
  */
 async function runInterleaved(gateways: Gateway[], eras: readonly Era[], slices = 10) {
   type Lane = { key: string; gateway: Gateway; clients: Client[]; sequential: Batch[]; concurrent: Batch[] };
-  type Batch = { durations: number[]; totalMs: number; cpuMs: number };
   const lanes: Lane[] = [];
   const unserved = new Map<string, string>();
   for (const era of eras) {
@@ -192,9 +213,10 @@ async function runInterleaved(gateways: Gateway[], eras: readonly Era[], slices 
   return results;
 }
 
-async function batch(clients: Client[], gateway: Gateway, callsEach: number) {
+async function batch(clients: Client[], gateway: Gateway, callsEach: number): Promise<Batch> {
   const durations: number[] = [];
   const cpuBefore = gateway.pid ? treeCpuMs(gateway.pid) : 0;
+  const clientBefore = process.cpuUsage();
   const began = performance.now();
   await Promise.all(
     clients.map(async (client, c) => {
@@ -207,13 +229,19 @@ async function batch(clients: Client[], gateway: Gateway, callsEach: number) {
     }),
   );
   const totalMs = performance.now() - began;
-  return { durations, totalMs, cpuMs: gateway.pid ? treeCpuMs(gateway.pid) - cpuBefore : 0 };
+  const client = process.cpuUsage(clientBefore);
+  return {
+    durations,
+    totalMs,
+    cpuMs: gateway.pid ? treeCpuMs(gateway.pid) - cpuBefore : 0,
+    clientCpuMs: (client.user + client.system) / 1000,
+  };
 }
 
 const format = (f: Figures) =>
-  `${f.callsPerSecond.toFixed(0).padStart(6)} calls/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms${
+  `${f.callsPerSecond.toFixed(0).padStart(6)} calls/s (rounds ${f.roundRange[0].toFixed(0)}-${f.roundRange[1].toFixed(0)})  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms${
     f.cpuMsPerCall === undefined ? '' : `  CPU ${f.cpuMsPerCall.toFixed(2)} ms/call`
-  }`;
+  }  client CPU ${f.clientCpuMsPerCall.toFixed(2)} ms/call`;
 
 console.log(`Satellite gateway benchmark, Node ${process.version}; before: ${load()}\n`);
 
@@ -297,7 +325,9 @@ const gateways: Gateway[] = [
 ];
 
 // 1. Throughput.
+const throughputLoad = load();
 const results = await runInterleaved(gateways, ['legacy', 'modern']);
+const throughputLoadAfter = load();
 const direct = new Client({ name: 'bench-direct', version: '1' });
 await direct.connect(new StdioClientTransport({ command: node, args: [everything, 'stdio'], stderr: 'ignore' }));
 const directGateway: Gateway = { label: 'direct', url: new URL('http://unused'), toolCall: echo };
@@ -305,7 +335,7 @@ await measure([direct], directGateway, warmupCalls);
 const directFigures = await measure([direct], directGateway, sequentialCalls);
 
 console.log(
-  `1. echo through each gateway: 1 client x ${sequentialCalls} sequential calls, then ${concurrentClients} clients x ${callsPerConcurrentClient} calls concurrently (after warm-up; gateways take turns in 10 slices)\n`,
+  `1. echo through each gateway: 1 client x ${sequentialCalls} sequential calls, then ${concurrentClients} clients x ${callsPerConcurrentClient} calls concurrently, after warm-up, in 10 rounds the gateways take in turn; calls/s is the median round\n   ${throughputLoad} before, ${throughputLoadAfter} after\n`,
 );
 console.log(`   direct SDK client over stdio (no gateway), sequential: ${format(directFigures)}\n`);
 for (const era of ['legacy', 'modern'] as const) {
@@ -322,7 +352,7 @@ for (const era of ['legacy', 'modern'] as const) {
     console.log(`     ${''.padEnd(38)} ${concurrentClients} clients  ${format(figures.concurrent)}`);
   }
 }
-console.log('\n   Orbital against the best peer (calls/s ratio, same era; > 1 is faster):');
+console.log('\n   Orbital against the best peer (ratio of median calls/s, same era; > 1 is faster):');
 for (const era of ['legacy', 'modern'] as const) {
   const ours = results.get(`${gateways[0]?.label}|${era}`);
   const peers = gateways.slice(1).flatMap((g) => {
@@ -422,15 +452,10 @@ for (let i = 0; i < 5; i++) {
   respawnCall.push(performance.now() - t);
   respawn.push(events.ofType('mcp.server.respawned').at(-1)?.respawn_duration_ms ?? Number.NaN);
 }
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  ).toFixed(0);
 console.log(`\n4. stdio start, median of 5:`);
-console.log(`   cold start alone (spawn + handshake + first call, SDK client): ${median(cold)} ms`);
-console.log(`   respawn of a dormant server (respawn_duration_ms):          ${median(respawn)} ms`);
-console.log(`   first call to a dormant server, end to end via satellite:   ${median(respawnCall)} ms`);
+console.log(`   cold start alone (spawn + handshake + first call, SDK client): ${median(cold).toFixed(0)} ms`);
+console.log(`   respawn of a dormant server (respawn_duration_ms):          ${median(respawn).toFixed(0)} ms`);
+console.log(`   first call to a dormant server, end to end via satellite:   ${median(respawnCall).toFixed(0)} ms`);
 await inProcess.close();
 await satellite.close();
 
