@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { generateIdentityKey } from '@orbital/bus';
+import { generateIdentityKey, generateNatsUser, natsServerConfig } from '@orbital/bus';
 import pg from 'pg';
 import { findTakenPorts } from './findTakenPorts.ts';
 import { formatLogLine } from './formatLogLine.ts';
@@ -105,13 +105,15 @@ async function dropDatabase() {
 
 const apiPort = process.env.PORT ?? '3000';
 const satellitePort = process.env.SATELLITE_PORT ?? '3001';
-const taken = await findTakenPorts([Number(apiPort), Number(satellitePort)]);
+// The platform's own NATS server, with a user per process (below), beside the machine's open one.
+const natsPort = process.env.ORBITAL_NATS_PORT ?? '4322';
+const taken = await findTakenPorts([Number(apiPort), Number(satellitePort), Number(natsPort)]);
 if (taken.length > 0) {
   refuse([
     `Port ${taken.join(' and ')} ${taken.length > 1 ? 'are' : 'is'} already in use: is another \`npm start\` running?`,
     `  See what listens there:  ss -ltnp '( ${taken.map((p) => `sport = :${p}`).join(' or ')} )'`,
     '  Stop it (Ctrl-C in its terminal), or run this one on other ports:',
-    `  PORT=${Number(apiPort) + 100} SATELLITE_PORT=${Number(satellitePort) + 100} npm start`,
+    `  PORT=${Number(apiPort) + 100} SATELLITE_PORT=${Number(satellitePort) + 100} ORBITAL_NATS_PORT=${Number(natsPort) + 100} npm start`,
   ]);
 }
 
@@ -164,7 +166,7 @@ const baseEnv: Record<string, string> = {
   POSTGRES_PORT: String(connection.port),
   POSTGRES_DATABASE: databaseName,
   POSTGRES_USER: connection.user,
-  NATS_URL: 'nats://127.0.0.1:4222',
+  NATS_URL: `nats://127.0.0.1:${natsPort}`,
   REDIS_URL: 'redis://127.0.0.1:6379',
   ADMIN_EMAIL: developmentAdminEmail,
   ...devEnv,
@@ -182,6 +184,52 @@ const identityKeys = new Map(
   ),
 );
 const identityPublicKeys = [...identityKeys.values()].map((pair) => pair.publicKey).join(',');
+
+/**
+ * The platform's NATS server: each process connects as its own user (an NKey made afresh on every start;
+ * the configuration holds only public keys) with the permissions generated from the contract catalogue,
+ * and nobody connects without a key. JetStream keeps its data in .orbital/nats across starts.
+ */
+const natsUsers = new Map(platformProcesses.flatMap((p) => (p.process ? [[p.process, generateNatsUser()]] : [])));
+async function startNats(): Promise<ChildProcess> {
+  const configFile = resolve(stateDir, 'nats.conf');
+  mkdirSync(resolve(stateDir, 'nats'), { recursive: true, mode: 0o700 });
+  writeFileSync(
+    configFile,
+    natsServerConfig({
+      users: Object.fromEntries([...natsUsers].map(([name, user]) => [name, user.publicKey])),
+      server: [
+        `listen: "127.0.0.1:${natsPort}"`,
+        `jetstream { store_dir: ${JSON.stringify(resolve(stateDir, 'nats'))} }`,
+      ].join('\n'),
+    }),
+    { mode: 0o600 },
+  );
+  const child = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-c', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  await new Promise<void>((done, fail) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Server is ready')) done();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`nats-server exited (${code}):\n${output}`)));
+  });
+  // Its log is for when something is wrong: permission refusals are worth seeing.
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => {
+      if (/violation|error/i.test(line)) say(`nats: ${line}`, 'warn');
+    });
+  }
+  say(`NATS for the platform on 127.0.0.1:${natsPort} (users and permissions from the contract catalogue)`);
+  return child;
+}
+const natsChild = await startNats();
 
 /** The web console gateway-api serves at `/`: built on every start (about a second), so it matches the sources. */
 function buildConsole() {
@@ -203,9 +251,11 @@ const ready = new Set<string>();
 
 function startChild(proc: PlatformProcess, env: Record<string, string>) {
   const signing = proc.process ? identityKeys.get(proc.process) : undefined;
-  const identityEnv = signing
-    ? { IDENTITY_SIGNING_KEY: signing.signingKey, IDENTITY_PUBLIC_KEYS: identityPublicKeys }
-    : {};
+  const natsUser = proc.process ? natsUsers.get(proc.process) : undefined;
+  const identityEnv = {
+    ...(signing ? { IDENTITY_SIGNING_KEY: signing.signingKey, IDENTITY_PUBLIC_KEYS: identityPublicKeys } : {}),
+    ...(natsUser ? { NATS_NKEY_SEED: natsUser.seed } : {}),
+  };
   const child = spawn(process.execPath, [resolve(root, proc.entry)], {
     cwd: root,
     env: { ...baseEnv, ...proc.env, ...identityEnv, ...env },
@@ -371,6 +421,13 @@ async function stopAll(exitCode: number) {
         }),
     ),
   );
+  // NATS last, once every service has drained through it.
+  if (natsChild.exitCode === null) {
+    await new Promise<void>((done) => {
+      natsChild.once('exit', () => done());
+      natsChild.kill('SIGTERM');
+    });
+  }
   process.exit(exitCode);
 }
 
@@ -378,6 +435,7 @@ process.on('SIGINT', () => void stopAll(0));
 // If the launcher itself dies, leave nothing behind.
 process.on('exit', () => {
   for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (natsChild.exitCode === null) natsChild.kill('SIGKILL');
 });
 process.on('SIGTERM', () => void stopAll(0));
 // The terminal closed: stop as on Ctrl-C, or the processes would outlive it.

@@ -6,9 +6,11 @@
  * autoscalers that point at Deployments, non-root read-only containers. Run: `npm run check:deploy`.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { generateNatsUser, natsServerConfig } from '@orbital/bus';
+import { processNames } from '@orbital/contracts';
 import { parseAllDocuments } from 'yaml';
 
 type K8sObject = { apiVersion?: string; kind?: string; metadata?: { name?: string }; [key: string]: unknown };
@@ -245,7 +247,7 @@ if (kubectlAvailable()) {
   cpSync(kubernetesDir, scratch, { recursive: true });
   for (const overlay of overlays) {
     const dir = join(scratch, 'overlays', overlay);
-    for (const file of ['secrets.env', 'identity.env']) {
+    for (const file of ['secrets.env', 'credentials.env']) {
       if (!existsSync(join(dir, file))) cpSync(join(scratch, `overlays/production/${file}.example`), join(dir, file));
     }
     let rendered: string;
@@ -261,6 +263,25 @@ if (kubectlAvailable()) {
   }
 } else {
   console.warn('kubectl is not installed: overlays were not rendered; only the manifest files were validated.');
+}
+
+// 4. The NATS users and permissions generated from the contract catalogue are a configuration the NATS
+// server accepts (checked by nats-server itself where it is installed).
+const natsServer = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+if (existsSync(natsServer)) {
+  const scratch = mkdtempSync(join(tmpdir(), 'orbital-nats-config-'));
+  const file = join(scratch, 'nats.conf');
+  const users = Object.fromEntries(processNames.map((name) => [name, generateNatsUser().publicKey]));
+  writeFileSync(file, natsServerConfig({ users, prefix: 'check', server: `jetstream { store_dir: "${scratch}" }` }));
+  try {
+    execFileSync(natsServer, ['-t', '-c', file], { stdio: 'pipe' });
+  } catch (error) {
+    problems.push(
+      `the generated NATS configuration is refused by nats-server: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
+    );
+  }
+} else {
+  console.warn('nats-server is not installed: the generated NATS configuration was not checked.');
 }
 
 // 3. The compose file parses and every Orbital service in it runs a known entry.

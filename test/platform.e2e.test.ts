@@ -18,7 +18,12 @@ const everythingScript = createRequire(import.meta.url).resolve(
 // Schedules short enough that the walk sees several ticks of each job.
 const tickEveryMs = 3000;
 
-describe.each([1, 2])('a platform team, day one, with %i replica(s) of every service', (replicas) => {
+describe.each([
+  { replicas: 1, nats: 'open' },
+  { replicas: 2, nats: 'open' },
+  // As npm start and the manifests run it: every process its own NATS user, permissions from the catalogue.
+  { replicas: 1, nats: 'authenticated' },
+])('a platform team, day one, with $replicas replica(s) of every service, on $nats NATS', ({ replicas, nats }) => {
   let platform: Platform;
   const state: Record<string, string> = {};
   let calls = 0;
@@ -26,6 +31,7 @@ describe.each([1, 2])('a platform team, day one, with %i replica(s) of every ser
   beforeAll(async () => {
     platform = await startPlatform({
       replicas,
+      authenticatedNats: nats === 'authenticated',
       env: {
         JOBS_CREDENTIAL_VALIDATION_EVERY_MS: String(tickEveryMs),
         JOBS_TEMPLATE_HEALTH_EVERY_MS: String(tickEveryMs),
@@ -265,6 +271,12 @@ describe.each([1, 2])('a platform team, day one, with %i replica(s) of every ser
       });
       return logged.items.find((i) => JSON.stringify(i.tool_response ?? '').includes('kept this time'));
     });
+  });
+
+  it.runIf(nats === 'authenticated')('did all of it within the NATS permissions each process was given', () => {
+    const log = platform.natsLog();
+    expect(log).toContain('Server is ready');
+    expect(log.split('\n').filter((line) => /violation/i.test(line))).toEqual([]);
   });
 
   it('ran each tick of each job once, whichever replica took it', async () => {

@@ -5,6 +5,8 @@ import {
   type ChildService,
   createTestEnvironment,
   freePort,
+  type PlatformNats,
+  startPlatformNats,
   startServiceProcess,
   type TestEnvironment,
 } from '@orbital/testing';
@@ -24,6 +26,8 @@ export type Platform = {
   processes: Array<{ name: string; child: ChildService }>;
   startSatellite(registrationToken: string): Promise<{ url: string; child: ChildService }>;
   logs(name: string): string;
+  /** The log of the platform's own NATS server when it runs one (`authenticatedNats`), else empty. */
+  natsLog(): string;
   stop(): Promise<void>;
 };
 
@@ -33,9 +37,16 @@ export async function startPlatform(
     env?: Record<string, string>;
     /** Extra variables of one process (by its name in platformProcesses), such as its METRICS_PORT. */
     envFor?: (name: string) => Record<string, string>;
+    /**
+     * Runs the platform on a NATS server of its own as `npm start` and the manifests do: each process
+     * with its own NKey and the permissions generated from the contract catalogue, no anonymous access.
+     */
+    authenticatedNats?: boolean;
   } = {},
 ): Promise<Platform> {
   const env = await createTestEnvironment();
+  let nats: PlatformNats | null = null;
+  if (options.authenticatedNats) nats = await startPlatformNats({ prefix: env.subjectPrefix });
   const admin = { email: 'owner@orbital.test', password: 'correct horse battery staple 77' };
   const common = {
     ...env.env,
@@ -57,9 +68,10 @@ export async function startPlatform(
           extra.PORT = String(port);
           gateways.push(`http://127.0.0.1:${port}`);
         }
+        const natsEnv = nats && proc.process ? nats.envFor(proc.process) : {};
         const child = await startServiceProcess(
           proc.entry,
-          { ...common, ...proc.env, ...options.envFor?.(proc.name), ...extra },
+          { ...common, ...natsEnv, ...proc.env, ...options.envFor?.(proc.name), ...extra },
           { readyTimeoutMs: 30000 },
         );
         processes.push({ name: replicas > 1 ? `${proc.name}#${replica}` : proc.name, child });
@@ -67,6 +79,7 @@ export async function startPlatform(
     }
   } catch (error) {
     for (const { child } of processes) await child.kill();
+    await nats?.server.stop();
     await env.cleanup();
     throw error;
   }
@@ -104,8 +117,10 @@ export async function startPlatform(
         .filter((p) => p.name === name || p.name.startsWith(`${name}#`))
         .map((p) => p.child.output())
         .join('\n'),
+    natsLog: () => nats?.server.output() ?? '',
     async stop() {
       await Promise.all(processes.reverse().map(({ child }) => child.stop()));
+      await nats?.server.stop();
       await env.cleanup();
     },
   };

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   connect,
+  createInbox,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
   headers as natsHeaders,
+  nkeyAuthenticator,
   type Subscription,
 } from '@nats-io/transport-node';
 import {
@@ -19,6 +21,7 @@ import {
   eventFilter,
   headerNames,
   type ParsedRequestOf,
+  type ProcessName,
   type ReplyEnvelope,
   type ReplyOf,
   type RequestOf,
@@ -36,6 +39,7 @@ import {
   parseIdentityKeys,
 } from './identityTokens.ts';
 import { busDisconnected, translateRequestError } from './natsErrors.ts';
+import { inboxPrefixOf } from './natsPermissions.ts';
 import { watchConnection } from './watchConnection.ts';
 
 export type BusOptions = {
@@ -61,6 +65,12 @@ export type BusOptions = {
    * serves (identityTokens.ts): configuration text or keys already read.
    */
   identity: IdentityKeyConfig | IdentityKeys;
+  /**
+   * Who this connection is on NATS: the process's NKey seed (NATS_NKEY_SEED). Without it the connection
+   * is anonymous, which only an open server (a developer's or a test's) accepts. With it, replies come
+   * to the process's own inbox prefix, the only one its permissions let it read.
+   */
+  credentials?: { process: ProcessName; nkeySeed: string };
 };
 
 export type BusObserver = {
@@ -130,6 +140,8 @@ export type Bus = {
     tokens: EventTokens<E>,
     listener: (payload: EventPayloadOf<E>) => void,
   ): Subscription;
+  /** A new reply subject under this connection's inbox prefix, the only one its NATS permissions let it read. */
+  createInbox(): string;
   /** Waits until every subscription made so far is registered with the server. */
   flush(): Promise<void>;
   /** Stops taking new messages, finishes those in flight, then closes the connection. */
@@ -147,6 +159,12 @@ export async function createBus(options: BusOptions): Promise<Bus> {
     // 15 s instead of the default 4 minutes; from then on requests are refused at once.
     pingInterval: 5000,
     maxPingOut: 2,
+    ...(options.credentials
+      ? {
+          authenticator: nkeyAuthenticator(new TextEncoder().encode(options.credentials.nkeySeed)),
+          inboxPrefix: inboxPrefixOf(options.credentials.process),
+        }
+      : {}),
   });
   return createBusFromConnection(connection, options);
 }
@@ -155,7 +173,14 @@ export function createBusFromConnection(
   connection: NatsConnection,
   options: Pick<
     BusOptions,
-    'prefix' | 'logger' | 'requestTimeoutMs' | 'observer' | 'streamMaxBytes' | 'streamReplicas' | 'identity'
+    | 'prefix'
+    | 'logger'
+    | 'requestTimeoutMs'
+    | 'observer'
+    | 'streamMaxBytes'
+    | 'streamReplicas'
+    | 'identity'
+    | 'credentials'
   >,
 ): Bus {
   const keys = 'signing' in options.identity ? options.identity : parseIdentityKeys(options.identity);
@@ -332,6 +357,7 @@ export function createBusFromConnection(
     broadcast,
     listen,
     watch,
+    createInbox: () => createInbox(options.credentials ? inboxPrefixOf(options.credentials.process) : undefined),
     flush: () => connection.flush(),
     drain: async () => {
       if (!connection.isClosed()) await connection.drain();

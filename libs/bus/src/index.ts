@@ -35,5 +35,15 @@ export {
 export { translatePublishError } from './jetStreamErrors.ts';
 export { listParked, type ParkedMessage, replayParked } from './listParked.ts';
 export { translateRequestError } from './natsErrors.ts';
+export {
+  generateNatsUser,
+  inboxPrefixOf,
+  type NatsAuthorization,
+  type NatsAuthorizationOptions,
+  type NatsPermissions,
+  natsAuthorization,
+  natsPermissionsOf,
+  natsServerConfig,
+} from './natsPermissions.ts';
 export { encodeEvent, type PublishOptions, type PublishResult, publishData, publishEvent } from './publishEvent.ts';
 export { durableName, streamName } from './streamName.ts';

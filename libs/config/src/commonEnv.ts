@@ -54,6 +54,9 @@ export const natsEnv = z.object({
   // the public keys of every process it accepts identities from (libs/bus identityTokens.ts). No default:
   // a process without them could neither prove who it speaks for nor tell a forged caller.
   IDENTITY_SIGNING_KEY: z.string().min(1),
+  // This process's NATS user (an NKey seed); unset, it connects anonymously, which only an open server
+  // accepts. A secret: the server knows only its public key.
+  NATS_NKEY_SEED: z.string().min(1).optional(),
   IDENTITY_PUBLIC_KEYS: z.string().min(1),
 });
 

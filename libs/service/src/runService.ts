@@ -58,6 +58,7 @@ export async function runService<S extends z.ZodType<NatsEnv & { LOG_LEVEL: stri
     }
     const bus = await createBus({
       identity,
+      ...(config.NATS_NKEY_SEED ? { credentials: { process: options.name, nkeySeed: config.NATS_NKEY_SEED } } : {}),
       servers: config.NATS_URL,
       name: options.name,
       prefix: config.NATS_SUBJECT_PREFIX,

@@ -9,11 +9,13 @@ export {
   isReachable,
   startCommands,
 } from './infrastructure.ts';
+export { type PlatformNats, startPlatformNats } from './platformNats.ts';
 export {
   type ConformanceCheck,
   type ConformanceRun,
   expectedFailureReasons,
   runConformanceSuite,
 } from './runConformanceSuite.ts';
+export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createInbox, type Subscription } from '@nats-io/transport-node';
+import type { Subscription } from '@nats-io/transport-node';
 import type { Bus } from '@orbital/bus';
 import {
   type BroadcastDef,
@@ -69,7 +69,7 @@ export function createReplicaBroadcast(options: ReplicaBroadcastOptions) {
     wait: { expected: ReadonlySet<string>; waitMs: number; stallMs?: number },
   ) {
     const pending = new Set(wait.expected);
-    const inbox = createInbox();
+    const inbox = bus.createInbox();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), wait.waitMs);
       let stall: ReturnType<typeof setTimeout> | undefined;
