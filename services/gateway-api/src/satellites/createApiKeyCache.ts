@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { CallerIdentity, SatelliteStatus } from '@orbital/contracts';
 
@@ -63,7 +63,9 @@ export function createApiKeyCache(options: {
 }): ApiKeyCache {
   const now = options.now ?? Date.now;
   const retryAfter = options.retryConfirmAfterMs ?? 5000;
-  const digestKey = randomBytes(32);
+  // A KeyObject, made once: given raw bytes, createHmac imports the key again on every call, which cost
+  // several times the digest itself.
+  const digestKey = createSecretKey(randomBytes(32));
   const digest = (text: string) => createHmac('sha256', digestKey).update(text).digest();
   type Entry = { key: VerifiedKey; hash: string; secretDigest: Buffer; confirmAt: number };
   const known = new Map<string, Entry>();

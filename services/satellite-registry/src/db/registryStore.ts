@@ -310,7 +310,10 @@ export async function pollCommands(
 ): Promise<PollOutcome | null> {
   const at = sql.timestamp(q.now);
   const until = sql.timestamp(new Date(q.now.getTime() + q.leaseMs));
-  const rows = await db.any(sql.type(polledRow)`
+  // A named prepared statement: PostgreSQL plans it once per connection (a generic plan after a few
+  // runs) instead of on every poll, where planning cost several times the execution (0.5 ms against
+  // 0.1 ms, EXPLAIN ANALYZE on this machine). The text never changes; every value is a parameter.
+  const rows = await db.any(sql.prepared('registry_poll_commands', polledRow)`
     WITH sat AS (
       SELECT id, status, satellite_type, team_id, registered_at, last_command_at FROM satellites WHERE id = ${q.satelliteId}
     ),
