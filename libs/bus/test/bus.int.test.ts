@@ -77,14 +77,7 @@ const buses: Bus[] = [];
 const logger = createLogger({ name: 'bus-test', level: 'silent' });
 
 async function bus(name: string) {
-  const created = await createBus({
-    servers: env.natsUrl,
-    identity: env.identity,
-    name,
-    prefix: env.subjectPrefix,
-    logger,
-    requestTimeoutMs: 500,
-  });
+  const created = await createBus({ ...env.busOptions(name), logger, requestTimeoutMs: 500 });
   buses.push(created);
   return created;
 }

@@ -42,15 +42,7 @@ const expectedMigrations = {
 let stack: Stack;
 
 async function newBus(env: TestEnvironment, name: string) {
-  return createBus({
-    servers: env.natsUrl,
-    identity: env.identity,
-    name,
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
-    logger,
-    requestTimeoutMs: 2000,
-  });
+  return createBus({ ...env.busOptions(name), logger, requestTimeoutMs: 2000 });
 }
 
 /** The backend in one process, each service on its own NATS connection as it would be in its own process. */

@@ -1,9 +1,9 @@
-import { type Bus, createBus, ensureStream } from '@orbital/bus';
-import { type CallerIdentity, satelliteEventsStream } from '@orbital/contracts';
+import { type Bus, createBus } from '@orbital/bus';
+import type { CallerIdentity } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createReadiness } from '@orbital/service';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import type { TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import type { AccessResolver } from '../src/http/defineRoute.ts';
 import { createAccessResolver } from '../src/identity/createAccessResolver.ts';
 import { configRefreshedEvent, crashedEvent } from './eventFixtures.ts';
 import { refuseSatelliteKeys } from './refuseSatelliteKeys.ts';
+import { startSatelliteEventBus } from './satelliteEventBus.ts';
 
 const logger = createLogger({ name: 'event-routes-test', level: 'silent' });
 let env: TestEnvironment;
@@ -79,12 +80,7 @@ const post = (
   });
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('gateway'),
-    logger,
-  });
-  await ensureStream(bus, satelliteEventsStream);
+  ({ env, bus } = await startSatelliteEventBus(logger));
   redis = new Redis(env.redisUrl);
 });
 afterAll(async () => {
@@ -164,9 +160,7 @@ describe('POST /api/satellites/:id/events', () => {
 
   it('answers 503 when JetStream cannot store the events, so the satellite keeps them', async () => {
     const noStream = await createBus({
-      servers: env.natsUrl,
-      identity: env.identity,
-      name: 'gw-2',
+      ...env.busOptions('gw-2'),
       prefix: `${env.subjectPrefix}y`,
       logger,
       requestTimeoutMs: 1000,

@@ -21,14 +21,7 @@ const buses: Bus[] = [];
 const closers: Array<() => unknown> = [];
 
 async function bus(name: string) {
-  const created = await createBus({
-    servers: env.natsUrl,
-    identity: env.identity,
-    name,
-    prefix: env.subjectPrefix,
-    streamMaxBytes: env.streamMaxBytes,
-    logger,
-  });
+  const created = await createBus({ ...env.busOptions(name), logger });
   buses.push(created);
   return created;
 }

@@ -96,15 +96,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const buses: Bus[] = [];
   const redises: Redis[] = [];
   const newBus = async (name: string) => {
-    const bus = await createBus({
-      servers: env.natsUrl,
-      identity: env.identity,
-      name,
-      prefix: env.subjectPrefix,
-      streamMaxBytes: env.streamMaxBytes,
-      logger,
-      requestTimeoutMs: 3000,
-    });
+    const bus = await createBus({ ...env.busOptions(name), logger, requestTimeoutMs: 3000 });
     buses.push(bus);
     return bus;
   };

@@ -1,18 +1,13 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { type Bus, consumeDurable, createBus, type DurableConsumer, ensureStream } from '@orbital/bus';
-import {
-  headerNames,
-  type SatelliteEvent,
-  type SatelliteIdentity,
-  satelliteEvents,
-  satelliteEventsStream,
-} from '@orbital/contracts';
+import { type Bus, consumeDurable, createBus, type DurableConsumer } from '@orbital/bus';
+import { headerNames, type SatelliteEvent, type SatelliteIdentity, satelliteEvents } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import type { TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventMessageId, ingestEventBatch } from '../src/events/ingestEventBatch.ts';
 import { configRefreshedEvent, crashedEvent, toolExecutedEvent } from './eventFixtures.ts';
+import { startSatelliteEventBus } from './satelliteEventBus.ts';
 
 const logger = createLogger({ name: 'ingest-test', level: 'silent' });
 let env: TestEnvironment;
@@ -55,12 +50,7 @@ async function sendMarker(): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('gateway'),
-    logger,
-  });
-  await ensureStream(bus, satelliteEventsStream);
+  ({ env, bus } = await startSatelliteEventBus(logger));
   consumer = await consumeDurable(bus, {
     events: Object.values(satelliteEvents),
     durable: 'ingest-test',
@@ -163,13 +153,7 @@ describe('ingestEventBatch over JetStream', () => {
   });
 
   it('answers unavailable, storing nothing it reports, when JetStream has no stream for the events', async () => {
-    const elsewhere = await createBus({
-      servers: env.natsUrl,
-      identity: env.identity,
-      name: 'no-stream',
-      prefix: `${env.subjectPrefix}x`,
-      logger,
-    });
+    const elsewhere = await createBus({ ...env.busOptions('no-stream'), prefix: `${env.subjectPrefix}x`, logger });
     try {
       const error = await ingestEventBatch(
         elsewhere,

@@ -65,13 +65,7 @@ export async function startSatelliteStack(
     : {};
   const buses: Bus[] = [];
   const bus = async (name: string) => {
-    const created = await createBus({
-      servers: env.natsUrl,
-      identity: env.identity,
-      name,
-      prefix: env.subjectPrefix,
-      logger,
-    });
+    const created = await createBus({ ...env.busOptions(name), logger });
     buses.push(created);
     return created;
   };

@@ -77,10 +77,7 @@ beforeAll(async () => {
   for (const name of processNames) identities.set(name, serviceIdentity(name));
 
   client = await createBus({
-    servers: stack.env.natsUrl,
-    identity: stack.env.identity,
-    name: 'subject-matrix',
-    prefix: stack.env.subjectPrefix,
+    ...stack.env.busOptions('subject-matrix'),
     logger: stack.logger,
     requestTimeoutMs: 10_000,
   });

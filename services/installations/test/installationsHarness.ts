@@ -66,15 +66,7 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
   );
   const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const connect = (name: string) =>
-    createBus({
-      servers: env.natsUrl,
-      identity: env.identity,
-      name,
-      prefix: env.subjectPrefix,
-      streamMaxBytes: env.streamMaxBytes,
-      logger,
-    });
+  const connect = (name: string) => createBus({ ...env.busOptions(name), logger });
   const bus = await connect('installations');
   const client = await connect('client');
   // The registry owns the satellite event stream; here the test client creates it, as the registry would.
