@@ -4,6 +4,7 @@ import {
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
@@ -115,11 +116,30 @@ export function createMcpEndpoint(deps: {
 
   return {
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
-      if (await isLegacyRequest(request, options.parsedBody)) return serveLegacy(request, options);
+      if (!claimsModernEnvelope(request, options.parsedBody) && (await isLegacyRequest(request, options.parsedBody))) {
+        return serveLegacy(request, options);
+      }
       return modern.fetch(request, requestOptions(options));
     },
     close: () => modern.close(),
   };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A POST whose JSON-RPC message carries the per-request envelope claim (`_meta` naming a protocol
+ * version), other than `initialize` and other than a response: the SDK never classifies such a
+ * message as legacy (it serves it as 2026-07-28 or refuses it on the modern side), so it goes
+ * straight to the modern handler, which classifies it once instead of twice.
+ */
+function claimsModernEnvelope(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST' || !isPlainObject(body)) return false;
+  if ('result' in body || 'error' in body || body.method === 'initialize') return false;
+  const params = body.params;
+  if (!isPlainObject(params) || !isPlainObject(params._meta)) return false;
+  return PROTOCOL_VERSION_META_KEY in params._meta;
 }
 
 function requestOptions(options: EndpointRequestOptions) {
