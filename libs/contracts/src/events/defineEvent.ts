@@ -130,11 +130,26 @@ export function eventTokensOf<E extends EventDef>(def: E, subject: string): Even
 
 /** Is this subject (without the deployment prefix) one of this event's? */
 export function isEventSubject(def: EventDef, subject: string): boolean {
-  const tokens = compiledSubject(def);
-  const parts = subject.split('.');
-  return (
-    parts.length === tokens.length && tokens.every((token, i) => !('literal' in token) || parts[i] === token.literal)
-  );
+  return subjectMatcher(def).test(subject);
+}
+
+/**
+ * The subjects of one event as a regular expression, made once per event: a consumer asks this of
+ * every message it receives, against each event it reads, and splitting the subject each time showed
+ * in its profile.
+ */
+const subjectMatchers = new WeakMap<EventDef, RegExp>();
+
+function subjectMatcher(def: EventDef): RegExp {
+  let matcher = subjectMatchers.get(def);
+  if (!matcher) {
+    const parts = compiledSubject(def).map((token) =>
+      'literal' in token ? token.literal.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&') : '[^.]*',
+    );
+    matcher = new RegExp(`^${parts.join('\\.')}$`);
+    subjectMatchers.set(def, matcher);
+  }
+  return matcher;
 }
 
 /**
