@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@orbital/logger';
+import { captureLog } from '@orbital/testing';
 import { createBackendClient } from '../src/backend/createBackendClient.ts';
 import { createCredentialsStore, type SatelliteCredentials } from '../src/backend/createCredentialsStore.ts';
 import { createSatelliteApi } from '../src/backend/createSatelliteApi.ts';
@@ -11,21 +11,11 @@ import type { Scheduler } from '../src/backend/scheduler.ts';
 
 /** A logger whose lines the test can read back. */
 export function createCapturedLogger(): { logger: Logger; lines(): Array<Record<string, unknown>>; text(): string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
+  const log = captureLog();
   return {
-    logger: createLogger({ name: 'satellite-link-test', level: 'debug', destination: stream }),
-    text: () => text,
-    lines: () =>
-      text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    logger: createLogger({ name: 'satellite-link-test', level: 'debug', destination: log.stream }),
+    text: log.text,
+    lines: log.lines,
   };
 }
 

@@ -1,3 +1,4 @@
+export { captureLog, type LogCapture } from './captureLog.ts';
 export { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
 export { freePort } from './freePort.ts';
 export { identityEnvForEntry, type TestIdentityKeys, testIdentityKeys } from './identityKeys.ts';

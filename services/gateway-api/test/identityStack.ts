@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
@@ -13,36 +12,12 @@ import { createReadiness } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import type { LiveStreams } from '@orbital/sse';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { captureLog, createTestEnvironment, type LogCapture, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { gatewayConfigSchema } from '../src/config.ts';
 import { createGateway } from '../src/createGateway.ts';
 import type { FirstAdmin, IdentityModule, LoginRateLimits } from '../src/identity/index.ts';
-
-/** Every line any part of the stack logged, to search for secrets. */
-export type LogCapture = { text(): string; lines(): Array<Record<string, unknown>> };
-
-function createLogCapture(): { capture: LogCapture; stream: Writable } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return {
-    stream,
-    capture: {
-      text: () => text,
-      lines: () =>
-        text
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Record<string, unknown>),
-    },
-  };
-}
 
 export type GatewayReplica = {
   app: FastifyInstance;
@@ -91,8 +66,9 @@ export const adminCredentials: FirstAdmin = {
  */
 export async function startIdentityStack(options: IdentityStackOptions = {}): Promise<IdentityStack> {
   const env = await createTestEnvironment();
-  const { capture, stream } = createLogCapture();
-  const logger = createLogger({ name: 'identity-test', level: 'debug', destination: stream });
+  // Every line any part of the stack logged, to search for secrets.
+  const capture = captureLog();
+  const logger = createLogger({ name: 'identity-test', level: 'debug', destination: capture.stream });
   const buses: Bus[] = [];
   const redises: Redis[] = [];
   const newBus = async (name: string) => {

@@ -1,9 +1,8 @@
-import { PassThrough } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import { type CallerIdentity, jobWorkSubjects, type ScheduleName, type ScheduleStatus } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import type { TestEnvironment } from '@orbital/testing';
+import { captureLog, type TestEnvironment } from '@orbital/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createJobsApp, type JobsApp } from '../src/app.ts';
@@ -80,13 +79,9 @@ export type InProcessReplica = { app: JobsApp; bus: Bus; logs(): string; stop():
 
 /** A jobs replica in this process on its own NATS and Redis connections, stopped as main.ts stops it. */
 export async function startInProcessReplica(env: Record<string, string>): Promise<InProcessReplica> {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
+  const log = captureLog();
   const config = loadConfig(configSchema, env);
-  const logger = createLogger({ name: 'jobs', level: 'debug', destination: stream });
+  const logger = createLogger({ name: 'jobs', level: 'debug', destination: log.stream });
   const bus = await createBus({
     servers: config.NATS_URL,
     identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
@@ -99,7 +94,7 @@ export async function startInProcessReplica(env: Record<string, string>): Promis
   return {
     app,
     bus,
-    logs: () => text,
+    logs: log.text,
     stop: async () => {
       await app.stopWorkers();
       await bus.drain();

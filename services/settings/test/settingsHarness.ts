@@ -1,10 +1,9 @@
-import { PassThrough } from 'node:stream';
 import { type Bus, createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import type { CallerIdentity } from '@orbital/contracts';
 import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
-import type { TestEnvironment } from '@orbital/testing';
+import { captureLog, type TestEnvironment } from '@orbital/testing';
 import { createSettingsApp, type SettingsApp } from '../src/app.ts';
 import { settingsConfigSchema } from '../src/config.ts';
 
@@ -35,12 +34,8 @@ export type Replica = { app: SettingsApp; bus: Bus; logs(): string; stop(): Prom
 
 /** One settings replica in this process, on its own NATS connection, as it would run in its own process. */
 export async function startReplica(env: TestEnvironment, extraEnv: Record<string, string> = {}): Promise<Replica> {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  const logger = createLogger({ name: 'settings', level: 'info', destination: stream });
+  const log = captureLog();
+  const logger = createLogger({ name: 'settings', level: 'info', destination: log.stream });
   const bus = await createBus({
     ...env.busOptions('settings-test'),
     logger,
@@ -55,7 +50,7 @@ export async function startReplica(env: TestEnvironment, extraEnv: Record<string
   return {
     app,
     bus,
-    logs: () => text,
+    logs: log.text,
     stop: async () => {
       app.stop();
       await bus.drain();
