@@ -284,9 +284,9 @@ describe.each([
       .logs('jobs')
       .split('\n')
       .filter((line) => line.includes('"msg":"tick done"'))
-      .map((line) => JSON.parse(line) as { schedule: string; tickAt: string });
+      .map((line) => JSON.parse(line) as { schedule: string; tick_at: string });
     for (const schedule of ['credential_validation', 'template_health', 'log_cleanup']) {
-      const times = ticks.filter((t) => t.schedule === schedule).map((t) => t.tickAt);
+      const times = ticks.filter((t) => t.schedule === schedule).map((t) => t.tick_at);
       expect(times.length).toBeGreaterThanOrEqual(2);
       expect(new Set(times).size).toBe(times.length);
     }

@@ -175,14 +175,14 @@ export async function consumeDurable<E extends EventDef>(bus: Bus, typed: Consum
     if (now - lastOutageLog >= 30000) {
       lastOutageLog = now;
       log.warn(
-        { err: error, waitingSeconds: Math.round((now - outageSince) / 1000), size },
+        { err: error, waiting_seconds: Math.round((now - outageSince) / 1000), size },
         'a dependency is unavailable; the events wait and are tried again',
       );
     }
   };
   const noteRecovered = () => {
     if (outageSince === null) return;
-    log.info({ afterSeconds: Math.round((Date.now() - outageSince) / 1000) }, 'events flow again');
+    log.info({ after_seconds: Math.round((Date.now() - outageSince) / 1000) }, 'events flow again');
     outageSince = null;
     lastOutageLog = 0;
   };

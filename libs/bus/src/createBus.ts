@@ -258,7 +258,7 @@ export function createBusFromConnection(
     // busy service's CPU time.
     let log: Logger | undefined;
     const requestLog = () => {
-      log ??= logger.child({ requestId, subject: def.subject });
+      log ??= logger.child({ request_id: requestId, subject: def.subject });
       return log;
     };
     let envelope: ReplyEnvelope;

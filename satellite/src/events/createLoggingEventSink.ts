@@ -15,9 +15,9 @@ export function createLoggingEventSink(logger: Logger): EventSink {
       try {
         const built = buildSatelliteEvent(type, data);
         if (built.ok) logger.info({ event: built.event }, 'satellite event');
-        else logger.error({ eventType: type, issues: built.issues }, 'invalid satellite event dropped');
+        else logger.error({ event_type: type, issues: built.issues }, 'invalid satellite event dropped');
       } catch (error) {
-        logger.error({ err: error, eventType: type }, 'satellite event could not be emitted');
+        logger.error({ err: error, event_type: type }, 'satellite event could not be emitted');
       }
     },
   };

@@ -86,7 +86,7 @@ export function createSessionStore(options: {
       if (!session) return undefined;
       if (!sameOwner(session.owner, owner)) {
         options.logger.warn(
-          { event: 'mcp.session_owner_mismatch', userId: owner?.userId, teamId: owner?.teamId },
+          { event: 'mcp.session_owner_mismatch', user_id: owner?.userId, team_id: owner?.teamId },
           'security: a session id was presented by another identity than the one that opened it',
         );
         return undefined;

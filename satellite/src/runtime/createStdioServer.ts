@@ -322,7 +322,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       crash_count: crashCount,
       will_restart: willRestart,
     });
-    log.warn({ code, signal, crashCount, willRestart }, 'stdio server crashed');
+    log.warn({ code, signal, crash_count: crashCount, will_restart: willRestart }, 'stdio server crashed');
     if (!willRestart) {
       failPermanently();
       return;
@@ -343,7 +343,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       failed_at: new Date().toISOString(),
     });
     state.setStatus('permanently_failed', 'process', lastError);
-    log.error({ lastError }, 'stdio server permanently failed');
+    log.error({ last_error: lastError }, 'stdio server permanently failed');
   };
 
   /** Restart attempts after a crash; a failed attempt counts as one more crash. */
@@ -398,7 +398,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       crash_count: crashCount,
       will_restart: willRestart,
     });
-    log.warn({ err: error, crashCount, willRestart }, 'stdio server failed to start');
+    log.warn({ err: error, crash_count: crashCount, will_restart: willRestart }, 'stdio server failed to start');
     if (!willRestart) {
       failPermanently();
       throw unavailable();

@@ -92,8 +92,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       {
         method: request.method,
         route: request.routeOptions.url ?? null,
-        statusCode: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime),
+        status_code: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime),
       },
       'request answered',
     );

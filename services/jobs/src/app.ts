@@ -75,7 +75,7 @@ export async function createJobsApp(deps: {
       // of its schedule until the lock expired, on every replica. The owning service serialises the ticks
       // of a schedule and does each tick once; a queue that had the limit from an earlier version drops it.
       await queue.removeGlobalConcurrency();
-      logger.info({ schedule: schedule.name, everyMs: schedule.everyMs }, 'schedule in place');
+      logger.info({ schedule: schedule.name, every_ms: schedule.everyMs }, 'schedule in place');
     }
 
     const readStatus = () =>
@@ -136,5 +136,5 @@ async function stopWorkers(workers: Worker[], graceMs: number, logger: Logger): 
   const inTime = await Promise.race([closed, gaveUp]);
   clearTimeout(timer);
   if (inTime) logger.info('workers closed');
-  else logger.warn({ graceMs }, 'a tick is still running; another replica will take it over');
+  else logger.warn({ grace_ms: graceMs }, 'a tick is still running; another replica will take it over');
 }

@@ -27,7 +27,7 @@ function ticksLogged(output: string, schedule: ScheduleName, msg: 'tick started'
   return new Set(
     logLines(output)
       .filter((l) => l.msg === msg && l.schedule === schedule)
-      .map((l) => String(l.tickAt)),
+      .map((l) => String(l.tick_at)),
   );
 }
 
@@ -82,7 +82,7 @@ describe('two replicas', () => {
         const done = [first, second].flatMap((replica) =>
           logLines(replica.output()).filter((l) => l.msg === 'tick done' && l.schedule === schedule),
         );
-        expect(done.map((l) => l.tickAt).sort()).toEqual([...ticks.keys()].sort());
+        expect(done.map((l) => l.tick_at).sort()).toEqual([...ticks.keys()].sort());
         // Tick times are the scheduler's slots, one interval (or a whole number of them) apart.
         const times = [...ticks.keys()].map((t) => Date.parse(t)).sort((a, b) => a - b);
         for (let i = 1; i < times.length; i += 1) {

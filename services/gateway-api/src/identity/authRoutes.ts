@@ -67,7 +67,7 @@ export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter
           createdFrom: address,
         });
         logger.info(
-          { event: 'auth.login_succeeded', userId: user.id, sessionId: session.id, address },
+          { event: 'auth.login_succeeded', user_id: user.id, session_id: session.id, address },
           'security: login succeeded',
         );
         reply.setCookie(sessionCookieName, token, cookieOptions(expiresAt));
@@ -91,7 +91,7 @@ export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter
         await store.revokeSession(session.sessionId);
         await broadcast.invalidate({ kind: 'session', session_id: session.sessionId });
         logger.info(
-          { event: 'auth.logout', userId: session.user.id, sessionId: session.sessionId },
+          { event: 'auth.logout', user_id: session.user.id, session_id: session.sessionId },
           'security: session ended',
         );
         reply.clearCookie(sessionCookieName, { path: '/', httpOnly: true, secure: true, sameSite: 'strict' });

@@ -92,7 +92,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
         const members = await store.deleteTeam(params.teamId);
         if (!members) throw notFound();
         for (const userId of members) await evictUser(userId);
-        logger.info({ event: 'identity.team_deleted', teamId: params.teamId }, 'team deleted');
+        logger.info({ event: 'identity.team_deleted', team_id: params.teamId }, 'team deleted');
         return { deleted: true as const };
       },
     }),

@@ -44,7 +44,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
           globalRole: body.global_role,
         });
         logger.info(
-          { event: 'identity.user_created', userId: user.id, by: identity.kind === 'user' ? identity.user_id : null },
+          { event: 'identity.user_created', user_id: user.id, by: identity.kind === 'user' ? identity.user_id : null },
           'user created',
         );
         return toUserView(user);
@@ -65,7 +65,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
         logger.info(
           {
             event: 'auth.sessions_revoked',
-            userId: params.userId,
+            user_id: params.userId,
             revoked,
             by: identity.kind === 'user' ? identity.user_id : null,
           },

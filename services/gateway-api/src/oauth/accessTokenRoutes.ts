@@ -73,7 +73,7 @@ export function accessTokenRoutes(deps: {
           tokens: [{ hash: hashSecret(token), kind: 'access', expiresAt }],
         });
         logger.info(
-          { event: 'oauth.personal_token_created', grantId: id, userId: session.user.id, teamId: body.team_id },
+          { event: 'oauth.personal_token_created', grant_id: id, user_id: session.user.id, team_id: body.team_id },
           'personal access token created',
         );
         const grant = await store.getGrant(id);
@@ -101,7 +101,7 @@ export function accessTokenRoutes(deps: {
       async handler({ request, params }) {
         const userId = sessionOf(request).user.id;
         if (!(await store.revokeGrant(params.tokenId, { userId }))) throw notFound();
-        logger.info({ event: 'oauth.token_revoked', grantId: params.tokenId, by: userId }, 'token revoked');
+        logger.info({ event: 'oauth.token_revoked', grant_id: params.tokenId, by: userId }, 'token revoked');
         return { revoked: true as const };
       },
     }),
@@ -128,8 +128,8 @@ export function accessTokenRoutes(deps: {
         logger.info(
           {
             event: 'oauth.token_revoked',
-            grantId: params.tokenId,
-            teamId: params.teamId,
+            grant_id: params.tokenId,
+            team_id: params.teamId,
             by: sessionOf(request).user.id,
           },
           'token revoked by a team admin',

@@ -144,14 +144,17 @@ export function createClientMetadataDocuments(
   async function resolve(clientId: string): Promise<Outcome> {
     try {
       const { client, ttlMs } = await fetchDocument(clientId);
-      options.logger.info({ event: 'oauth.client_document_fetched', clientId }, 'client metadata document fetched');
+      options.logger.info(
+        { event: 'oauth.client_document_fetched', client_id: clientId },
+        'client metadata document fetched',
+      );
       const outcome = { expiresAt: now() + ttlMs, client };
       remember(clientId, outcome);
       return outcome;
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       options.logger.warn(
-        { event: 'oauth.client_document_refused', clientId, reason: error.message },
+        { event: 'oauth.client_document_refused', client_id: clientId, reason: error.message },
         'client metadata document refused',
       );
       const outcome = { expiresAt: now() + refusalTtlMs, error };

@@ -272,7 +272,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             authMethod: method,
             metadata: stored,
           });
-          logger.info({ event: 'oauth.client_registered', clientId, method }, 'OAuth client registered');
+          logger.info({ event: 'oauth.client_registered', client_id: clientId, method }, 'OAuth client registered');
           return {
             ...stored,
             client_id: client.client_id,
@@ -359,7 +359,12 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
               const teamId = decision.data.team_id;
               if (!(await store.isMember(session.user.id, teamId))) {
                 logger.warn(
-                  { event: 'oauth.authorize_refused', userId: session.user.id, teamId, clientId: client.client_id },
+                  {
+                    event: 'oauth.authorize_refused',
+                    user_id: session.user.id,
+                    team_id: teamId,
+                    client_id: client.client_id,
+                  },
                   'security: authorization for a team the user is not a member of',
                 );
                 throw new AccessDeniedError('You are not a member of this team');
@@ -425,7 +430,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
               // A code used twice may have been stolen: what the first use issued is revoked too.
               if (code.grant_id) await store.revokeGrantById(code.grant_id);
               logger.warn(
-                { event: 'oauth.code_reused', clientId: client.client_id, grantId: code.grant_id },
+                { event: 'oauth.code_reused', client_id: client.client_id, grant_id: code.grant_id },
                 'security: authorization code used twice; its grant is revoked',
               );
               throw new InvalidGrantError('The authorization code was already used');
@@ -465,10 +470,10 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             logger.info(
               {
                 event: 'oauth.token_issued',
-                grantId,
-                clientId: client.client_id,
-                userId: code.user_id,
-                teamId: code.team_id,
+                grant_id: grantId,
+                client_id: client.client_id,
+                user_id: code.user_id,
+                team_id: code.team_id,
               },
               'OAuth tokens issued',
             );
@@ -492,7 +497,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             if (result.kind !== 'rotated') {
               if (result.kind === 'reused') {
                 logger.warn(
-                  { event: 'oauth.refresh_reused', clientId: client.client_id },
+                  { event: 'oauth.refresh_reused', client_id: client.client_id },
                   'security: refresh token used after rotation; its grant is revoked',
                 );
               }

@@ -149,7 +149,7 @@ export async function createSatelliteAuthenticator(deps: {
     if (confirming.has(keyId)) return;
     confirmOnce(keyId, known, requestId).catch((error: unknown) => {
       cache.postpone(keyId);
-      logger.debug({ err: error, keyId }, 'satellite key not confirmed now (registry unavailable); kept');
+      logger.debug({ err: error, key_id: keyId }, 'satellite key not confirmed now (registry unavailable); kept');
     });
   }
 
@@ -161,7 +161,7 @@ export async function createSatelliteAuthenticator(deps: {
     const parsed = parseApiKey(apiKey);
     const securityEvent = (reason: string, extra: object = {}) =>
       request.log.warn(
-        { event: 'security.satellite_auth_refused', reason, keyId: parsed?.keyId, clientIp: request.ip, ...extra },
+        { event: 'security.satellite_auth_refused', reason, key_id: parsed?.keyId, client_ip: request.ip, ...extra },
         'satellite authentication refused',
       );
     if (!parsed) {
@@ -231,9 +231,9 @@ function assertOwnPath(request: FastifyRequest, access: SatelliteAccess, key: Ve
     {
       event: 'security.satellite_auth_refused',
       reason: 'foreign_satellite_path',
-      keyId: key.keyId,
-      clientIp: request.ip,
-      satelliteId: key.satelliteId,
+      key_id: key.keyId,
+      client_ip: request.ip,
+      satellite_id: key.satelliteId,
     },
     'satellite authentication refused',
   );

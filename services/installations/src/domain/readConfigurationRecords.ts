@@ -61,7 +61,7 @@ export async function readConfigurationRecords(
       }
     } catch (err) {
       // A value sealed under another key or tampered with: leave the installation out, never fail the rest.
-      logger.warn({ installationId: r.id, err: (err as Error).message }, 'installation secrets unreadable; skipped');
+      logger.warn({ installation_id: r.id, err: (err as Error).message }, 'installation secrets unreadable; skipped');
       continue;
     }
     const template = {

@@ -45,13 +45,13 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
     const attempt = job.attemptsStarted;
     const requestId = `job-${schedule.name}-${tickAt.getTime()}-${attempt}`;
     const started = performance.now();
-    log.debug({ tickAt: tickAt.toISOString(), attempt, jobId: job.id }, 'tick started');
+    log.debug({ tick_at: tickAt.toISOString(), attempt, job_id: job.id }, 'tick started');
     const request: WorkRequester = (def, payload) =>
       deps.bus.request(def, payload, { identity, requestId, timeoutMs: deps.workTimeoutMs });
     try {
       const result = await schedule.perform(tickAt, request);
       log.info(
-        { tickAt: tickAt.toISOString(), attempt, durationMs: Math.round(performance.now() - started), result },
+        { tick_at: tickAt.toISOString(), attempt, duration_ms: Math.round(performance.now() - started), result },
         'tick done',
       );
       return result;
@@ -73,12 +73,16 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
 
   worker.on('failed', (job, error) => {
     if (!job) return;
-    const context = { tickAt: tickTimeOf(job, schedule.name).toISOString(), jobId: job.id, attempt: job.attemptsMade };
+    const context = {
+      tick_at: tickTimeOf(job, schedule.name).toISOString(),
+      job_id: job.id,
+      attempt: job.attemptsMade,
+    };
     const maxAttempts = job.opts.attempts ?? 1;
     if (error instanceof UnrecoverableError || job.attemptsMade >= maxAttempts) {
       log.error({ ...context, reason: error.message }, 'tick failed permanently');
     } else {
-      log.warn({ ...context, maxAttempts, reason: error.message }, 'tick failed; will retry');
+      log.warn({ ...context, max_attempts: maxAttempts, reason: error.message }, 'tick failed; will retry');
     }
   });
   worker.on('error', (error) => log.error({ err: error }, 'worker error'));

@@ -32,7 +32,7 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
       return { enable_swagger_docs: (await settingsReader.boolean('global.enable_swagger_docs', true)) ?? true };
     } catch (error) {
       logger.warn(
-        { event: 'config.settings_unavailable', satelliteId, err: error },
+        { event: 'config.settings_unavailable', satellite_id: satelliteId, err: error },
         'global settings could not be read; configuration sent without them',
       );
       return undefined;
@@ -65,7 +65,7 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
     for (const skip of skipped) {
       // Ids and the kind of problem only: the configuration itself may hold secrets.
       logger.warn(
-        { event: 'config.installation_skipped', satelliteId: satellite_id, ...skip },
+        { event: 'config.installation_skipped', satellite_id, ...skip },
         skip.reason === 'outside_scope'
           ? 'installations service sent an installation outside the satellite scope; dropped'
           : 'installation skipped: its stored configuration is not valid',

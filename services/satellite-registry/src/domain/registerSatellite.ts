@@ -36,7 +36,7 @@ export function createRegistration(deps: RegistryDeps) {
 
   async function refuse(reason: RefusalReason, request: Request, tokenId: string | null): Promise<never> {
     logger.warn(
-      { event: 'security.registration_refused', reason, clientIp: request.client_ip, tokenId },
+      { event: 'security.registration_refused', reason, client_ip: request.client_ip, token_id: tokenId },
       'satellite registration refused',
     );
     try {
@@ -115,10 +115,10 @@ export function createRegistration(deps: RegistryDeps) {
     logger.info(
       {
         event: 'satellite.registered',
-        satelliteId,
+        satellite_id: satelliteId,
         type: claims.scope,
-        teamId: claims.teamId,
-        tokenId: claims.tokenId,
+        team_id: claims.teamId,
+        token_id: claims.tokenId,
       },
       'satellite registered',
     );

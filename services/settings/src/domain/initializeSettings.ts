@@ -57,7 +57,7 @@ export async function initializeSettings(deps: {
   });
   const summary = { ...result, skipped: definitions.settings.length - result.created };
   logger.info(
-    { created: summary.created, skipped: summary.skipped, groupsCreated: summary.groupsCreated },
+    { created: summary.created, skipped: summary.skipped, groups_created: summary.groupsCreated },
     'settings initialised from definitions',
   );
   if (summary.requiredEmpty.length > 0) {

@@ -85,7 +85,7 @@ export async function runDatabaseSetup(deps: DatabaseSetupDeps): Promise<DbSetup
     });
     bus.broadcast(databaseSetupCompletedBroadcast, { completed_at: selectedAt.toISOString() });
     await bus.connection.flush();
-    logger.info({ selectionFile: file, unconfirmed }, 'database setup completed');
+    logger.info({ selection_file: file, unconfirmed }, 'database setup completed');
     return unconfirmed.length === 0
       ? { message: setupMessages.ready, restart_required: false, database_type: 'postgresql' }
       : { message: setupMessages.restartRequired(unconfirmed), restart_required: true, database_type: 'postgresql' };
