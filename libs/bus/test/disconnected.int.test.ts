@@ -13,6 +13,7 @@ const crashed = () => ({
   data: {
     server_id: 'inst-1',
     server_slug: 'files',
+    installation_name: 'files',
     team_id: 'team-1',
     process_id: 42,
     exit_code: 1,

@@ -2,6 +2,7 @@ import type { CommandResult, SatelliteCommand } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 import type { ServerRuntime } from '../runtime/createServerRuntime.ts';
+import { serverRefOf } from '../runtime/serverRefOf.ts';
 import type { ConfigSync } from './createConfigSync.ts';
 import type { SatelliteApi } from './createSatelliteApi.ts';
 import { type CredentialCheck, statusAfterCheck, validateCredentials } from './validateCredentials.ts';
@@ -84,9 +85,7 @@ export function createCommandExecutor(options: {
     }
     const status = statusAfterCheck(check.outcome);
     events.emit('mcp.server.status_changed', {
-      server_id: config.installation_id,
-      server_slug: config.installation_name,
-      team_id: config.team_id,
+      ...serverRefOf(config),
       status,
       previous_status: server?.status() ?? null,
       status_message: check.message,

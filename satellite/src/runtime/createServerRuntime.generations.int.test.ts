@@ -107,7 +107,7 @@ describe('each upstream server in its own generation', () => {
     harness.fixtures.push(await startHttpFixture(httpPort));
     await harness.events.waitFor(
       'mcp.server.status_changed',
-      (d) => d.server_slug === 'http' && d.status === 'online' && d.reason === 'recovery',
+      (d) => d.installation_name === 'http' && d.status === 'online' && d.reason === 'recovery',
     );
     expect(textOf(await rt.callTool(harness.found('http:probe_count'), {}))).toBe('0');
   });

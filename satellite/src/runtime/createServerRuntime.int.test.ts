@@ -26,7 +26,7 @@ describe('stdio servers', () => {
     const started = await harness.events.waitFor('mcp.server.started');
     expect(started).toMatchObject({
       server_id: 'inst-fx',
-      server_slug: 'fx',
+      installation_name: 'fx',
       team_id: 'team-alpha',
       transport: 'stdio',
     });
@@ -114,7 +114,7 @@ describe('stdio servers', () => {
     expect(rt.lookup('grow:fresh_tool').kind).toBe('unknown');
     await rt.callTool(harness.found('grow:add_tool'), { name: 'fresh_tool' });
     const updated = await harness.events.waitFor('mcp.tools.updated');
-    expect(updated).toMatchObject({ added_tools: ['fresh_tool'], removed_tools: [], server_slug: 'grow' });
+    expect(updated).toMatchObject({ added_tools: ['fresh_tool'], removed_tools: [], installation_name: 'grow' });
     expect(textOf(await rt.callTool(harness.found('grow:fresh_tool'), {}))).toBe('fresh_tool ran');
     expect(rt.onlineTools().some((t) => t.tool_path === 'grow:fresh_tool')).toBe(true);
   });
@@ -125,8 +125,8 @@ describe('stdio servers', () => {
     // fx:add-tool and fx-add:tool both become fx-add-tool.
     await rt.callTool(harness.found('fx:add_tool'), { name: 'add-tool' });
     await rt.callTool(harness.found('fx-add:add_tool'), { name: 'tool' });
-    await harness.events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx');
-    await harness.events.waitFor('mcp.tools.updated', (d) => d.server_slug === 'fx-add');
+    await harness.events.waitFor('mcp.tools.updated', (d) => d.installation_name === 'fx');
+    await harness.events.waitFor('mcp.tools.updated', (d) => d.installation_name === 'fx-add');
     for (const path of ['fx:add-tool', 'fx-add:tool']) {
       expect(rt.lookup(path)).toEqual({ kind: 'ambiguous', tool_paths: ['fx:add-tool', 'fx-add:tool'] });
     }

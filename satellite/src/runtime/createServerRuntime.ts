@@ -9,6 +9,7 @@ import { createProcessGroupWatchdog } from './createProcessGroupWatchdog.ts';
 import { createRemoteServer } from './createRemoteServer.ts';
 import { createStdioServer, type ResourceLimits } from './createStdioServer.ts';
 import type { ManagedServer, ServerSnapshot, ToolCallOptions } from './managedServer.ts';
+import { serverRefOf } from './serverRefOf.ts';
 import { internalNameOf, toolPathOf } from './toolPath.ts';
 
 export type RuntimeSettings = {
@@ -167,9 +168,7 @@ export function createServerRuntime(options: {
     if (report && previous !== 'offline') {
       const config = entry.server.config;
       events.emit('mcp.server.status_changed', {
-        server_id: config.installation_id,
-        server_slug: config.installation_name,
-        team_id: config.team_id,
+        ...serverRefOf(config),
         status: 'offline',
         previous_status: previous,
         status_message: 'stopped by the backend',

@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { InstallationStatus, ServerConfiguration } from '@orbital/contracts';
 import type { EventSink } from '../events/eventSink.ts';
 import { estimateToolTokens } from './estimateTokens.ts';
+import { serverRefOf } from './serverRefOf.ts';
 
 type StatusReason = 'recovery' | 'process' | 'configuration';
 
@@ -12,7 +13,7 @@ type StatusReason = 'recovery' | 'process' | 'configuration';
  */
 export function createServerState(options: { config: ServerConfiguration; events: EventSink; onChange: () => void }) {
   const { config, events } = options;
-  const ref = { server_id: config.installation_id, server_slug: config.installation_name, team_id: config.team_id };
+  const ref = serverRefOf(config);
   let status: InstallationStatus = 'provisioning';
   let tools: Tool[] = [];
   let discovered = false;

@@ -145,7 +145,7 @@ export function createStdioServer(options: StdioServerOptions): ManagedServer & 
       events.emit('mcp.server.logs', {
         installation_id: config.installation_id,
         team_id: config.team_id,
-        server_slug: config.installation_name,
+        server_slug: config.server_slug,
         lines,
       }),
   });

@@ -12,6 +12,7 @@ export function crashedEvent(teamId = 'team-1', overrides: Record<string, unknow
     data: {
       server_id: fixtureInstallationId,
       server_slug: 'github',
+      installation_name: 'github',
       team_id: teamId,
       process_id: 4242,
       exit_code: 1,

@@ -248,7 +248,7 @@ describe('streams', () => {
     const client = await openSse(`${base}${path()}/status/stream`, cookieOf('teamUser'));
     const [snapshot] = await client.waitForCount(1);
     expect(JSON.parse(snapshot?.data ?? '')).toMatchObject({ installation_id: installationId });
-    const serverRef = { server_id: installationId, server_slug: 'fs', team_id: teamA };
+    const serverRef = { server_id: installationId, server_slug: 'fs', installation_name: 'fs', team_id: teamA };
     await emit('mcp.server.started', {
       ...serverRef,
       process_id: 1,

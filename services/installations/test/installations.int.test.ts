@@ -239,7 +239,12 @@ describe('status, logs and requests from satellite events', () => {
   it('walks provisioning -> discovering_tools -> online and publishes every change', async () => {
     const created = await install('fs-status');
     const ref = { team_id: teamA, installation_id: created.id };
-    const serverRef = { server_id: created.id, server_slug: 'fs-status', team_id: teamA };
+    const serverRef = {
+      server_id: created.id,
+      server_slug: 'fs-status',
+      installation_name: 'fs-status',
+      team_id: teamA,
+    };
     await h.emit('mcp.server.started', {
       ...serverRef,
       process_id: 42,
@@ -335,7 +340,7 @@ describe('status, logs and requests from satellite events', () => {
   it('restarts, fails permanently, and ignores events older than the last change', async () => {
     const created = await install('fs-crash');
     const ref = { team_id: teamA, installation_id: created.id };
-    const serverRef = { server_id: created.id, server_slug: 'fs-crash', team_id: teamA };
+    const serverRef = { server_id: created.id, server_slug: 'fs-crash', installation_name: 'fs-crash', team_id: teamA };
     const t0 = Date.now();
     await h.emit(
       'mcp.server.crashed',
@@ -371,6 +376,7 @@ describe('status, logs and requests from satellite events', () => {
     await h.emit('mcp.server.dormant', {
       server_id: marker.id,
       server_slug: 'm',
+      installation_name: 'm',
       team_id: teamA,
       process_id: 1,
       idle_duration_seconds: 1,

@@ -10,6 +10,7 @@ const crashed = {
   data: {
     server_id: 'inst-1',
     server_slug: 'github',
+    installation_name: 'github',
     team_id: 'team-1',
     process_id: 4242,
     exit_code: 1,

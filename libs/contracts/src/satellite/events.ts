@@ -9,7 +9,17 @@ import { installationStatus } from './installationStatus.ts';
  */
 const isoTime = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(200);
-const serverRef = { server_id: id, server_slug: z.string().min(1).max(200), team_id: id };
+/**
+ * The server an event is about. `server_slug` is the catalogue template's slug in every event (the
+ * specification's lifecycle table calls the installation's name a slug too; we carry that name as
+ * `installation_name`, as `mcp.tools.discovered` does), so one field never has two meanings.
+ */
+const serverRef = {
+  server_id: id,
+  server_slug: z.string().min(1).max(200),
+  installation_name: z.string().min(1).max(200),
+  team_id: id,
+};
 
 export const clientTypes = ['vscode', 'cursor', 'claude', 'unknown'] as const;
 export const clientType = z.enum(clientTypes);
