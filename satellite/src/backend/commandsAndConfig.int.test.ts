@@ -62,6 +62,20 @@ const command = (id: string, type: string, payload: Record<string, unknown>) => 
   expires_at: null,
 });
 
+/**
+ * Backend with no servers: each poll is answered with the next of `answers` (then none) over a slow-mode
+ * answer with `base`, so a test scripts what the gateway says about settings and long polling.
+ */
+function answerPolls(answers: Array<Record<string, unknown>>, base: Record<string, unknown> = {}) {
+  served = { servers: [] };
+  backend.respond((request) => {
+    if (request.path.endsWith('/config')) return { status: 200, body: { success: true, data: served } };
+    if (!request.path.endsWith('/commands')) return errorReply(404, 'not_found');
+    const data = { commands: [], polling: { mode: 'slow', next_poll_ms: 60000 }, ...base, ...(answers.shift() ?? {}) };
+    return { status: 200, body: { success: true, data } };
+  });
+}
+
 /** Backend: config from `served`, commands from `queue` (each poll takes them all), results recorded. */
 function scriptBackend(queue: unknown[][]) {
   backend.respond((request) => {
@@ -222,21 +236,7 @@ describe('long polling', () => {
       { settings_changed_at: '2026-01-02T09:30:00.000Z', long_poll_ms: 25000 },
       {},
     ];
-    served = { servers: [] };
-    backend.respond((request) => {
-      if (request.path.endsWith('/config')) return { status: 200, body: { success: true, data: served } };
-      if (request.path.endsWith('/commands')) {
-        const extra = answers.shift() ?? {};
-        return {
-          status: 200,
-          body: {
-            success: true,
-            data: { commands: [], polling: { mode: 'slow', next_poll_ms: 60000 }, ...extra },
-          },
-        };
-      }
-      return errorReply(404, 'not_found');
-    });
+    answerPolls(answers);
     const link = await build();
     const configFetches = () => backend.requests.filter((r) => r.path.endsWith('/config')).length;
 
@@ -257,21 +257,7 @@ describe('long polling', () => {
 
   it('notices the first settings change after a gateway that had seen none', async () => {
     const answers = [{ settings_changed_at: null }, { settings_changed_at: '2026-01-02T09:30:00.000Z' }];
-    served = { servers: [] };
-    backend.respond((request) => {
-      if (request.path.endsWith('/config')) return { status: 200, body: { success: true, data: served } };
-      if (request.path.endsWith('/commands')) {
-        const extra = answers.shift() ?? {};
-        return {
-          status: 200,
-          body: {
-            success: true,
-            data: { commands: [], polling: { mode: 'slow', next_poll_ms: 60000 }, long_poll_ms: 25000, ...extra },
-          },
-        };
-      }
-      return errorReply(404, 'not_found');
-    });
+    answerPolls(answers, { long_poll_ms: 25000 });
     const link = await build();
     const configFetches = () => backend.requests.filter((r) => r.path.endsWith('/config')).length;
     await link.poller.poll();
