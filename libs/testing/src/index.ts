@@ -1,4 +1,5 @@
 export { captureLog, type LogCapture } from './captureLog.ts';
+export { createTestBuses, type TestBuses } from './createTestBuses.ts';
 export { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
 export { freePort } from './freePort.ts';
 export { identityEnvForEntry, type TestIdentityKeys, testIdentityKeys } from './identityKeys.ts';
@@ -10,6 +11,7 @@ export {
   isReachable,
   startCommands,
 } from './infrastructure.ts';
+export { markDatabaseSetUp } from './markDatabaseSetUp.ts';
 export { type PlatformNats, startPlatformNats } from './platformNats.ts';
 export {
   type ConformanceCheck,
@@ -19,4 +21,9 @@ export {
 } from './runConformanceSuite.ts';
 export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
+export {
+  type ServiceUnderTest,
+  type ServiceUnderTestOptions,
+  startServiceUnderTest,
+} from './startServiceUnderTest.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';
