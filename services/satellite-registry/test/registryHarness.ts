@@ -1,0 +1,239 @@
+import {
+  type CallerIdentity,
+  type InstallationConfigRecord,
+  installationsConfigForSatelliteSubject,
+  type ReplyOf,
+  type RequestOf,
+  registrySubjects,
+  type SatelliteIdentity,
+  serviceIdentity,
+} from '@orbital/contracts';
+import { createLogger } from '@orbital/logger';
+import {
+  createTestBuses,
+  createTestEnvironment,
+  type ServiceUnderTest,
+  startServiceUnderTest,
+  type TestEnvironment,
+} from '@orbital/testing';
+import pg from 'pg';
+import { createApp, type RegistryApp } from '../src/app.ts';
+import { configSchema } from '../src/config.ts';
+
+const logger = createLogger({ name: 'registry-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+export const globalAdmin: CallerIdentity = {
+  kind: 'user',
+  user_id: '00000000-0000-4000-8000-000000000001',
+  global_role: 'global_admin',
+  memberships: [],
+};
+
+export function teamMember(teamId: string, role: 'team_admin' | 'team_user'): CallerIdentity {
+  return {
+    kind: 'user',
+    user_id: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
+    global_role: 'global_user',
+    memberships: [{ team_id: teamId, role }],
+  };
+}
+
+/** The platform process that queues commands in production. */
+export const installations = serviceIdentity('installations');
+/** The only process that may read API key hashes: it verifies satellites' keys. */
+export const gatewayApi = serviceIdentity('gateway-api');
+
+export type Target = { scope: 'global' } | { scope: 'team'; team_id: string };
+
+/** A registered satellite: its id, the API key it was given once, and the identity gateway-api signs for it. */
+export type Registered = { id: string; apiKey: string; identity: SatelliteIdentity };
+
+export type RegistryStack = {
+  env: TestEnvironment;
+  registry: ServiceUnderTest<RegistryApp>;
+  /** The registry's clock, moved by tests for token expiry, leases and command expiry. */
+  clock: { now: Date; advance(ms: number): void };
+  /** What the stand-in installations service serves to `installations.config.for_satellite`. */
+  installations: InstallationConfigRecord[];
+  installationRequests: Array<{ team_ids: string[] | null }>;
+  /** Sends a request as `identity`, as gateway-api does for the person or satellite it authenticated. */
+  request: RequestAs;
+  /** The registry's schema, for what a test must see or plant past the service. */
+  sql(text: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>;
+  stop(): Promise<void>;
+};
+
+type Subjects = typeof registrySubjects;
+type RequestAs = <K extends keyof Subjects>(
+  subject: K,
+  request: RequestOf<Subjects[K]>,
+  identity: CallerIdentity,
+) => Promise<ReplyOf<Subjects[K]>>;
+
+/**
+ * The registry in this process on the run's PostgreSQL and NATS, with a clock the tests move, and a
+ * small stand-in answering the one installations subject it calls for satellite configuration.
+ */
+export async function startRegistryStack(
+  options: { leaseMs?: number; defaultCommandExpiryMs?: number } = {},
+): Promise<RegistryStack> {
+  const env = await createTestEnvironment();
+  const buses = createTestBuses(env, logger);
+  const clock = {
+    now: new Date(),
+    advance(ms: number) {
+      clock.now = new Date(clock.now.getTime() + ms);
+    },
+  };
+  const registry = await startServiceUnderTest({
+    env,
+    name: 'registry',
+    logger,
+    buses,
+    configSchema,
+    configEnv: {
+      COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
+      ...(options.defaultCommandExpiryMs ? { COMMAND_DEFAULT_EXPIRY_MS: String(options.defaultCommandExpiryMs) } : {}),
+    },
+    create: (deps) =>
+      createApp({
+        ...deps,
+        now: () => clock.now,
+        // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
+        argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
+      }),
+    release: (app) => app.database.pool.end(),
+  });
+  await registry.app.database.migrate();
+
+  const installationRecords: InstallationConfigRecord[] = [];
+  const installationRequests: Array<{ team_ids: string[] | null }> = [];
+  const installationsBus = await buses.connect('installations-stand-in');
+  installationsBus.serve(installationsConfigForSatelliteSubject, (request) => {
+    installationRequests.push(request);
+    const teams = request.team_ids;
+    // Answers what was asked, except installations named `leak…`, which it sends to everyone: the
+    // registry must drop them for a team satellite of another team.
+    return {
+      installations: installationRecords.filter(
+        (i) => teams === null || teams.includes(i.team_id) || i.installation_name.startsWith('leak'),
+      ),
+    };
+  });
+  const client = await buses.connect('gateway-api-stand-in');
+  await buses.flush();
+  const db = new pg.Client({ ...env.postgres });
+  await db.connect();
+  await db.query('SET search_path = registry');
+
+  return {
+    env,
+    registry,
+    clock,
+    installations: installationRecords,
+    installationRequests,
+    request: (subject, request, identity) =>
+      client.request(registrySubjects[subject] as never, request as never, { identity }) as never,
+    sql: async (text, values = []) => (await db.query(text, values)).rows,
+    async stop() {
+      await db.end();
+      await registry.stop();
+      await buses.drain();
+      await env.cleanup();
+    },
+  };
+}
+
+export async function createToken(stack: RegistryStack, target: Target, identity = globalAdmin, minutes = 60) {
+  return stack.request('createToken', { target, options: { expires_in_minutes: minutes } }, identity);
+}
+
+export const satelliteBody = (name: string, extra: object = {}) => ({
+  name,
+  capabilities: ['stdio', 'http'],
+  system_info: { os: 'linux', node: '24' },
+  ...extra,
+});
+
+/** The address gateway-api saw every registration come from. */
+export const clientIp = '192.0.2.10';
+
+/** A registration as gateway-api relays it: the Authorization header untouched, the caller anonymous. */
+export function register(stack: RegistryStack, authorization: string | null, body: object) {
+  return stack.request('register', { authorization, client_ip: clientIp, body: body as never }, { kind: 'anonymous' });
+}
+
+export async function registerSatellite(stack: RegistryStack, target: Target, name = 'sat'): Promise<Registered> {
+  const token = await createToken(stack, target);
+  const made = await register(stack, token.authorization, satelliteBody(name));
+  return {
+    id: made.satellite_id,
+    apiKey: made.api_key,
+    identity: {
+      kind: 'satellite',
+      satellite_id: made.satellite_id,
+      satellite_type: made.satellite_type,
+      team_id: made.team_id,
+    },
+  };
+}
+
+export const heartbeatBody = (extra: object = {}) => ({
+  system: {
+    cpu_percent: 12.5,
+    memory: { used_mb: 512, total_mb: 2048 },
+    disk: { used_mb: 1000, total_mb: 10000 },
+    network_status: 'online' as const,
+    process_counts: { total: 1, running: 1, failed: 0 },
+    uptime_seconds: 42,
+  },
+  processes: [
+    {
+      process_id: 'filesystem-alpha-inst-1',
+      installation_id: 'inst-1',
+      team_id: 'team-a',
+      status: 'running',
+      health: 'healthy' as const,
+      request_count: 7,
+      avg_response_time_ms: 12,
+      cpu_percent: 1.5,
+      memory_mb: 80,
+    },
+  ],
+  ...extra,
+});
+
+export function heartbeat(stack: RegistryStack, satellite: Registered, body: object = heartbeatBody()) {
+  return stack.request('heartbeat', { satellite_id: satellite.id, heartbeat: body as never }, satellite.identity);
+}
+
+/** Polled commands, seen through the fields every command type has (the contract's union erases them). */
+export type PolledCommands = {
+  commands: Array<{ id: string; priority: string; command_type: string; payload: { team_id: string } }>;
+  polling: { mode: string; next_poll_ms: number };
+};
+
+export async function poll(stack: RegistryStack, satellite: Registered, limit = 20): Promise<PolledCommands> {
+  return (await stack.request('pollCommands', { satellite_id: satellite.id, limit }, satellite.identity)) as never;
+}
+
+export function report(stack: RegistryStack, satellite: Registered, commandId: string, status: string, extra = {}) {
+  return stack.request(
+    'reportResult',
+    { satellite_id: satellite.id, result: { command_id: commandId, status, ...extra } as never },
+    satellite.identity,
+  );
+}
+
+export function queueCommand(stack: RegistryStack, request: Record<string, unknown>) {
+  return stack.request('createCommand', request as never, installations);
+}
+
+export function commandStatus(stack: RegistryStack, commandId: string) {
+  return stack.request('getCommand', { command_id: commandId }, installations);
+}
+
+export const spawn = (teamId: string, installationId = 'inst-1') => ({
+  command_type: 'spawn',
+  payload: { team_id: teamId, installation_id: installationId },
+});
