@@ -30,10 +30,39 @@ function webRequestOf(raw: IncomingMessage, signal: AbortSignal): Request {
 }
 
 /**
- * Writes the endpoint's response: a JSON body in one write, an event stream chunk by chunk with
- * back-pressure, until the stream ends or the client goes away.
+ * How long the head of a POST's event stream may wait for the stream's first event. A relayed call
+ * usually answers well within this: its head, its one event and the stream's end then leave in one
+ * write (one segment, one wake-up of the client) instead of a head first and the body after. A
+ * slower call gets its head when the time is up, so a client waiting for headers is never kept
+ * waiting for a long call's result (HTTP clients give up on headers after some minutes).
  */
-async function sendWebResponse(response: Response, res: ServerResponse, gone: AbortSignal): Promise<void> {
+export const streamHeadDelayMs = 20;
+
+/** The stream's first read, or undefined if it has not come within `ms`. */
+async function firstReadWithin<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([read, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Writes the endpoint's response: a JSON body in one write, an event stream chunk by chunk with
+ * back-pressure, until the stream ends or the client goes away. The head of a GET's stream (the
+ * session's notification stream, which may stay silent for long) goes out at once; a POST's waits
+ * briefly for its first event (`streamHeadDelayMs`).
+ */
+async function sendWebResponse(
+  response: Response,
+  res: ServerResponse,
+  gone: AbortSignal,
+  method: string,
+): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -49,13 +78,17 @@ async function sendWebResponse(response: Response, res: ServerResponse, gone: Ab
     return;
   }
   res.writeHead(response.status, headers);
-  res.flushHeaders();
   const reader = response.body.getReader();
   const stop = () => void reader.cancel().catch(() => {});
   gone.addEventListener('abort', stop, { once: true });
   try {
+    // Node sends the head with the first chunk written, and a chunk and the end written in the
+    // same turn as one write; only a head that must go out before any event is flushed on its own.
+    let next: ReturnType<typeof reader.read> | undefined = reader.read();
+    if (method !== 'POST' || (await firstReadWithin(next, streamHeadDelayMs)) === undefined) res.flushHeaders();
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await (next ?? reader.read());
+      next = undefined;
       if (done || gone.aborted) break;
       if (!res.write(value)) {
         await new Promise<void>((resolve) => {
@@ -134,7 +167,7 @@ export function registerMcpRoutes(
           ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
           clientIp: request.ip,
         });
-        await sendWebResponse(response, res, gone.signal);
+        await sendWebResponse(response, res, gone.signal, request.method);
       } catch (error) {
         request.log.error({ err: error, reqId: request.id }, '/mcp request failed');
         if (!res.headersSent) {

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureModernServer, referenceServer } from '../../test/helpers.ts';
+import { startTestSatellite } from '../../test/startTestSatellite.ts';
+import type { SatelliteApp } from '../app.ts';
+
+/**
+ * The head of a 2025 session's event stream: a quick call's head travels with its result, but a
+ * slow call's head must not wait for the result, or an HTTP client timing out on headers would give
+ * up on a long call that is still running.
+ */
+
+let satellite: SatelliteApp;
+let url: URL;
+let sessionId: string;
+
+const post = (body: object, extra: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...extra,
+    },
+    body: JSON.stringify(body),
+  });
+
+beforeAll(async () => {
+  const started = await startTestSatellite({ servers: [referenceServer('modern', [fixtureModernServer])] });
+  satellite = started.satellite;
+  url = started.url;
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  sessionId = init.headers.get('mcp-session-id') as string;
+  await init.text();
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId })).text();
+}, 60000);
+
+afterAll(async () => {
+  await satellite.close();
+});
+
+const call = (id: number, tool: string, args: object) =>
+  post(
+    {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'execute_mcp_tool', arguments: { tool_path: tool, arguments: args } },
+    },
+    { 'mcp-session-id': sessionId },
+  );
+
+describe('the head of a POST event stream', () => {
+  it('is sent before a slow call ends', async () => {
+    const began = performance.now();
+    const response = await call(2, 'modern:slow_task', { steps: 1, delay_ms: 1500 });
+    const headAfter = performance.now() - began;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(headAfter).toBeLessThan(1000);
+    expect(await response.text()).toContain('done after 1 steps');
+    expect(performance.now() - began).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('carries a quick call its whole stream', async () => {
+    const response = await call(3, 'modern:slow_task', { steps: 1, delay_ms: 0 });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const text = await response.text();
+    expect(text).toMatch(/^event: message\ndata: /);
+    expect(text).toContain('done after 1 steps');
+  });
+});
