@@ -36,7 +36,8 @@ type FieldValue = { v: string; n: number };
  *      within k. A single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
  *      `minMatchCharLength` 2;
  *    - exact, include, prefix and suffix terms need their text, found through one bigram's postings;
- *    - inverse terms (`!`) bound nothing; a group made only of them falls back to the kept Fuse index.
+ *    - inverse terms (`!`) bound nothing beside other terms; a group made only of them matches every
+      text that lacks all their patterns, found by testing each distinct text once.
  *    All terms of an OR group must match in the same field, so their bounds intersect per field.
  * 2. Ranking by a lower bound of Fuse's score. A fuzzy term scores at least max(0.001, d / L), d the
  *    distance Myers measured; other terms at least 0. A field scores the mean of its group's terms, a
@@ -126,6 +127,9 @@ type IndexState = {
   textEntries: number[][];
   liveTexts: number;
   gramCounts: Uint8Array;
+  /** Scratch of one search: per field entry its bound (infinity when unmarked), per tool (-1 when unmarked). */
+  entryBound: Float64Array;
+  toolBound: Float64Array;
 };
 
 function buildState(
@@ -185,6 +189,8 @@ function buildState(
     textEntries,
     liveTexts,
     gramCounts: new Uint8Array(texts.lowerOnce.length),
+    entryBound: new Float64Array(entryCount).fill(Number.POSITIVE_INFINITY),
+    toolBound: new Float64Array(tools.length).fill(-1),
   };
 }
 
@@ -223,7 +229,6 @@ function searchState(state: IndexState, query: string, limit: number, firstBatch
   // Fuse answers a blank query with the list itself; nothing to narrow.
   if (!query.trim()) return toResults(state.keptFuse.search(query, { limit }));
   const candidates = findCandidates(state, parseExtendedQuery(query.toLowerCase()));
-  if (candidates === undefined) return toResults(state.keptFuse.search(query, { limit }));
   return toResults(scoreCandidates(state, query, limit, candidates, firstBatchSize));
 }
 
@@ -231,9 +236,14 @@ function toResults(results: ReadonlyArray<FuseResult<SearchableTool>>): SearchRe
   return results.map((result) => ({ tool: result.item, score: result.score ?? 1 }));
 }
 
-type Candidates = { tools: number[]; bounds: number[] };
+/** Candidate tools in ascending list order, with a lower bound of each one's Fuse score. */
+type Candidates = { tools: Int32Array; bounds: Float64Array };
 
-/** Fuse on the candidates, best bounds first, in batches growing until the rest cannot place. */
+/**
+ * Fuse on the candidates with the best bounds, in batches growing until the rest cannot place. A batch
+ * is every candidate whose bound is at most the batch-th smallest (a selection, not a sort: at 10,000
+ * candidates sorting was most of a query's time), so ties at the cut all go in.
+ */
 function scoreCandidates(
   state: IndexState,
   query: string,
@@ -244,20 +254,53 @@ function scoreCandidates(
   const { tools, bounds } = candidates;
   const count = tools.length;
   if (count === 0) return [];
-  const order = Array.from({ length: count }, (_, i) => i);
-  order.sort((a, b) => (bounds[a] as number) - (bounds[b] as number) || (tools[a] as number) - (tools[b] as number));
   // Only a positive whole limit lets Fuse keep a top list; any other limit scores every candidate.
   const bounded = Number.isInteger(limit) && limit > 0;
-  let batch = bounded ? Math.min(count, Math.max(4 * limit, firstBatchSize)) : count;
+  let batch = bounded ? Math.max(4 * limit, firstBatchSize) : count;
   for (;;) {
-    const chosen = order.slice(0, batch).map((at) => tools[at] as number);
-    chosen.sort((a, b) => a - b);
+    if (batch >= count) return runFuseOn(state, query, limit, tools);
+    const cut = smallest(bounds, batch);
+    const chosen: number[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < count; i++) {
+      const bound = bounds[i] as number;
+      if (bound <= cut) chosen.push(tools[i] as number);
+      else if (bound < next) next = bound;
+    }
     const results = runFuseOn(state, query, limit, chosen);
-    if (batch === count) return results;
+    if (chosen.length === count) return results;
     const worst = results[limit - 1]?.score;
-    if (worst !== undefined && (bounds[order[batch] as number] as number) * boundMargin > worst) return results;
-    batch = Math.min(count, batch * 4);
+    if (worst !== undefined && next * boundMargin > worst) return results;
+    batch *= 4;
   }
+}
+
+/** The k-th smallest of `values` (1-based), by quickselect on a copy. */
+function smallest(values: Float64Array, k: number): number {
+  const a = Float64Array.from(values);
+  let low = 0;
+  let high = a.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = a[(low + high) >> 1] as number;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const swap = a[i] as number;
+        a[i] = a[j] as number;
+        a[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return a[target] as number;
 }
 
 function runFuseOn(
@@ -281,27 +324,37 @@ function runFuseOn(
 }
 
 /**
- * The tools that may match with a lower bound of each one's score, or undefined when some OR group
- * has no term that bounds it.
+ * The tools that may match, with a lower bound of each one's score. Field entries and tools are
+ * marked in the index's scratch arrays (reset before returning), not in maps: at 10,000 tools a query
+ * that most fields match would otherwise spend its time hashing.
  */
-function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates | undefined {
+function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates {
   // Field entry to the least lower bound of its score over the groups it may match.
-  const fieldBounds = new Map<number, number>();
+  const { entryBound, toolBound } = state;
+  const touchedEntries: number[] = [];
+  const boundEntry = (entry: number, bound: number): void => {
+    const known = entryBound[entry] as number;
+    if (known === Number.POSITIVE_INFINITY) touchedEntries.push(entry);
+    if (bound < known) entryBound[entry] = bound;
+  };
   for (const group of groups) {
     // A group without terms never matches in Fuse.
     if (group.length === 0) continue;
     const terms = group.filter((term) => !isInverseTerm(term.type)).map((term) => prepareTerm(state, term));
-    if (terms.length === 0) return undefined;
+    if (terms.length === 0) {
+      boundInverseGroup(state, group, boundEntry);
+      continue;
+    }
     terms.sort((a, b) => a.cost - b.cost);
     const [first, ...rest] = terms as [PreparedTerm, ...PreparedTerm[]];
     let entries: number[] = [];
     let sums: number[] = [];
-    for (const [textId, bound] of first.findTexts()) {
+    first.forEachText((textId, bound) => {
       for (const entry of state.textEntries[textId] as number[]) {
         entries.push(entry);
         sums.push(bound);
       }
-    }
+    });
     for (const term of rest) {
       const keptEntries: number[] = [];
       const keptSums: number[] = [];
@@ -317,28 +370,70 @@ function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates
       if (entries.length === 0) break;
     }
     // Fuse averages over every term of the group; inverse terms score 0 when they hold.
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i] as number;
-      const bound = (sums[i] as number) / group.length;
-      const known = fieldBounds.get(entry);
-      if (known === undefined || bound < known) fieldBounds.set(entry, bound);
-    }
+    for (let i = 0; i < entries.length; i++) boundEntry(entries[i] as number, (sums[i] as number) / group.length);
   }
-  const toolBounds = new Map<number, number>();
-  for (const [entry, bound] of fieldBounds) {
-    const tool = Math.floor(entry / fieldCount);
+  const touchedTools: number[] = [];
+  for (const entry of touchedEntries) {
+    const tool = (entry / fieldCount) | 0;
     // Fuse turns a 0 into Number.EPSILON before raising it; every other score is at least 0.001.
-    const factor = Math.max(bound, Number.EPSILON) ** (state.entryExponent[entry] as number);
-    toolBounds.set(tool, (toolBounds.get(tool) ?? 1) * factor);
+    const factor = Math.max(entryBound[entry] as number, Number.EPSILON) ** (state.entryExponent[entry] as number);
+    entryBound[entry] = Number.POSITIVE_INFINITY;
+    const known = toolBound[tool] as number;
+    if (known < 0) {
+      touchedTools.push(tool);
+      toolBound[tool] = factor;
+    } else toolBound[tool] = known * factor;
   }
-  return { tools: [...toolBounds.keys()], bounds: [...toolBounds.values()] };
+  const tools = Int32Array.from(touchedTools).sort();
+  const bounds = new Float64Array(tools.length);
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i] as number;
+    bounds[i] = toolBound[tool] as number;
+    toolBound[tool] = -1;
+  }
+  return { tools, bounds };
+}
+
+/**
+ * A group of inverse terms only matches every field text that holds none of its patterns, each term
+ * scoring 0: the bound is exact, found by testing every live text (cheaper than Fuse over every tool,
+ * which the bound then spares).
+ */
+function boundInverseGroup(
+  state: IndexState,
+  group: ExtendedTerm[],
+  boundEntry: (entry: number, bound: number) => void,
+): void {
+  const { lowerOnce } = state.texts;
+  const tests = group.map((term) => inverseTest(term));
+  for (let textId = 0; textId < state.textEntries.length; textId++) {
+    const entries = state.textEntries[textId] as number[];
+    if (entries.length === 0) continue;
+    const text = lowerOnce[textId] as string;
+    if (!tests.every((holds) => holds(text))) continue;
+    for (const entry of entries) boundEntry(entry, 0);
+  }
+}
+
+/** Fuse's inverse operators on a once-lowercased text: true when the term holds (the text lacks the pattern). */
+function inverseTest({ type, pattern }: ExtendedTerm): (text: string) => boolean {
+  switch (type) {
+    case 'inverse-exact':
+      return (text) => !text.includes(pattern);
+    case 'inverse-prefix-exact':
+      return (text) => !text.startsWith(pattern);
+    case 'inverse-suffix-exact':
+      return (text) => !text.endsWith(pattern);
+    default:
+      throw new Error(`${type} is not an inverse term`);
+  }
 }
 
 type PreparedTerm = {
-  /** A rough cost of `findTexts`, to start each group with its most selective term. */
+  /** A rough cost of `forEachText`, to start each group with its most selective term. */
   cost: number;
   /** Distinct texts the term may match, with a lower bound of its score on each. */
-  findTexts(): Map<number, number>;
+  forEachText(visit: (textId: number, bound: number) => void): void;
   /** The lower bound of its score on one text, or undefined when it cannot match it. */
   boundFor(textId: number): number | undefined;
 };
@@ -378,16 +473,14 @@ function prepareExactTerm(
   }
   return {
     cost: rarest ? rarest.length : lowerOnce.length,
-    findTexts() {
-      const found = new Map<number, number>();
+    forEachText(visit) {
       if (rarest) {
-        for (const textId of rarest) if (test(lowerOnce[textId] as string, pattern)) found.set(textId, 0);
+        for (const textId of rarest) if (test(lowerOnce[textId] as string, pattern)) visit(textId, 0);
       } else {
         for (let textId = 0; textId < lowerOnce.length; textId++) {
-          if (test(lowerOnce[textId] as string, pattern)) found.set(textId, 0);
+          if (test(lowerOnce[textId] as string, pattern)) visit(textId, 0);
         }
       }
-      return found;
     },
     boundFor(textId) {
       return test(lowerOnce[textId] as string, pattern) ? 0 : undefined;
@@ -420,9 +513,12 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
   });
   const { gramCounts } = state;
   const { lowerTwice, postings } = state.texts;
-  const cache = new Map<number, number | undefined>();
+  // Each text's bound, measured at most once per search: NaN not yet measured, -1 no match. A typed
+  // array, since a short pattern passes the bigram filter on most texts.
+  const measured = new Float64Array(lowerTwice.length).fill(Number.NaN);
   const boundFor = (textId: number): number | undefined => {
-    if (cache.has(textId)) return cache.get(textId);
+    const known = measured[textId] as number;
+    if (!Number.isNaN(known)) return known < 0 ? undefined : known;
     const text = lowerTwice[textId] as string;
     let bound: number | undefined;
     // Fuse scores a text equal to the whole pattern 0, before any Bitap.
@@ -439,7 +535,7 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
       }
       bound = matches ? sum / chunks.length : undefined;
     }
-    cache.set(textId, bound);
+    measured[textId] = bound ?? -1;
     return bound;
   };
   let cost = 0;
@@ -447,8 +543,9 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
   return {
     cost,
     boundFor,
-    findTexts() {
-      const found = new Map<number, number>();
+    forEachText(visit) {
+      // A text is visited once, though several chunks of a long pattern may pass it.
+      const visited = chunks.length > 1 ? new Set<number>() : undefined;
       for (const chunk of chunks) {
         const touched: number[] = [];
         for (const [gram, times] of chunk.grams) {
@@ -460,14 +557,14 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
           }
         }
         for (const textId of touched) {
-          if ((gramCounts[textId] as number) >= chunk.required && !found.has(textId)) {
+          if ((gramCounts[textId] as number) >= chunk.required && !visited?.has(textId)) {
+            visited?.add(textId);
             const bound = boundFor(textId);
-            if (bound !== undefined) found.set(textId, bound);
+            if (bound !== undefined) visit(textId, bound);
           }
           gramCounts[textId] = 0;
         }
       }
-      return found;
     },
   };
 }
