@@ -11,9 +11,11 @@ export type RetrievalMetrics = {
 const cutoffs = [1, 3, 5, 10] as const;
 
 /**
- * The metrics as the field computes them: Recall@k = share of a query's labelled tools in the first k
- * results, averaged over queries; MRR = mean of 1 / rank of the first labelled tool (0 when none is
- * returned); nDCG@10 with the graded labels (2 meant, 1 acceptable) as gains.
+ * The metrics as the field computes them: Recall@k = share of a query's relevant tools in the first k
+ * results, averaged over queries; MRR = mean of 1 / rank of the first relevant tool (0 when none is
+ * returned); nDCG@10 with the graded labels (2 meant, 1 acceptable) as gains. A label of relevance 0
+ * marks a hard negative (a look-alike tool that is wrong for the request): it is not relevant, so it
+ * neither counts as found nor enlarges the set a recall is taken of.
  */
 export function retrievalMetrics(
   queries: readonly LabelledQuery[],
@@ -23,7 +25,8 @@ export function retrievalMetrics(
   let reciprocal = 0;
   let ndcg = 0;
   const missesAt3: RetrievalMetrics['missesAt3'] = [];
-  for (const { query, labels } of queries) {
+  for (const { query, labels: graded } of queries) {
+    const labels = new Map([...graded].filter(([, gain]) => gain > 0));
     const ranked = rank(query);
     for (const k of cutoffs) {
       const found = ranked.slice(0, k).filter((id) => labels.has(id)).length;
