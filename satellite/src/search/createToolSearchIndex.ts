@@ -307,7 +307,7 @@ function runFuseOn(
   state: IndexState,
   query: string,
   limit: number,
-  toolIndices: readonly number[],
+  toolIndices: readonly number[] | Int32Array,
 ): ReadonlyArray<FuseResult<SearchableTool>> {
   const subsetTools: SearchableTool[] = [];
   const subsetRecords: IndexRecord[] = [];
