@@ -1,8 +1,8 @@
 import { settingsSubjects as s } from '@orbital/contracts';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminIdentity, clientBus, markSetUp, startReplica } from './settingsHarness.ts';
+import { adminIdentity, clientBus, startReplica } from './settingsHarness.ts';
 
 let env: TestEnvironment;
 
@@ -26,7 +26,7 @@ describe('the category column of an older version', () => {
         ('legacy.flag', 'on', 'legacy'),
         ('loose.key', 'x', NULL);`);
     await c.end();
-    await markSetUp(env);
+    await markDatabaseSetUp(env);
 
     const replica = await startReplica(env);
     const client = await clientBus(env);

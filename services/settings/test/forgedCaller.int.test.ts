@@ -1,9 +1,9 @@
 import { connect, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Bus } from '@orbital/bus';
 import { headerNames, settingsSubjects as s } from '@orbital/contracts';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminIdentity, clientBus, markSetUp, type Replica, serviceCaller, startReplica } from './settingsHarness.ts';
+import { adminIdentity, clientBus, type Replica, serviceCaller, startReplica } from './settingsHarness.ts';
 
 /**
  * The hole this closes: a client that reached NATS wrote a service identity into the header and read
@@ -16,7 +16,7 @@ let raw: NatsConnection;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  await markSetUp(env);
+  await markDatabaseSetUp(env);
   replica = await startReplica(env);
   client = await clientBus(env);
   raw = await connect({ servers: env.natsUrl, noAsyncTraces: true });

@@ -1,9 +1,7 @@
 import { type Bus, createBus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
 import type { CallerIdentity } from '@orbital/contracts';
-import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
-import { captureLog, type TestEnvironment } from '@orbital/testing';
+import { captureLog, type ServiceUnderTest, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import { createSettingsApp, type SettingsApp } from '../src/app.ts';
 import { settingsConfigSchema } from '../src/config.ts';
 
@@ -30,41 +28,23 @@ export function logLines(text: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export type Replica = { app: SettingsApp; bus: Bus; logs(): string; stop(): Promise<void> };
+export type Replica = ServiceUnderTest<SettingsApp> & { logs(): string };
 
 /** One settings replica in this process, on its own NATS connection, as it would run in its own process. */
 export async function startReplica(env: TestEnvironment, extraEnv: Record<string, string> = {}): Promise<Replica> {
   const log = captureLog();
-  const logger = createLogger({ name: 'settings', level: 'info', destination: log.stream });
-  const bus = await createBus({
-    ...env.busOptions('settings-test'),
-    logger,
+  const replica = await startServiceUnderTest({
+    env,
+    name: 'settings-test',
+    logger: createLogger({ name: 'settings', level: 'info', destination: log.stream }),
     requestTimeoutMs: 3000,
+    configSchema: settingsConfigSchema,
+    configEnv: extraEnv,
+    create: createSettingsApp,
+    stopApp: (app) => app.stop(),
+    release: (app) => app.database.pool.end(),
   });
-  const app = await createSettingsApp({
-    bus,
-    logger,
-    config: loadConfig(settingsConfigSchema, { ...env.env, ...extraEnv }),
-  });
-  await bus.flush();
-  return {
-    app,
-    bus,
-    logs: log.text,
-    stop: async () => {
-      app.stop();
-      await bus.drain();
-      await app.database.pool.end();
-    },
-  };
-}
-
-/** Marks the database as set up, so a starting replica applies its migrations at once. */
-export async function markSetUp(env: TestEnvironment): Promise<void> {
-  await writeDatabaseSetupRecord(
-    { ...env.postgres, ssl: false },
-    { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
-  );
+  return { ...replica, logs: log.text };
 }
 
 export async function clientBus(env: TestEnvironment): Promise<Bus> {

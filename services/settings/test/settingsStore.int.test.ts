@@ -3,14 +3,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { type Bus, streamName } from '@orbital/bus';
 import { settingsSubjects as s, settingsChangedEvent, settingsEventsStream } from '@orbital/contracts';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminIdentity,
   clientBus,
   logLines,
-  markSetUp,
   type Replica,
   serviceCaller,
   startReplica,
@@ -37,7 +36,7 @@ const fixtures = join(import.meta.dirname, 'fixtures');
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  await markSetUp(env);
+  await markDatabaseSetUp(env);
   const plugins = {
     SETTINGS_PLUGIN_MODULES: `${join(fixtures, 'firstPlugin.ts')},${join(fixtures, 'secondPlugin.ts')}`,
   };
