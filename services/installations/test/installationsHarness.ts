@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
-import { type Bus, createBus, ensureStream, publishEvent } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
+import { type Bus, ensureStream, publishEvent } from '@orbital/bus';
 import {
   type CallerIdentity,
   type SatelliteEventData,
@@ -9,9 +8,8 @@ import {
   satelliteEvents,
   satelliteEventsStream,
 } from '@orbital/contracts';
-import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
-import type { TestEnvironment } from '@orbital/testing';
+import { createTestBuses, markDatabaseSetUp, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import { createApp, type InstallationsApp } from '../src/app.ts';
 import { configSchema } from '../src/config.ts';
@@ -61,37 +59,37 @@ export type Harness = {
 };
 
 export async function startInstallations(env: TestEnvironment, satelliteId = randomUUID()): Promise<Harness> {
-  await writeDatabaseSetupRecord(
-    { ...env.postgres, ssl: false },
-    { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
-  );
+  await markDatabaseSetUp(env);
   const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const connect = (name: string) => createBus({ ...env.busOptions(name), logger });
-  const bus = await connect('installations');
-  const client = await connect('client');
+  const buses = createTestBuses(env, logger);
+  const client = await buses.connect('client');
   // The registry owns the satellite event stream; here the test client creates it, as the registry would.
   await ensureStream(client, satelliteEventsStream);
   const commands: OutboxCommand[] = [];
   let down = false;
-  const app = await createApp({
-    bus,
+  const installations = await startServiceUnderTest({
+    env,
+    name: 'installations',
     logger,
+    buses,
+    configSchema,
     // The operator of this stack lets templates reach one link-local network (a test of that allowance).
-    config: loadConfig(configSchema, {
-      ...env.env,
-      OUTBOX_RETRY_MS: '200',
-      TEMPLATE_URL_ALLOWED_NETWORKS: '169.254.100.0/24',
-    }),
-    teamSlug: async (teamId) => teamSlugs[teamId] ?? 'unknown-team',
-    sendCommand: async (command) => {
-      if (down) throw new Error('registry unreachable');
-      commands.push(command);
-    },
+    configEnv: { OUTBOX_RETRY_MS: '200', TEMPLATE_URL_ALLOWED_NETWORKS: '169.254.100.0/24' },
+    create: (deps) =>
+      createApp({
+        ...deps,
+        teamSlug: async (teamId) => teamSlugs[teamId] ?? 'unknown-team',
+        sendCommand: async (command) => {
+          if (down) throw new Error('registry unreachable');
+          commands.push(command);
+        },
+      }),
+    stopApp: (app) => app.stop(),
+    release: (app) => app.database.pool.end(),
   });
-  await bus.flush();
   return {
-    app,
-    bus,
+    app: installations.app,
+    bus: installations.bus,
     client,
     commands,
     registryDown: (value) => {
@@ -121,10 +119,8 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
       return id;
     },
     async stop() {
-      await app.stop();
-      await client.drain();
-      await bus.drain();
-      await app.database.pool.end();
+      await installations.stop();
+      await buses.drain();
     },
   };
 }
