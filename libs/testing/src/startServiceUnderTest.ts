@@ -14,7 +14,8 @@ export type ServiceUnderTest<App> = {
 };
 
 export type ServiceUnderTestOptions<Schema extends z.ZodType, App> = {
-  env: TestEnvironment;
+  /** The run's environment, or a slice of it with a subject prefix of its own. */
+  env: Pick<TestEnvironment, 'busOptions' | 'env'>;
   /** The connection's name (shown in NATS monitoring). */
   name: string;
   logger: Logger;

@@ -1,8 +1,7 @@
 import { type Bus, createBus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
 import { type CallerIdentity, jobWorkSubjects, type ScheduleName, type ScheduleStatus } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import { captureLog, type TestEnvironment } from '@orbital/testing';
+import { captureLog, type ServiceUnderTest, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createJobsApp, type JobsApp } from '../src/app.ts';
@@ -33,14 +32,11 @@ const defaultReplies: Record<ScheduleName, WorkBehaviour> = {
  * group, as the installations service will. It records every request so tests can count ticks.
  */
 export async function startWorkResponder(
-  env: Pick<TestEnvironment, 'natsUrl' | 'subjectPrefix' | 'identity'>,
+  env: Pick<TestEnvironment, 'busOptions'>,
   behaviours: Partial<Record<ScheduleName, WorkBehaviour>> = {},
 ): Promise<{ received: ReceivedWork[]; of(schedule: ScheduleName): ReceivedWork[]; stop(): Promise<void> }> {
   const bus = await createBus({
-    servers: env.natsUrl,
-    identity: env.identity,
-    name: 'installations-stand-in',
-    prefix: env.subjectPrefix,
+    ...env.busOptions('installations-stand-in'),
     logger: createLogger({ name: 'installations-stand-in', level: 'silent' }),
   });
   const received: ReceivedWork[] = [];
@@ -75,44 +71,29 @@ export function logLines(text: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export type InProcessReplica = { app: JobsApp; bus: Bus; logs(): string; stop(): Promise<void> };
+export type InProcessReplica = ServiceUnderTest<JobsApp> & { logs(): string };
 
 /** A jobs replica in this process on its own NATS and Redis connections, stopped as main.ts stops it. */
-export async function startInProcessReplica(env: Record<string, string>): Promise<InProcessReplica> {
+export async function startInProcessReplica(slice: TestSlice): Promise<InProcessReplica> {
   const log = captureLog();
-  const config = loadConfig(configSchema, env);
-  const logger = createLogger({ name: 'jobs', level: 'debug', destination: log.stream });
-  const bus = await createBus({
-    servers: config.NATS_URL,
-    identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
+  const replica = await startServiceUnderTest({
+    env: slice,
     name: 'jobs-test',
-    prefix: config.NATS_SUBJECT_PREFIX,
-    logger,
+    logger: createLogger({ name: 'jobs', level: 'debug', destination: log.stream }),
+    configSchema,
+    create: createJobsApp,
+    stopApp: (app) => app.stopWorkers(),
+    release: (app) => app.close(),
   });
-  const app = await createJobsApp({ bus, logger, config });
-  await bus.flush();
-  return {
-    app,
-    bus,
-    logs: log.text,
-    stop: async () => {
-      await app.stopWorkers();
-      await bus.drain();
-      await app.close();
-    },
-  };
+  return { ...replica, logs: log.text };
 }
 
 /** A client on the bus, as gateway-api or an operator's tool would be. */
-export async function clientBus(env: Pick<TestEnvironment, 'natsUrl' | 'subjectPrefix' | 'identity'>): Promise<Bus> {
-  return createBus({
-    servers: env.natsUrl,
-    identity: env.identity,
-    name: 'jobs-client',
-    prefix: env.subjectPrefix,
-    logger: createLogger({ name: 'client', level: 'silent' }),
-  });
+export async function clientBus(env: Pick<TestEnvironment, 'busOptions'>): Promise<Bus> {
+  return createBus({ ...env.busOptions('jobs-client'), logger: createLogger({ name: 'client', level: 'silent' }) });
 }
+
+export type TestSlice = ReturnType<typeof isolatedEnv>;
 
 /**
  * An isolated slice of the test environment for one test: its own subject and queue prefix, so the
@@ -122,10 +103,9 @@ export function isolatedEnv(env: TestEnvironment, name: string, overrides: Recor
   const subjectPrefix = `${env.subjectPrefix}_${name}`;
   const queuePrefix = `${env.queuePrefix}-${name}`;
   return {
-    natsUrl: env.natsUrl,
-    identity: env.identity,
     subjectPrefix,
     queuePrefix,
+    busOptions: (name: string) => ({ ...env.busOptions(name), prefix: subjectPrefix }),
     env: {
       NATS_URL: env.natsUrl,
       IDENTITY_SIGNING_KEY: env.identity.signingKeys,

@@ -38,7 +38,7 @@ beforeAll(async () => {
     JOBS_LOG_CLEANUP_EVERY_MS: '3600000',
   });
   responder = await startWorkResponder(slice, { log_cleanup: () => ({ removed: 1234 }) });
-  replicas = [await startInProcessReplica(slice.env), await startInProcessReplica(slice.env)];
+  replicas = [await startInProcessReplica(slice), await startInProcessReplica(slice)];
   client = await clientBus(slice);
 });
 afterAll(async () => {

@@ -46,7 +46,7 @@ describe('retries and failures', () => {
         return { templates_updated: 7 };
       },
     });
-    const replica = await startInProcessReplica(s.env);
+    const replica = await startInProcessReplica(s);
     try {
       const status = await waitFor('template_health to succeed', async () => {
         const st = statusOf(await replica.app.readStatus(), 'template_health');
@@ -84,7 +84,7 @@ describe('retries and failures', () => {
         throw new AppError('internal', 'disk full');
       },
     });
-    const replica = await startInProcessReplica(s.env);
+    const replica = await startInProcessReplica(s);
     try {
       const status = await waitFor('log_cleanup to fail', async () => {
         const st = statusOf(await replica.app.readStatus(), 'log_cleanup');
@@ -112,7 +112,7 @@ describe('retries and failures', () => {
         throw new AppError('validation_failed', 'rotation_minutes not supported');
       },
     });
-    const replica = await startInProcessReplica(s.env);
+    const replica = await startInProcessReplica(s);
     try {
       const status = await waitFor('credential_validation to fail', async () => {
         const st = statusOf(await replica.app.readStatus(), 'credential_validation');
@@ -137,7 +137,7 @@ describe('retries and failures', () => {
         throw new AppError('unavailable', 'installations is not running');
       },
     });
-    const replica = await startInProcessReplica(s.env);
+    const replica = await startInProcessReplica(s);
     try {
       const status = await waitFor('template_health to be retrying', async () => {
         const st = statusOf(await replica.app.readStatus(), 'template_health');
@@ -158,7 +158,7 @@ describe('retries and failures', () => {
 
   it('treats a missing installations service as unavailable and retries', async () => {
     const s = slice('noresponders', { JOBS_BACKOFF_MS: '600000' });
-    const replica = await startInProcessReplica(s.env);
+    const replica = await startInProcessReplica(s);
     try {
       const status = await waitFor('log_cleanup to be retrying', async () => {
         const st = statusOf(await replica.app.readStatus(), 'log_cleanup');
