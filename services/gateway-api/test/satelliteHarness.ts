@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bus, createBus } from '@orbital/bus';
+import type { Bus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import {
   type CallerIdentity,
@@ -10,14 +10,22 @@ import {
   registrySubjects,
   serviceIdentity,
 } from '@orbital/contracts';
-import { writeDatabaseSetupRecord } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
 import { createReadiness } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
-import { createTestEnvironment, startTcpProxy, type TcpProxy, type TestEnvironment } from '@orbital/testing';
+import {
+  createTestBuses,
+  createTestEnvironment,
+  markDatabaseSetUp,
+  type ServiceUnderTest,
+  startServiceUnderTest,
+  startTcpProxy,
+  type TcpProxy,
+  type TestEnvironment,
+} from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -60,49 +68,52 @@ export async function startSatelliteStack(
 ): Promise<SatelliteStack> {
   const env = await createTestEnvironment();
   const registryDatabase = options.registryDatabaseProxy ? await startTcpProxy(env.postgres) : undefined;
-  const registryPostgres = registryDatabase
+  const registryPostgres: Record<string, string> = registryDatabase
     ? { POSTGRES_HOST: registryDatabase.host, POSTGRES_PORT: String(registryDatabase.port) }
     : {};
-  const buses: Bus[] = [];
-  const bus = async (name: string) => {
-    const created = await createBus({ ...env.busOptions(name), logger });
-    buses.push(created);
-    return created;
-  };
+  const buses = createTestBuses(env, logger);
+  const bus = (name: string) => buses.connect(name);
   const clock = {
     now: new Date(),
     advance(ms: number) {
       clock.now = new Date(clock.now.getTime() + ms);
     },
   };
-  const registry = await createRegistryApp({
-    bus: await bus('registry'),
+  const registry = await startServiceUnderTest({
+    env,
+    name: 'registry',
     logger,
-    config: loadConfig(registryConfig, {
-      ...env.env,
+    buses,
+    configSchema: registryConfig,
+    configEnv: {
       ...registryPostgres,
       COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
       ...(options.defaultCommandExpiryMs ? { COMMAND_DEFAULT_EXPIRY_MS: String(options.defaultCommandExpiryMs) } : {}),
-    }),
-    now: () => clock.now,
-    // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
-    argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
+    },
+    create: (deps) =>
+      createRegistryApp({
+        ...deps,
+        now: () => clock.now,
+        // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
+        argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
+      }),
+    release: (app) => app.database.pool.end(),
   });
-  await registry.database.migrate();
-  let settings: SettingsApp | undefined;
+  await registry.app.database.migrate();
+  let settings: ServiceUnderTest<SettingsApp> | undefined;
   if (options.settings) {
     // Set up already, so the settings service migrates and loads its definitions at start.
-    await writeDatabaseSetupRecord(
-      { ...env.postgres, ssl: false },
-      { databaseType: 'postgresql', selectedAt: new Date(), version: '1.0' },
-    );
-    settings = await createSettingsApp({
-      bus: await bus('settings'),
+    await markDatabaseSetUp(env);
+    settings = await startServiceUnderTest({
+      env,
+      name: 'settings',
       logger,
-      config: loadConfig(settingsConfigSchema, {
-        ...env.env,
-        PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-satellite-settings-')),
-      }),
+      buses,
+      configSchema: settingsConfigSchema,
+      configEnv: { PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-satellite-settings-')) },
+      create: createSettingsApp,
+      stopApp: (app) => app.stop(),
+      release: (app) => app.database.pool.end(),
     });
   }
 
@@ -140,7 +151,7 @@ export async function startSatelliteStack(
   });
   await gatewayApp.migrateIdentity();
   const adminBus = await bus('admin');
-  for (const b of buses) await b.flush();
+  await buses.flush();
   const gateway = gatewayApp.app;
   const db = new pg.Client({ ...env.postgres });
   await db.connect();
@@ -148,8 +159,8 @@ export async function startSatelliteStack(
   return {
     env,
     gateway,
-    registry,
-    settings,
+    registry: registry.app,
+    settings: settings?.app,
     adminBus,
     satellites: gatewayApp.satellites,
     clock,
@@ -161,10 +172,9 @@ export async function startSatelliteStack(
       for (const step of [...gatewayApp.beforeDrain, ...gatewayApp.afterDrain]) await step.run();
       redis.disconnect();
       await db.end();
-      settings?.stop();
-      for (const b of buses) await b.drain();
-      await registry.database.pool.end();
-      await settings?.database.pool.end();
+      await settings?.stop();
+      await registry.stop();
+      await buses.drain();
       await registryDatabase?.close();
       await env.cleanup();
     },
