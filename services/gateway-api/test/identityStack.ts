@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bus, createBus } from '@orbital/bus';
+import type { Bus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
@@ -12,7 +12,14 @@ import { createReadiness } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import type { LiveStreams } from '@orbital/sse';
-import { captureLog, createTestEnvironment, type LogCapture, type TestEnvironment } from '@orbital/testing';
+import {
+  captureLog,
+  createTestBuses,
+  createTestEnvironment,
+  type LogCapture,
+  startServiceUnderTest,
+  type TestEnvironment,
+} from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { gatewayConfigSchema } from '../src/config.ts';
@@ -69,38 +76,46 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   // Every line any part of the stack logged, to search for secrets.
   const capture = captureLog();
   const logger = createLogger({ name: 'identity-test', level: 'debug', destination: capture.stream });
-  const buses: Bus[] = [];
+  const buses = createTestBuses(env, logger, { requestTimeoutMs: 3000 });
   const redises: Redis[] = [];
-  const newBus = async (name: string) => {
-    const bus = await createBus({ ...env.busOptions(name), logger, requestTimeoutMs: 3000 });
-    buses.push(bus);
-    return bus;
-  };
-  await createSettingsApp({
-    bus: await newBus('settings'),
+  const settings = await startServiceUnderTest({
+    env,
+    name: 'settings',
     logger,
-    config: loadConfig(settingsConfigSchema, {
-      ...env.env,
+    buses,
+    configSchema: settingsConfigSchema,
+    configEnv: {
       PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-identity-')),
       DB_SETUP_SERVICE_TIMEOUT_MS: '500',
-    }),
+    },
+    create: createSettingsApp,
   });
   // The registry answers the satellite routes (the access matrix covers them too).
-  const registry = await createRegistryApp({
-    bus: await newBus('registry'),
+  const registry = await startServiceUnderTest({
+    env,
+    name: 'registry',
     logger,
-    config: loadConfig(registryConfigSchema, env.env),
+    buses,
+    configSchema: registryConfigSchema,
+    create: createRegistryApp,
+    release: (app) => app.database.pool.end(),
   });
   // The installations service answers the installation routes (commands to the registry wait in its outbox).
-  const installations = await createInstallationsApp({
-    bus: await newBus('installations'),
+  const installations = await startServiceUnderTest({
+    env,
+    name: 'installations',
     logger,
-    config: loadConfig(installationsConfigSchema, { ...env.env, OUTBOX_RETRY_MS: '200' }),
+    buses,
+    configSchema: installationsConfigSchema,
+    configEnv: { OUTBOX_RETRY_MS: '200' },
+    create: createInstallationsApp,
+    stopApp: (app) => app.stop(),
+    release: (app) => app.database.pool.end(),
   });
   const gateways: GatewayReplica[] = [];
 
   async function addGateway(overrides: { env?: Record<string, string> } = {}): Promise<GatewayReplica> {
-    const bus = await newBus(`gateway-${gateways.length}`);
+    const bus = await buses.connect(`gateway-${gateways.length}`);
     const redis = new Redis(env.redisUrl);
     redises.push(redis);
     const admin = options.firstAdmin === undefined ? adminCredentials : options.firstAdmin;
@@ -148,7 +163,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   // Setup's migrate request reaches one replica of the queue group; the others open their pool when
   // they next start. Here they catch up at once (applying nothing: the history is shared).
   for (const replica of gateways) await replica.migrate();
-  await installations.database.migrate();
+  await installations.app.database.migrate();
 
   return {
     env,
@@ -160,10 +175,10 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     async stop() {
       for (const stop of stoppers) await stop();
       await installations.stop();
-      for (const bus of buses) await bus.drain();
-      await registry.database.pool.end();
+      await registry.stop();
+      await settings.stop();
+      await buses.drain();
       for (const redis of redises) redis.disconnect();
-      await installations.database.pool.end();
       await env.cleanup();
     },
   };
