@@ -11,6 +11,7 @@ import { identityOf } from '../auth/createIntrospectionVerifier.ts';
 import { createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
 import type { SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
+import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
 
 /** Session ids: 32 random bytes, base64url. */
 export function newSessionId(): string {
@@ -116,7 +117,9 @@ export function createMcpEndpoint(deps: {
 
   return {
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
-      if (!claimsModernEnvelope(request, options.parsedBody) && (await isLegacyRequest(request, options.parsedBody))) {
+      const body = options.parsedBody;
+      if (isPlainLegacyRequest(request, body)) return serveLegacy(request, options);
+      if (!claimsModernEnvelope(request, body) && (await isLegacyRequest(request, body))) {
         return serveLegacy(request, options);
       }
       return modern.fetch(request, requestOptions(options));
