@@ -10,6 +10,7 @@ import {
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
+import type { z } from 'zod';
 import type { Bus } from './createBus.ts';
 import { ensureStream } from './ensureStream.ts';
 import { isJetStreamNotFound } from './jetStreamErrors.ts';
@@ -109,8 +110,8 @@ const maxDeliveries = 25;
  * expires into redeliveries, however slow the work or long the outage.
  */
 export async function consumeDurable<E extends EventDef>(bus: Bus, typed: ConsumeOptions<E>): Promise<DurableConsumer> {
-  const options = untyped(bus, typed);
-  const maxAttempts = options.maxAttempts ?? 5;
+  const maxAttempts = typed.maxAttempts ?? 5;
+  const options = untyped(bus, typed, maxAttempts);
   const backoff = options.backoffMs?.length ? options.backoffMs : defaultBackoffMs;
   const concurrency = Math.max(1, options.concurrency ?? 1);
   const maxBatch = options.batch ? Math.max(1, options.batch.maxMessages ?? 100) : 1;
@@ -156,15 +157,7 @@ export async function consumeDurable<E extends EventDef>(bus: Bus, typed: Consum
       stopWaiters.add(done);
     });
 
-  const classify = (error: unknown): FailureKind | undefined => {
-    const own = options.classifyError?.(error);
-    if (own) return own;
-    if (error instanceof AppError) {
-      if (error.code === 'unavailable') return 'transient';
-      if (error.code === 'validation_failed') return 'poison';
-    }
-    return undefined;
-  };
+  const classify = (error: unknown) => classifyFailure(options.classifyError, error);
 
   /** One warning when a dependency goes away, one every 30 s while it stays away, one when it is back. */
   let outageSince: number | null = null;
@@ -371,6 +364,20 @@ export async function consumeDurable<E extends EventDef>(bus: Bus, typed: Consum
   };
 }
 
+/**
+ * `unavailable` (a service, NATS or the database away) is transient and `validation_failed` poison,
+ * unless the consumer's own classifier says otherwise; anything else is neither.
+ */
+function classifyFailure(own: ConsumeOptions['classifyError'], error: unknown): FailureKind | undefined {
+  const kind = own?.(error);
+  if (kind) return kind;
+  if (error instanceof AppError) {
+    if (error.code === 'unavailable') return 'transient';
+    if (error.code === 'validation_failed') return 'poison';
+  }
+  return undefined;
+}
+
 type UntypedOptions = Omit<ConsumeOptions, 'events' | 'handler' | 'batch'> & {
   stream: string;
   filterSubjects: string[];
@@ -378,47 +385,149 @@ type UntypedOptions = Omit<ConsumeOptions, 'events' | 'handler' | 'batch'> & {
   batch?: { handler: BatchEventHandler; maxMessages?: number };
 };
 
+/** The elements of a batch message, each with its place in the message. */
+type Elements = Array<{ index: number; element: unknown }>;
+
+/**
+ * A message checked against its event: the payload for the handler and, for a batch, its valid
+ * elements (the payload's `events`) and those that broke their contract.
+ */
+type Decoded = {
+  payload: unknown;
+  elements?: Elements;
+  broken: Array<{ index: number; element: unknown; reason: string }>;
+};
+
+const issuesOf = (error: { issues: Array<{ path: PropertyKey[]; message: string }> }) =>
+  error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+
 /**
  * The consumer's stream and filter from its events, and handlers that check each payload against the
  * event its subject names first: a message that fits no listed event, or breaks its event's schema, is
  * refused as `validation_failed`, which parks it at once. In a batch such a message is given back to be
  * handled alone (and parked), so the rest of the batch goes on.
+ *
+ * A message that carries a batch of events (an event defined with `batchOf`) is settled event by event:
+ * an event that breaks its contract is parked alone (as a batch of one, so a replay goes where the
+ * original went) and the handler gets the others; when the handler fails for good on the batch, each
+ * event is handled on its own, so only the ones that fail are parked, after their last attempt.
  */
-function untyped<E extends EventDef>(bus: Bus, options: ConsumeOptions<E>): UntypedOptions {
+function untyped<E extends EventDef>(bus: Bus, options: ConsumeOptions<E>, maxAttempts: number): UntypedOptions {
   const prefix = bus.prefix ? `${bus.prefix}.` : '';
-  const decode = (payload: unknown, message: JsMsg): EventPayloadOf<E> => {
+  const decode = (payload: unknown, message: JsMsg): Decoded => {
     const subject = message.subject.startsWith(prefix) ? message.subject.slice(prefix.length) : message.subject;
     const def = options.events.find((event) => isEventSubject(event, subject));
     if (!def) throw new AppError('validation_failed', `No event of this consumer has the subject ${subject}`);
+    if (def.batchOf) return decodeBatch(def, def.batchOf.payload, payload);
     const parsed = def.payload.safeParse(payload);
     if (!parsed.success) {
       throw new AppError('validation_failed', `The payload breaks the contract of ${def.subject}`, {
         details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
       });
     }
-    return parsed.data as EventPayloadOf<E>;
+    return { payload: parsed.data, broken: [] };
   };
+
+  /** Each element checked on its own; the envelope as a whole must still be a batch. */
+  const decodeBatch = (def: EventDef, element: z.ZodType, payload: unknown): Decoded => {
+    const events = (payload as { events?: unknown } | null)?.events;
+    if (!Array.isArray(events) || events.length === 0) {
+      throw new AppError('validation_failed', `The payload breaks the contract of ${def.subject}`, {
+        details: [{ path: 'events', message: 'must be a non-empty array of events' }],
+      });
+    }
+    const elements: Elements = [];
+    const broken: Decoded['broken'] = [];
+    events.forEach((raw, index) => {
+      const parsed = element.safeParse(raw);
+      if (parsed.success) elements.push({ index, element: parsed.data });
+      else {
+        const reason = `event ${index} breaks the contract of ${def.subject}: ${issuesOf(parsed.error)}`;
+        broken.push({ index, element: raw, reason });
+      }
+    });
+    return { payload: { events: elements.map((e) => e.element) }, elements, broken };
+  };
+
+  const parkBroken = async (message: JsMsg, broken: Decoded['broken']) => {
+    for (const part of broken) {
+      await parkMessage(bus, message, {
+        durable: options.durable,
+        attempts: message.info.deliveryCount,
+        reason: part.reason,
+        part: { index: part.index, data: JSON.stringify({ events: [part.element] }) },
+      });
+      options.logger.error(
+        { subject: message.subject, seq: message.seq, event_index: part.index, reason: part.reason },
+        'event of a batch parked alone',
+      );
+    }
+  };
+
+  const typedHandler = options.handler as EventHandler;
+  /**
+   * A batch message whose batch failed for good: each event alone. A transient failure still retries
+   * the whole message (what was stored is keyed by event id, so nothing is stored twice); an event that
+   * can never succeed, or fails on the message's last attempt, is parked alone and the others go on.
+   */
+  const settleOneByOne = async (message: JsMsg, elements: Elements, batchError: unknown) => {
+    options.logger.warn(
+      { err: batchError, subject: message.subject, seq: message.seq, size: elements.length },
+      'event batch failed; handling its events one by one',
+    );
+    for (const { index, element } of elements) {
+      try {
+        await typedHandler({ events: [element] }, message);
+      } catch (error) {
+        const kind = classifyFailure(options.classifyError, error);
+        if (kind === 'transient') throw error;
+        if (kind !== 'poison' && message.info.deliveryCount < maxAttempts) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        await parkBroken(message, [{ index, element, reason: `event ${index} of the batch: ${why}` }]);
+      }
+    }
+  };
+
+  const handle = async (payload: unknown, message: JsMsg) => {
+    const { payload: checked, elements, broken } = decode(payload, message);
+    await parkBroken(message, broken);
+    if (!elements) return typedHandler(checked, message);
+    if (elements.length === 0) return;
+    try {
+      await typedHandler(checked, message);
+    } catch (error) {
+      if (classifyFailure(options.classifyError, error) === 'transient') throw error;
+      await settleOneByOne(message, elements, error);
+    }
+  };
+
   const { events, handler, batch, ...rest } = options;
   return {
     ...rest,
     stream: streamOfEvents(events).name,
     filterSubjects: [eventsFilter(events)],
-    handler: (payload, message) => handler(decode(payload, message), message),
+    handler: handle,
     ...(batch
       ? {
           batch: {
             ...batch,
             handler: async (items) => {
-              const checked: Array<{ payload: EventPayloadOf<E>; message: JsMsg }> = [];
+              const checked: Array<{ payload: unknown; message: JsMsg }> = [];
               const alone: JsMsg[] = [];
               for (const item of items) {
+                let decoded: Decoded;
                 try {
-                  checked.push({ payload: decode(item.payload, item.message), message: item.message });
+                  decoded = decode(item.payload, item.message);
                 } catch {
                   alone.push(item.message);
+                  continue;
                 }
+                await parkBroken(item.message, decoded.broken);
+                // Every event of it broke its contract: parked, nothing left to store.
+                if (decoded.elements?.length === 0) continue;
+                checked.push({ payload: decoded.payload, message: item.message });
               }
-              const result = checked.length > 0 ? await batch.handler(checked) : undefined;
+              const result = checked.length > 0 ? await (batch.handler as BatchEventHandler)(checked) : undefined;
               return { alone: [...alone, ...(result?.alone ?? [])] };
             },
           },

@@ -11,11 +11,13 @@ function headerValue(text: string): string {
 /**
  * Copies a message to `parked.<durable>` with its original subject, sequence, attempts and the reason,
  * and waits for EVENTS_PARKED to store it. The id makes a repeated park of the same message one copy.
+ * `part` parks one event of a batch message instead (its own bytes, its own id), so the others of the
+ * batch need not be parked with it.
  */
 export async function parkMessage(
   bus: Bus,
   msg: JsMsg,
-  context: { durable: string; attempts: number; reason: string },
+  context: { durable: string; attempts: number; reason: string; part?: { index: number; data: string } },
 ): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [key, values] of msg.headers ?? []) {
@@ -31,8 +33,9 @@ export async function parkMessage(
   headers[parkedHeaderNames.error] = headerValue(context.reason);
   headers[parkedHeaderNames.parkedAt] = new Date().toISOString();
   const originalId = msg.headers?.get('Nats-Msg-Id');
-  await publishData(bus, parkedSubject(context.durable), msg.data, {
+  const part = context.part ? `:event-${context.part.index}` : '';
+  await publishData(bus, parkedSubject(context.durable), context.part ? context.part.data : msg.data, {
     headers,
-    msgId: `${msg.info.stream}:${msg.seq}:${context.durable}${originalId ? `:${originalId}` : ''}`,
+    msgId: `${msg.info.stream}:${msg.seq}:${context.durable}${originalId ? `:${originalId}` : ''}${part}`,
   });
 }

@@ -32,9 +32,24 @@ describe('AsyncAPI document', () => {
       .filter(([, message]) => message['x-origin'] === 'ours')
       .map(([id]) => id);
     expect(ours).toEqual([
+      'satellite_batch_mcp_server_status_changed',
+      'satellite_batch_mcp_tool_executed',
+      'satellite_batch_mcp_server_logs',
       'satellite_mcp_server_status_changed',
       'satellite_mcp_tool_executed',
       'satellite_mcp_server_logs',
     ]);
+  });
+
+  it('describes a batch of satellite events as a list of the same envelope, on a subject of its own', () => {
+    expect(document.channels.satellite_batch_mcp_server_crashed?.address).toBe(
+      'evt.satellite.{satellite_id}.batch.mcp.server.crashed',
+    );
+    const batch = document.components.messages.satellite_batch_mcp_server_crashed?.payload as unknown as {
+      required: string[];
+      properties: { events: { items: { required: string[] } } };
+    };
+    expect(batch.required).toEqual(['events']);
+    expect(batch.properties.events.items.required).toEqual(['id', 'type', 'timestamp', 'data']);
   });
 });

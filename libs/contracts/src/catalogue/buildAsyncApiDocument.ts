@@ -46,7 +46,8 @@ const headerSchema = (properties: Record<string, string>, required: string[] = [
 /** The satellite event type of an event of that family, else null. */
 function satelliteTypeOf(def: EventDef): SatelliteEventType | null {
   if (def.stream.name !== satelliteEventsStream.name) return null;
-  return def.subject.split('.').slice(3).join('.') as SatelliteEventType;
+  const rest = def.subject.split('.').slice(3);
+  return (def.batchOf ? rest.slice(1) : rest).join('.') as SatelliteEventType;
 }
 
 /** `evt.installation.status_changed.{team_id}.{installation_id}` becomes `installation_status_changed`. */
@@ -68,9 +69,10 @@ export function buildAsyncApiDocument(): JsonObject {
     const type = satelliteTypeOf(def);
     const origin = type ? satelliteEventDescriptions[type].origin : null;
     const headers = def.headers ?? {};
+    const label = type ? (def.batchOf ? `${type} batch` : type) : def.subject;
     messages[id] = {
-      name: type ?? def.subject,
-      title: type ?? def.subject,
+      name: label,
+      title: label,
       summary: type ? satelliteEventDescriptions[type].emittedWhen : def.description,
       ...(origin === 'ours' ? { description: 'Defined by Orbital: the specification does not show this type.' } : {}),
       contentType: 'application/json',
@@ -90,7 +92,7 @@ export function buildAsyncApiDocument(): JsonObject {
     const tokens = [...def.subject.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
     channels[id] = {
       address: def.subject,
-      title: type ?? def.subject,
+      title: label,
       description: `${def.description} Published by ${def.producer}; read by ${def.consumers.length ? def.consumers.join(', ') : 'no service yet (kept for operators and future readers)'}.`,
       ...(tokens.length
         ? {
@@ -107,7 +109,9 @@ export function buildAsyncApiDocument(): JsonObject {
     operations[`publish_${id}`] = {
       action: 'send',
       channel: { $ref: `#/channels/${id}` },
-      summary: type ? `gateway-api stores a satellite's ${type} event` : `${def.producer} publishes ${def.subject}`,
+      summary: type
+        ? `gateway-api stores ${def.batchOf ? `a run of a satellite's ${type} events` : `a satellite's ${type} event`}`
+        : `${def.producer} publishes ${def.subject}`,
       messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
     };
   }

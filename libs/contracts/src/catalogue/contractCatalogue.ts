@@ -20,7 +20,7 @@ import type { ProcessName } from '../processes.ts';
 import { installationsConfigForSatelliteSubject } from '../registry/installationConfigSubject.ts';
 import { commandCreatedEvent, satelliteHeartbeatRecordedEvent } from '../registry/registryEvents.ts';
 import { apiKeyInvalidatedBroadcast, registrySubjects } from '../registry/registrySubjects.ts';
-import { satelliteEvents } from '../satellite/satelliteEventDefinitions.ts';
+import { satelliteEventBatches, satelliteEvents } from '../satellite/satelliteEventDefinitions.ts';
 import { settingsCacheSyncBroadcast, settingsChangedEvent, settingsSubjects } from '../settings/settingsSubjects.ts';
 import { type SubjectDef, servedBy } from '../subject.ts';
 
@@ -40,6 +40,7 @@ export const subjectCatalogue: readonly SubjectDef[] = [
 
 /** Every event kept in JetStream. */
 export const eventCatalogue: readonly EventDef[] = [
+  ...Object.values(satelliteEventBatches),
   ...Object.values(satelliteEvents),
   settingsChangedEvent,
   installationStatusChangedEvent,

@@ -24,9 +24,16 @@ export type EventDef<P extends z.ZodType = z.ZodType, S extends string = string>
   readonly consumers: readonly ProcessName[];
   readonly description: string;
   /** Tokens of the subject taken from the payload; the publisher gives the others. */
-  readonly tokensOf?: (payload: z.output<P>) => Partial<Record<SubjectTokens<S>, string>>;
+  // A method, so a definition of any payload is an EventDef (its parameter is compared both ways).
+  tokensOf?(payload: z.output<P>): Partial<Record<SubjectTokens<S>, string>>;
   /** Headers a message carries, for the reference (name to description); `required` ones always. */
   readonly headers?: { readonly [name: string]: { readonly description: string; readonly required?: boolean } };
+  /**
+   * Set on a message that carries several events of one kind (`{events: [...]}`, defineEventBatch):
+   * the event each element is. A consumer checks and settles the elements one by one, so one element
+   * that breaks its contract or fails for good is parked alone, never its neighbours.
+   */
+  readonly batchOf?: { readonly subject: string; readonly payload: z.ZodType };
 };
 
 export type EventPayloadOf<E extends EventDef> = z.output<E['payload']>;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
+import { defineEventBatch } from '../events/defineEventBatch.ts';
 import { satelliteEventsStream } from '../events/eventStreams.ts';
 import { headerNames } from '../reply.ts';
+import { maxEventsPerBatch } from './eventBatch.ts';
 import { satelliteEventDescriptions } from './eventDescriptions.ts';
 import { eventDataSchemas, type SatelliteEventType, satelliteEventTypes } from './events.ts';
 
@@ -23,7 +25,7 @@ function satelliteEvent<T extends SatelliteEventType>(type: T) {
     producer: 'gateway-api',
     // The installations service records every MCP event; configuration events are kept for operators.
     consumers: type.startsWith('mcp.') ? ['installations'] : [],
-    description: `${satelliteEventDescriptions[type].emittedWhen} Sent by satellites in batches to POST /api/satellites/{satellite_id}/events; gateway-api stores each valid event.`,
+    description: `${satelliteEventDescriptions[type].emittedWhen} One event per message: what gateway-api stored before it stored batches (evt.satellite.{satellite_id}.batch.${type}); still read, so messages stored by an older gateway-api are not stranded.`,
     payload: z.object({
       id: z.uuid().meta({ description: 'Client event id, generated once by the satellite; retries reuse it' }),
       type: z.literal(type),
@@ -48,3 +50,38 @@ export const satelliteEvents = Object.fromEntries(
 export const mcpSatelliteEvents = satelliteEventTypes
   .filter((type) => type.startsWith('mcp.'))
   .map((type) => satelliteEvents[type]);
+
+/** What gateway-api stamps on every stored batch; consumers trust these, never the payload. */
+const satelliteBatchHeaders = {
+  ...satelliteEventHeaders,
+  'Nats-Msg-Id': {
+    description:
+      '`<satellite_id>:<digest of the event ids, in order>`: the same batch sent again inside the duplicate window is dropped',
+    required: true,
+  },
+};
+
+function satelliteEventBatch<T extends SatelliteEventType>(type: T) {
+  return defineEventBatch(satelliteEvents[type], {
+    subject: `evt.satellite.{satellite_id}.batch.${type}` as `evt.satellite.{satellite_id}.batch.${T}`,
+    description: `${satelliteEventDescriptions[type].emittedWhen} A run of consecutive ${type} events of one HTTP batch (POST /api/satellites/{satellite_id}/events), in the satellite's order: gateway-api stores each run of valid events as one message.`,
+    maxEvents: maxEventsPerBatch,
+    headers: satelliteBatchHeaders,
+  });
+}
+
+type SatelliteEventBatchDefinitions = { [T in SatelliteEventType]: ReturnType<typeof satelliteEventBatch<T>> };
+
+/**
+ * One batch per satellite event type, `evt.satellite.<satellite_id>.batch.<type>`: how gateway-api
+ * stores events, so a batch of 100 costs JetStream and its readers one message, not 100. A reader
+ * that routes by type keeps doing so: the type is still the end of the subject.
+ */
+export const satelliteEventBatches = Object.fromEntries(
+  satelliteEventTypes.map((type) => [type, satelliteEventBatch(type)]),
+) as SatelliteEventBatchDefinitions;
+
+/** The batches of MCP events (what the installations service consumes, with the single events). */
+export const mcpSatelliteEventBatches = satelliteEventTypes
+  .filter((type) => type.startsWith('mcp.'))
+  .map((type) => satelliteEventBatches[type]);
