@@ -1,11 +1,12 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { type Bus, consumeDurable, createBus, type DurableConsumer } from '@orbital/bus';
-import { headerNames, type SatelliteEvent, type SatelliteIdentity, satelliteEvents } from '@orbital/contracts';
+import { headerNames, type SatelliteEvent, type SatelliteIdentity, satelliteEventBatches } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import type { TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventMessageId, ingestEventBatch } from '../src/events/ingestEventBatch.ts';
+import { ingestEventBatch } from '../src/events/ingestEventBatch.ts';
+import { runMessageId } from '../src/events/publishEventRuns.ts';
 import { configRefreshedEvent, crashedEvent, toolExecutedEvent } from './eventFixtures.ts';
 import { startSatelliteEventBus } from './satelliteEventBus.ts';
 
@@ -33,7 +34,8 @@ const teamSatellite: SatelliteIdentity = {
 function record(payload: unknown, msg: JsMsg) {
   const headers: Record<string, string> = {};
   for (const [key, values] of msg.headers ?? []) headers[key] = values[0] ?? '';
-  stored.push({ event: payload as SatelliteEvent, subject: msg.subject, headers });
+  for (const event of (payload as { events: SatelliteEvent[] }).events)
+    stored.push({ event, subject: msg.subject, headers });
   for (const wake of waiters.splice(0)) wake();
 }
 
@@ -52,7 +54,7 @@ async function sendMarker(): Promise<string> {
 beforeAll(async () => {
   ({ env, bus } = await startSatelliteEventBus(logger));
   consumer = await consumeDurable(bus, {
-    events: Object.values(satelliteEvents),
+    events: Object.values(satelliteEventBatches),
     durable: 'ingest-test',
     logger,
     handler: async (payload, msg) => record(payload, msg),
@@ -95,12 +97,12 @@ describe('ingestEventBatch over JetStream', () => {
     const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
     expect(seen.map((s) => s.event.id)).toEqual(valid.map((e) => e.id));
     expect(seen[0]).toMatchObject({
-      subject: `${env.subjectPrefix}.evt.satellite.sat-global.mcp.server.crashed`,
+      subject: `${env.subjectPrefix}.evt.satellite.sat-global.batch.mcp.server.crashed`,
       event: { type: 'mcp.server.crashed', data: { will_restart: true, team_id: 'team-1' } },
       headers: {
         [headerNames.satelliteId]: 'sat-global',
         [headerNames.requestId]: 'req-1',
-        'Nats-Msg-Id': eventMessageId('sat-global', valid[0]?.id as string),
+        'Nats-Msg-Id': runMessageId('sat-global', 'mcp.server.crashed', [valid[0]?.id as string]),
       },
     });
     // A global satellite has no team of its own: no team header.

@@ -28,12 +28,15 @@ const send = (satelliteId: string, body: unknown, key?: string) =>
     payload: body as object,
   });
 
-/** The last crash a satellite reported, as JetStream stored it under the satellite's own subject. */
+/** The last crash a satellite reported, as JetStream stored it under the satellite's own subject (in a batch of one). */
 async function lastCrashReportOf(satelliteId: string) {
   const jsm = await jetstreamManager(stack.adminBus.connection);
-  return jsm.streams.getMessage(streamName(stack.adminBus, satelliteEventsStream.name), {
-    last_by_subj: stack.adminBus.subject(`evt.satellite.${satelliteId}.mcp.server.crashed`),
+  const stored = await jsm.streams.getMessage(streamName(stack.adminBus, satelliteEventsStream.name), {
+    last_by_subj: stack.adminBus.subject(`evt.satellite.${satelliteId}.batch.mcp.server.crashed`),
   });
+  const events = stored?.json<{ events: unknown[] }>().events ?? [];
+  expect(events).toHaveLength(1);
+  return events[0];
 }
 
 describe('POST /api/satellites/:id/events with registered satellites', () => {
@@ -53,7 +56,7 @@ describe('POST /api/satellites/:id/events with registered satellites', () => {
 
     // The accepted event is in JetStream, under the satellite's own subject.
     const stored = await lastCrashReportOf(teamSatellite.id);
-    expect(stored?.json()).toMatchObject({ id: good.id, data: { team_id: 'team-ev' } });
+    expect(stored).toMatchObject({ id: good.id, data: { team_id: 'team-ev' } });
   });
 
   it('refuses a satellite on another satellite id, and requests without a valid key', async () => {
@@ -84,6 +87,6 @@ describe('POST /api/satellites/:id/events with registered satellites', () => {
       },
     ]);
     const stored = await lastCrashReportOf(teamSatellite.id);
-    expect(stored?.json()).toMatchObject({ id: withNul.id, data: { server_slug: 'github' } });
+    expect(stored).toMatchObject({ id: withNul.id, data: { server_slug: 'github' } });
   });
 });

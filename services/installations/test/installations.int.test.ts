@@ -496,6 +496,93 @@ describe('status, logs and requests from satellite events', () => {
     expect(parked).toHaveLength(1);
   });
 
+  describe('batches of events, as gateway-api stores them', () => {
+    const executed = (installationId: string, toolName = 'read_file') => ({
+      installation_id: installationId,
+      team_id: teamA,
+      server_slug: 'filesystem',
+      tool_name: toolName,
+      session_id: 's1',
+      request_params: { path: '/tmp/x' },
+      duration_ms: 3,
+      success: true,
+      error_message: null,
+      executed_at: new Date().toISOString(),
+    });
+    const storedOf = async (installationId: string) => {
+      const [row] = await h.sql<{ total: number; distinct: number }>(
+        'SELECT count(*)::int AS total, count(DISTINCT id)::int AS distinct FROM installations.request_logs WHERE installation_id = $1',
+        [installationId],
+      );
+      return row ?? { total: 0, distinct: 0 };
+    };
+    const parkedOf = async (installationId: string) =>
+      (await listParked(h.client, { durable: 'installations_satellite_event_batches' })).filter((p) =>
+        JSON.stringify(p.payload).includes(installationId),
+      );
+
+    it('parks an event that breaks its contract alone and stores the rest of its batch', async () => {
+      const created = await install('fs-batch-broken');
+      const data: unknown[] = Array.from({ length: 30 }, () => executed(created.id));
+      data.splice(12, 0, { installation_id: created.id, team_id: teamA });
+      const ids = await h.emitBatch('mcp.tool.executed', data);
+
+      const stored = await eventually(async () => {
+        const row = await storedOf(created.id);
+        return row.total >= 30 ? row : undefined;
+      });
+      expect(stored).toEqual({ total: 30, distinct: 30 });
+      const parked = await eventually(async () => {
+        const found = await parkedOf(created.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(parked).toHaveLength(1);
+      // Parked as a batch of one on the batch's own subject, so a replay goes where the original went.
+      expect(parked[0]?.subject).toMatch(/\.batch\.mcp\.tool\.executed$/);
+      expect(parked[0]?.payload).toEqual({ events: [expect.objectContaining({ id: ids[12] })] });
+      expect(parked[0]?.reason).toContain('event 12');
+    });
+
+    it('stores a batch delivered twice once', async () => {
+      const created = await install('fs-batch-twice');
+      const data = Array.from({ length: 50 }, () => executed(created.id));
+      const ids = await h.emitBatch('mcp.tool.executed', data);
+      // The same events again under another message id: past the duplicate window, or cut differently.
+      await h.emitBatch('mcp.tool.executed', data, { ids });
+      await h.emitBatch('mcp.tool.executed', data.slice(0, 10), { ids: ids.slice(0, 10) });
+      const marker = await h.emitBatch('mcp.tool.executed', [executed(created.id)]);
+
+      await eventually(async () => {
+        const rows = await h.sql('SELECT 1 FROM installations.request_logs WHERE id = $1', [marker[0]]);
+        return rows.length === 1;
+      });
+      expect(await storedOf(created.id)).toEqual({ total: 51, distinct: 51 });
+      expect(await parkedOf(created.id)).toHaveLength(0);
+    });
+
+    it('parks only the event PostgreSQL refuses when a batch fails, and stores the others', async () => {
+      const created = await install('fs-batch-partial');
+      const data = Array.from({ length: 20 }, () => executed(created.id));
+      // Valid by its contract, refused by PostgreSQL (a NUL in text): the batch's insert fails as a whole.
+      data[7] = executed(created.id, 'read\u0000file');
+      const ids = await h.emitBatch('mcp.tool.executed', data);
+
+      const stored = await eventually(async () => {
+        const row = await storedOf(created.id);
+        return row.total >= 19 ? row : undefined;
+      });
+      expect(stored).toEqual({ total: 19, distinct: 19 });
+      const parked = await eventually(async () => {
+        const found = await parkedOf(created.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(parked).toHaveLength(1);
+      expect(parked[0]?.payload).toEqual({ events: [expect.objectContaining({ id: ids[7] })] });
+      const rows = await h.sql('SELECT 1 FROM installations.request_logs WHERE id = $1', [ids[7]]);
+      expect(rows).toHaveLength(0);
+    });
+  });
+
   it('keeps tool_response only while request logging is on, and shows it only then', async () => {
     const created = await install('fs-requests');
     const ref = { team_id: teamA, installation_id: created.id };

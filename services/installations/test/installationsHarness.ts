@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
-import { type Bus, ensureStream, publishEvent } from '@orbital/bus';
+import { type Bus, ensureStream, publishData, publishEvent } from '@orbital/bus';
 import {
   type CallerIdentity,
+  headerNames,
   type SatelliteEventData,
   type SatelliteEventType,
   satelliteEvents,
@@ -55,6 +56,11 @@ export type Harness = {
     data: SatelliteEventData<T>,
     options?: { timestamp?: string; id?: string; msgId?: string },
   ): Promise<string>;
+  /**
+   * Stores one batch message of `type` as gateway-api does (`evt.satellite.<id>.batch.<type>`), published
+   * as it is: an element may break its contract, as one from a broken producer could. Returns the ids.
+   */
+  emitBatch(type: SatelliteEventType, data: unknown[], options?: { msgId?: string; ids?: string[] }): Promise<string[]>;
   stop(): Promise<void>;
 };
 
@@ -117,6 +123,15 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
         await jetstream(client.connection).publish(subject, JSON.stringify(envelope), { msgID: msgId });
       }
       return id;
+    },
+    async emitBatch(type, data, options = {}) {
+      const ids = options.ids ?? data.map(() => randomUUID());
+      const events = data.map((d, i) => ({ id: ids[i], type, timestamp: new Date().toISOString(), data: d }));
+      await publishData(client, `evt.satellite.${satelliteId}.batch.${type}`, JSON.stringify({ events }), {
+        msgId: options.msgId ?? randomUUID(),
+        headers: { [headerNames.satelliteId]: satelliteId },
+      });
+      return ids;
     },
     async stop() {
       await installations.stop();

@@ -1,9 +1,8 @@
-import { type Bus, publishData } from '@orbital/bus';
+import type { Bus } from '@orbital/bus';
 import {
   type EventBatchReply,
   type EventResult,
   eventBatchRequest,
-  eventSubject,
   headerNames,
   maxEventsPerBatch,
   parseSatelliteEvent,
@@ -13,6 +12,7 @@ import {
   satelliteEvents,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
+import { type EventToStore, publishEventRuns } from './publishEventRuns.ts';
 
 export type IngestOptions = {
   requestId?: string;
@@ -66,16 +66,9 @@ function checkEvent(raw: unknown): Checked {
 }
 
 /**
- * The Nats-Msg-Id of an event: its client id, scoped by the satellite, so a satellite that reuses ids
- * (a bug, or a key holder with bad intent) can only ever suppress its own events, never another's.
- */
-export function eventMessageId(satelliteId: string, eventId: string): string {
-  return `${satelliteId}:${eventId}`;
-}
-
-/**
- * Validates a batch of satellite events one by one and stores the valid ones in JetStream
- * (`evt.satellite.<satellite_id>.<type>`, the satellite and its team in headers), answering per event.
+ * Validates a batch of satellite events one by one and stores the valid ones in JetStream, each run of
+ * consecutive events of one type as one message (`evt.satellite.<satellite_id>.batch.<type>`, the
+ * satellite and its team in headers, publishEventRuns), answering per event.
  *
  * - The whole body is refused (400) only when it is not `{events: [...]}` with 1 to 100 events.
  * - An invalid event, or one naming a team a team satellite does not serve, is `rejected` with the
@@ -107,7 +100,7 @@ export async function ingestEventBatch(
   if (options.requestId) headers[headerNames.requestId] = options.requestId;
 
   const results: EventResult[] = [];
-  const stored: Promise<void>[] = [];
+  const toStore: EventToStore[] = [];
   batch.data.events.forEach((raw, index) => {
     const rawId = (raw as { id?: unknown } | null)?.id;
     const id = typeof rawId === 'string' ? rawId : null;
@@ -142,18 +135,15 @@ export async function ingestEventBatch(
       };
       return;
     }
-    const subject = eventSubject(parsed.def, event as never, { satellite_id: satellite.satellite_id });
-    stored.push(
-      publishData(bus, subject, JSON.stringify(event), {
-        msgId: eventMessageId(satellite.satellite_id, event.id),
-        headers,
-        ...(options.publishTimeoutMs ? { timeoutMs: options.publishTimeoutMs } : {}),
-      }).then((ack) => {
-        results[index] = { index, id: event.id, status: 'accepted', duplicate: ack.duplicate };
-      }),
-    );
+    toStore.push({ index, event });
   });
-  await Promise.all(stored);
+  const acks = await publishEventRuns(bus, satellite.satellite_id, toStore, {
+    headers,
+    ...(options.publishTimeoutMs ? { timeoutMs: options.publishTimeoutMs } : {}),
+  });
+  for (const { index, event } of toStore) {
+    results[index] = { index, id: event.id, status: 'accepted', duplicate: acks.get(index)?.duplicate ?? false };
+  }
   const accepted = results.filter((r) => r.status === 'accepted').length;
   return { accepted, rejected: results.length - accepted, results };
 }
