@@ -1,4 +1,5 @@
 import { registrySubjects, settingsChangedEvent } from '@orbital/contracts';
+import { spawn } from '@orbital/satellite-registry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   activate,
@@ -25,11 +26,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const spawn = (teamId: string, installationId = 'inst-1') => ({
-  command_type: 'spawn',
-  payload: { team_id: teamId, installation_id: installationId },
-});
-
 async function commandStatus(id: string) {
   return stack.adminBus.request(registrySubjects.getCommand, { command_id: id }, { identity: platform });
 }
@@ -48,19 +44,6 @@ describe('heartbeats', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'validation_failed' } });
-  });
-});
-
-describe('command polling', () => {
-  it('gives an inactive satellite an empty list, not an error, and its commands once active', async () => {
-    const sat = await registerSatellite(stack, { scope: 'team', team_id: 'team-in' }, 'inactive');
-    await queueCommand(stack, { ...spawn('team-in'), satellite_id: sat.id });
-    const inactive = await poll(stack, sat);
-    expect(inactive.commands).toEqual([]);
-    expect(inactive.polling).toEqual({ mode: 'normal', next_poll_ms: 30000 });
-    await activate(stack, sat);
-    const active = await poll(stack, sat);
-    expect(active.commands.map((c) => c.command_type)).toEqual(['spawn']);
   });
 });
 

@@ -6,13 +6,18 @@ import { loadConfig } from '@orbital/config';
 import {
   type CallerIdentity,
   type InstallationConfigRecord,
-  installationsConfigForSatelliteSubject,
   registrySubjects,
   serviceIdentity,
 } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import { createApp as createRegistryApp, type RegistryApp } from '@orbital/satellite-registry/app';
-import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
+import type { RegistryApp } from '@orbital/satellite-registry/app';
+import {
+  globalAdmin,
+  heartbeatBody,
+  satelliteBody,
+  startRegistryUnderTest,
+  type TestClock,
+} from '@orbital/satellite-registry/testing';
 import { createReadiness } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
@@ -32,6 +37,8 @@ import pg from 'pg';
 import { gatewayConfigSchema } from '../src/config.ts';
 import { createGateway, type Gateway } from '../src/createGateway.ts';
 
+export { globalAdmin, heartbeatBody, satelliteBody, teamMember } from '@orbital/satellite-registry/testing';
+
 export const logger = createLogger({ name: 'satellite-test', level: 'silent' });
 
 /**
@@ -47,7 +54,7 @@ export type SatelliteStack = {
   settings: SettingsApp | undefined;
   adminBus: Bus;
   satellites: Gateway['satellites'];
-  clock: { now: Date; advance(ms: number): void };
+  clock: TestClock;
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
   db: pg.Client;
@@ -58,8 +65,6 @@ export type SatelliteStack = {
 
 export async function startSatelliteStack(
   options: {
-    leaseMs?: number;
-    defaultCommandExpiryMs?: number;
     settings?: boolean;
     registryDatabaseProxy?: boolean;
     /** How long gateway-api serves a known satellite key before confirming it with the registry. */
@@ -73,33 +78,12 @@ export async function startSatelliteStack(
     : {};
   const buses = createTestBuses(env, logger);
   const bus = (name: string) => buses.connect(name);
-  const clock = {
-    now: new Date(),
-    advance(ms: number) {
-      clock.now = new Date(clock.now.getTime() + ms);
-    },
-  };
-  const registry = await startServiceUnderTest({
+  const { registry, clock, installations, installationRequests } = await startRegistryUnderTest({
     env,
-    name: 'registry',
-    logger,
     buses,
-    configSchema: registryConfig,
-    configEnv: {
-      ...registryPostgres,
-      COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
-      ...(options.defaultCommandExpiryMs ? { COMMAND_DEFAULT_EXPIRY_MS: String(options.defaultCommandExpiryMs) } : {}),
-    },
-    create: (deps) =>
-      createRegistryApp({
-        ...deps,
-        now: () => clock.now,
-        // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
-        argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
-      }),
-    release: (app) => app.database.pool.end(),
+    logger,
+    configEnv: registryPostgres,
   });
-  await registry.app.database.migrate();
   let settings: ServiceUnderTest<SettingsApp> | undefined;
   if (options.settings) {
     // Set up already, so the settings service migrates and loads its definitions at start.
@@ -116,21 +100,6 @@ export async function startSatelliteStack(
       release: (app) => app.database.pool.end(),
     });
   }
-
-  const installations: InstallationConfigRecord[] = [];
-  const installationRequests: Array<{ team_ids: string[] | null }> = [];
-  const installationsBus = await bus('installations-fixture');
-  installationsBus.serve(installationsConfigForSatelliteSubject, (request) => {
-    installationRequests.push(request);
-    const teams = request.team_ids;
-    // Answers what was asked, except installations marked `leak`, which it sends to everyone: the
-    // registry must drop them for a team satellite of another team.
-    return {
-      installations: installations.filter(
-        (i) => teams === null || teams.includes(i.team_id) || i.installation_name.startsWith('leak'),
-      ),
-    };
-  });
 
   const gatewayBus = await bus('gateway');
   const redis = new Redis(env.redisUrl);
@@ -187,26 +156,6 @@ export const adminCredentials = {
   name: 'Root',
 };
 
-export const globalAdmin: CallerIdentity = {
-  kind: 'user',
-  user_id: '00000000-0000-4000-8000-000000000001',
-  global_role: 'global_admin',
-  memberships: [],
-};
-
-export function teamMember(
-  teamId: string,
-  role: 'team_admin' | 'team_user',
-  globalRole: 'global_user' | 'global_admin' = 'global_user',
-): CallerIdentity {
-  return {
-    kind: 'user',
-    user_id: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
-    global_role: globalRole,
-    memberships: [{ team_id: teamId, role }],
-  };
-}
-
 export const platform = serviceIdentity('installations');
 
 export async function createToken(
@@ -221,12 +170,6 @@ export async function createToken(
     { identity },
   );
 }
-
-export const satelliteBody = (name: string) => ({
-  name,
-  capabilities: ['stdio', 'http'],
-  system_info: { os: 'linux', node: '24' },
-});
 
 export async function registerWith(stack: SatelliteStack, authorization: string | undefined, body: object) {
   return stack.gateway.inject({
@@ -250,31 +193,6 @@ export async function registerSatellite(
   const { data } = response.json();
   return { id: data.satellite_id, apiKey: data.api_key };
 }
-
-export const heartbeatBody = (extra: object = {}) => ({
-  system: {
-    cpu_percent: 12.5,
-    memory: { used_mb: 512, total_mb: 2048 },
-    disk: { used_mb: 1000, total_mb: 10000 },
-    network_status: 'online',
-    process_counts: { total: 1, running: 1, failed: 0 },
-    uptime_seconds: 42,
-  },
-  processes: [
-    {
-      process_id: 'filesystem-alpha-inst-1',
-      installation_id: 'inst-1',
-      team_id: 'team-a',
-      status: 'running',
-      health: 'healthy',
-      request_count: 7,
-      avg_response_time_ms: 12,
-      cpu_percent: 1.5,
-      memory_mb: 80,
-    },
-  ],
-  ...extra,
-});
 
 export async function call(
   stack: SatelliteStack,

@@ -1,7 +1,7 @@
-import type { InstallationConfigRecord } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   globalAdmin,
+  installationRecord,
   type Registered,
   type RegistryStack,
   registerSatellite,
@@ -13,38 +13,17 @@ let stack: RegistryStack;
 beforeAll(async () => {
   stack = await startRegistryStack();
   stack.installations.push(
-    installation('a-files', 'team-a', 'alpha', {
+    installationRecord('a-files', 'team-a', 'alpha', {
       team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
     }),
-    installation('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
-    installation('b-files', 'team-b', 'beta', {}),
-    installation('leak-b', 'team-b', 'beta', {}),
+    installationRecord('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
+    installationRecord('b-files', 'team-b', 'beta', {}),
+    installationRecord('leak-b', 'team-b', 'beta', {}),
   );
 });
 afterAll(async () => {
   await stack?.stop();
 });
-
-function installation(
-  id: string,
-  teamId: string,
-  teamSlug: string,
-  overrides: Partial<InstallationConfigRecord>,
-): InstallationConfigRecord {
-  return {
-    installation_id: id,
-    installation_name: id,
-    team_id: teamId,
-    team_slug: teamSlug,
-    server_slug: 'filesystem',
-    transport: 'stdio',
-    template_config: JSON.stringify({ command: 'npx', args: ['-y', '@mcp/fs'], env: { MODE: 'ro' } }),
-    team_config: '{}',
-    user_config: null,
-    settings: {},
-    ...overrides,
-  };
-}
 
 const configurationOf = (satellite: Registered) =>
   stack.request('getConfiguration', { satellite_id: satellite.id }, satellite.identity);

@@ -1,7 +1,6 @@
 import {
   type CallerIdentity,
   type InstallationConfigRecord,
-  installationsConfigForSatelliteSubject,
   type ReplyOf,
   type RequestOf,
   registrySubjects,
@@ -9,34 +8,27 @@ import {
   serviceIdentity,
 } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import {
-  createTestBuses,
-  createTestEnvironment,
-  type ServiceUnderTest,
-  startServiceUnderTest,
-  type TestEnvironment,
-} from '@orbital/testing';
+import { createTestBuses, createTestEnvironment, type ServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
-import { createApp, type RegistryApp } from '../src/app.ts';
-import { configSchema } from '../src/config.ts';
+import type { RegistryApp } from '../src/app.ts';
+import {
+  globalAdmin,
+  heartbeatBody,
+  satelliteBody,
+  startRegistryUnderTest,
+  type TestClock,
+} from './startRegistryUnderTest.ts';
+
+export {
+  globalAdmin,
+  heartbeatBody,
+  installationRecord,
+  satelliteBody,
+  spawn,
+  teamMember,
+} from './startRegistryUnderTest.ts';
 
 const logger = createLogger({ name: 'registry-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-export const globalAdmin: CallerIdentity = {
-  kind: 'user',
-  user_id: '00000000-0000-4000-8000-000000000001',
-  global_role: 'global_admin',
-  memberships: [],
-};
-
-export function teamMember(teamId: string, role: 'team_admin' | 'team_user'): CallerIdentity {
-  return {
-    kind: 'user',
-    user_id: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
-    global_role: 'global_user',
-    memberships: [{ team_id: teamId, role }],
-  };
-}
 
 /** The platform process that queues commands in production. */
 export const installations = serviceIdentity('installations');
@@ -52,7 +44,7 @@ export type RegistryStack = {
   env: TestEnvironment;
   registry: ServiceUnderTest<RegistryApp>;
   /** The registry's clock, moved by tests for token expiry, leases and command expiry. */
-  clock: { now: Date; advance(ms: number): void };
+  clock: TestClock;
   /** What the stand-in installations service serves to `installations.config.for_satellite`. */
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
@@ -79,46 +71,11 @@ export async function startRegistryStack(
 ): Promise<RegistryStack> {
   const env = await createTestEnvironment();
   const buses = createTestBuses(env, logger);
-  const clock = {
-    now: new Date(),
-    advance(ms: number) {
-      clock.now = new Date(clock.now.getTime() + ms);
-    },
-  };
-  const registry = await startServiceUnderTest({
+  const { registry, clock, installations, installationRequests } = await startRegistryUnderTest({
     env,
-    name: 'registry',
-    logger,
     buses,
-    configSchema,
-    configEnv: {
-      COMMAND_LEASE_MS: String(options.leaseMs ?? 60000),
-      ...(options.defaultCommandExpiryMs ? { COMMAND_DEFAULT_EXPIRY_MS: String(options.defaultCommandExpiryMs) } : {}),
-    },
-    create: (deps) =>
-      createApp({
-        ...deps,
-        now: () => clock.now,
-        // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
-        argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
-      }),
-    release: (app) => app.database.pool.end(),
-  });
-  await registry.app.database.migrate();
-
-  const installationRecords: InstallationConfigRecord[] = [];
-  const installationRequests: Array<{ team_ids: string[] | null }> = [];
-  const installationsBus = await buses.connect('installations-stand-in');
-  installationsBus.serve(installationsConfigForSatelliteSubject, (request) => {
-    installationRequests.push(request);
-    const teams = request.team_ids;
-    // Answers what was asked, except installations named `leak…`, which it sends to everyone: the
-    // registry must drop them for a team satellite of another team.
-    return {
-      installations: installationRecords.filter(
-        (i) => teams === null || teams.includes(i.team_id) || i.installation_name.startsWith('leak'),
-      ),
-    };
+    logger,
+    ...options,
   });
   const client = await buses.connect('gateway-api-stand-in');
   await buses.flush();
@@ -130,7 +87,7 @@ export async function startRegistryStack(
     env,
     registry,
     clock,
-    installations: installationRecords,
+    installations,
     installationRequests,
     request: (subject, request, identity) =>
       client.request(registrySubjects[subject] as never, request as never, { identity }) as never,
@@ -147,13 +104,6 @@ export async function startRegistryStack(
 export async function createToken(stack: RegistryStack, target: Target, identity = globalAdmin, minutes = 60) {
   return stack.request('createToken', { target, options: { expires_in_minutes: minutes } }, identity);
 }
-
-export const satelliteBody = (name: string, extra: object = {}) => ({
-  name,
-  capabilities: ['stdio', 'http'],
-  system_info: { os: 'linux', node: '24' },
-  ...extra,
-});
 
 /** The address gateway-api saw every registration come from. */
 export const clientIp = '192.0.2.10';
@@ -177,31 +127,6 @@ export async function registerSatellite(stack: RegistryStack, target: Target, na
     },
   };
 }
-
-export const heartbeatBody = (extra: object = {}) => ({
-  system: {
-    cpu_percent: 12.5,
-    memory: { used_mb: 512, total_mb: 2048 },
-    disk: { used_mb: 1000, total_mb: 10000 },
-    network_status: 'online' as const,
-    process_counts: { total: 1, running: 1, failed: 0 },
-    uptime_seconds: 42,
-  },
-  processes: [
-    {
-      process_id: 'filesystem-alpha-inst-1',
-      installation_id: 'inst-1',
-      team_id: 'team-a',
-      status: 'running',
-      health: 'healthy' as const,
-      request_count: 7,
-      avg_response_time_ms: 12,
-      cpu_percent: 1.5,
-      memory_mb: 80,
-    },
-  ],
-  ...extra,
-});
 
 export function heartbeat(stack: RegistryStack, satellite: Registered, body: object = heartbeatBody()) {
   return stack.request('heartbeat', { satellite_id: satellite.id, heartbeat: body as never }, satellite.identity);
@@ -232,8 +157,3 @@ export function queueCommand(stack: RegistryStack, request: Record<string, unkno
 export function commandStatus(stack: RegistryStack, commandId: string) {
   return stack.request('getCommand', { command_id: commandId }, installations);
 }
-
-export const spawn = (teamId: string, installationId = 'inst-1') => ({
-  command_type: 'spawn',
-  payload: { team_id: teamId, installation_id: installationId },
-});
