@@ -53,7 +53,9 @@ export type RequestLogInput = {
 
 /**
  * Inserts many request logs in one statement, each once (its id is the satellite event id), and returns
- * the stored rows of all of them, those a redelivery found already there included.
+ * the stored rows of all of them, those a redelivery found already there included. A new row is
+ * returned as it was given rather than read back: reading a thousand rows and their JSON back cost the
+ * consumer more than the insert. Only the ids PostgreSQL did not insert (a redelivery) are read.
  */
 export async function insertRequestLogs(
   db: CommonQueryMethods,
@@ -72,14 +74,8 @@ export async function insertRequestLogs(
     r.errorMessage,
     r.timestamp,
   ]);
-  // One statement: the new rows come back from the insert, the ones already there (a redelivery) from
-  // the table as it was before it (a data-modifying WITH does not see its own inserts).
-  const ids = sql.array(
-    logs.map((r) => r.id),
-    'uuid',
-  );
-  return db.any(sql.type(requestLogRow)`
-    WITH inserted AS (
+  const inserted = new Set(
+    await db.anyFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
         success, error_message, "timestamp")
       SELECT id, installation_id, team_id, tool_name, request_params::jsonb, tool_response::jsonb, duration_ms, success,
@@ -89,10 +85,27 @@ export async function insertRequestLogs(
           "timestamp")
       ORDER BY id
       ON CONFLICT (id) DO NOTHING
-      RETURNING ${requestColumns})
-    SELECT ${requestColumns} FROM inserted
-    UNION ALL
-    SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${ids})`);
+      RETURNING id`),
+  );
+  // PostgreSQL writes a uuid in lower case whatever case it was given in.
+  const fresh = logs.filter((r) => inserted.has(r.id.toLowerCase()));
+  const stored: RequestLogRow[] = fresh.map((r) => ({
+    id: r.id.toLowerCase(),
+    installation_id: r.installationId.toLowerCase(),
+    team_id: r.teamId,
+    tool_name: r.toolName,
+    request_params: r.requestParams,
+    tool_response: r.toolResponse ?? null,
+    duration_ms: r.durationMs,
+    success: r.success,
+    error_message: r.errorMessage,
+    timestamp: new Date(r.timestamp).toISOString(),
+  }));
+  if (fresh.length === logs.length) return stored;
+  const already = logs.filter((r) => !inserted.has(r.id.toLowerCase())).map((r) => r.id);
+  const found = await db.any(sql.type(requestLogRow)`
+    SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${sql.array(already, 'uuid')})`);
+  return [...stored, ...found];
 }
 
 /** The log lines of many events in one statement, each line once; returns every event's stored lines. */
