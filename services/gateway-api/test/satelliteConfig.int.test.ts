@@ -1,5 +1,5 @@
 import { settingsSubjects } from '@orbital/contracts';
-import { installationRecord } from '@orbital/satellite-registry/testing';
+import { twoTeamsInstallations } from '@orbital/satellite-registry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -13,14 +13,7 @@ import {
 let stack: SatelliteStack;
 beforeAll(async () => {
   stack = await startSatelliteStack({ settings: true });
-  stack.installations.push(
-    installationRecord('a-files', 'team-a', 'alpha', {
-      team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
-    }),
-    installationRecord('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
-    installationRecord('b-files', 'team-b', 'beta', {}),
-    installationRecord('leak-b', 'team-b', 'beta', {}),
-  );
+  stack.installations.push(...twoTeamsInstallations());
 });
 afterAll(async () => {
   await stack?.stop();

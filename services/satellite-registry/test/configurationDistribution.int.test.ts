@@ -1,25 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   globalAdmin,
-  installationRecord,
   type Registered,
   type RegistryStack,
   registerSatellite,
   startRegistryStack,
   teamMember,
+  twoTeamsInstallations,
 } from './registryHarness.ts';
 
 let stack: RegistryStack;
 beforeAll(async () => {
   stack = await startRegistryStack();
-  stack.installations.push(
-    installationRecord('a-files', 'team-a', 'alpha', {
-      team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
-    }),
-    installationRecord('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
-    installationRecord('b-files', 'team-b', 'beta', {}),
-    installationRecord('leak-b', 'team-b', 'beta', {}),
-  );
+  stack.installations.push(...twoTeamsInstallations());
 });
 afterAll(async () => {
   await stack?.stop();

@@ -11,22 +11,9 @@ import { createLogger } from '@orbital/logger';
 import { createTestBuses, createTestEnvironment, type ServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
 import type { RegistryApp } from '../src/app.ts';
-import {
-  globalAdmin,
-  heartbeatBody,
-  satelliteBody,
-  startRegistryUnderTest,
-  type TestClock,
-} from './startRegistryUnderTest.ts';
+import * as shared from './startRegistryUnderTest.ts';
 
-export {
-  globalAdmin,
-  heartbeatBody,
-  installationRecord,
-  satelliteBody,
-  spawn,
-  teamMember,
-} from './startRegistryUnderTest.ts';
+export * from './startRegistryUnderTest.ts';
 
 const logger = createLogger({ name: 'registry-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -44,7 +31,7 @@ export type RegistryStack = {
   env: TestEnvironment;
   registry: ServiceUnderTest<RegistryApp>;
   /** The registry's clock, moved by tests for token expiry, leases and command expiry. */
-  clock: TestClock;
+  clock: shared.TestClock;
   /** What the stand-in installations service serves to `installations.config.for_satellite`. */
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
@@ -71,7 +58,7 @@ export async function startRegistryStack(
 ): Promise<RegistryStack> {
   const env = await createTestEnvironment();
   const buses = createTestBuses(env, logger);
-  const { registry, clock, installations, installationRequests } = await startRegistryUnderTest({
+  const { registry, clock, installations, installationRequests } = await shared.startRegistryUnderTest({
     env,
     buses,
     logger,
@@ -101,7 +88,7 @@ export async function startRegistryStack(
   };
 }
 
-export async function createToken(stack: RegistryStack, target: Target, identity = globalAdmin, minutes = 60) {
+export async function createToken(stack: RegistryStack, target: Target, identity = shared.globalAdmin, minutes = 60) {
   return stack.request('createToken', { target, options: { expires_in_minutes: minutes } }, identity);
 }
 
@@ -115,7 +102,7 @@ export function register(stack: RegistryStack, authorization: string | null, bod
 
 export async function registerSatellite(stack: RegistryStack, target: Target, name = 'sat'): Promise<Registered> {
   const token = await createToken(stack, target);
-  const made = await register(stack, token.authorization, satelliteBody(name));
+  const made = await register(stack, token.authorization, shared.satelliteBody(name));
   return {
     id: made.satellite_id,
     apiKey: made.api_key,
@@ -128,7 +115,7 @@ export async function registerSatellite(stack: RegistryStack, target: Target, na
   };
 }
 
-export function heartbeat(stack: RegistryStack, satellite: Registered, body: object = heartbeatBody()) {
+export function heartbeat(stack: RegistryStack, satellite: Registered, body: object = shared.heartbeatBody()) {
   return stack.request('heartbeat', { satellite_id: satellite.id, heartbeat: body as never }, satellite.identity);
 }
 

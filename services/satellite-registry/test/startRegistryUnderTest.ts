@@ -152,6 +152,22 @@ export function installationRecord(
   };
 }
 
+/**
+ * Two teams' installations as the configuration tests serve them: team A's valid one (with a secret in
+ * its environment) and one whose stored configuration is broken JSON; team B's, and one named `leak…`
+ * that the stand-in sends to every satellite.
+ */
+export function twoTeamsInstallations(): InstallationConfigRecord[] {
+  return [
+    installationRecord('a-files', 'team-a', 'alpha', {
+      team_config: JSON.stringify({ args: ['/srv/a'], env: { API_TOKEN: 'team-a-secret', MODE: 'rw' } }),
+    }),
+    installationRecord('a-broken', 'team-a', 'alpha', { team_config: '{"args": ["/srv", ' }),
+    installationRecord('b-files', 'team-b', 'beta'),
+    installationRecord('leak-b', 'team-b', 'beta'),
+  ];
+}
+
 export const spawn = (teamId: string, installationId = 'inst-1') => ({
   command_type: 'spawn',
   payload: { team_id: teamId, installation_id: installationId },
