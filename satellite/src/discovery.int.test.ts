@@ -68,6 +68,8 @@ async function top3(query: string): Promise<string[]> {
 
 describe('discover_mcp_tools over the reference servers', () => {
   it.each([
+    ['add two numbers', 'everything:get-sum'],
+    ['show me a small picture', 'everything:get-tiny-image'],
     ['sum up two numbers', 'everything:get-sum'],
     ['create a new folder', 'filesystem:create_directory'],
     ['give me a small picture', 'everything:get-tiny-image'],
