@@ -2,8 +2,6 @@ import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bus, createBus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfig } from '@orbital/installations/config';
 import { createLogger } from '@orbital/logger';
@@ -12,7 +10,13 @@ import { configSchema as registryConfig } from '@orbital/satellite-registry/conf
 import { createReadiness, startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import {
+  createTestBuses,
+  createTestEnvironment,
+  startServiceUnderTest,
+  type TestBuses,
+  type TestEnvironment,
+} from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -24,8 +28,10 @@ const identityMigrations = join(import.meta.dirname, '../migrations');
 type Stack = {
   env: TestEnvironment;
   gateway: FastifyInstance;
-  buses: Bus[];
+  buses: TestBuses;
   dataDir: string;
+  /** Stopped in the order they started, once the gateway has closed. */
+  services: Array<{ stop(): Promise<void> }>;
   closers: Array<() => Promise<void> | void>;
 };
 
@@ -41,46 +47,51 @@ const expectedMigrations = {
 };
 let stack: Stack;
 
-async function newBus(env: TestEnvironment, name: string) {
-  return createBus({ ...env.busOptions(name), logger, requestTimeoutMs: 2000 });
-}
+/** A registry replica on the stack's buses, configured from its environment. */
+const startRegistry = (env: TestEnvironment, buses: TestBuses, name = 'registry') =>
+  startServiceUnderTest({
+    env,
+    name,
+    logger,
+    buses,
+    configSchema: registryConfig,
+    create: createRegistryApp,
+    release: (app) => app.database.pool.end(),
+  });
+
+const startInstallations = (env: TestEnvironment, buses: TestBuses, name = 'installations') =>
+  startServiceUnderTest({
+    env,
+    name,
+    logger,
+    buses,
+    configSchema: installationsConfig,
+    create: createInstallationsApp,
+    release: (app) => app.database.pool.end(),
+  });
 
 /** The backend in one process, each service on its own NATS connection as it would be in its own process. */
 async function startStack(options: { withInstallations?: boolean; env?: TestEnvironment } = {}): Promise<Stack> {
   const env = options.env ?? (await createTestEnvironment());
   const dataDir = await mkdtemp(join(tmpdir(), 'orbital-data-'));
-  const buses: Bus[] = [];
+  const buses = createTestBuses(env, logger, { requestTimeoutMs: 2000 });
   const closers: Stack['closers'] = [];
-  const bus = async (name: string) => {
-    const created = await newBus(env, name);
-    buses.push(created);
-    return created;
-  };
-  const settings = await createSettingsApp({
-    bus: await bus('settings'),
-    logger,
-    config: loadConfig(settingsConfigSchema, {
-      ...env.env,
-      PERSISTENT_DATA_DIR: dataDir,
-      DB_SETUP_SERVICE_TIMEOUT_MS: '1500',
-    }),
-  });
-  closers.push(settings.stop, () => settings.database.pool.end());
-  const registry = await createRegistryApp({
-    bus: await bus('registry'),
-    logger,
-    config: loadConfig(registryConfig, env.env),
-  });
-  closers.push(() => registry.database.pool.end());
-  if (options.withInstallations !== false) {
-    const installations = await createInstallationsApp({
-      bus: await bus('installations'),
+  const services: Stack['services'] = [
+    await startServiceUnderTest({
+      env,
+      name: 'settings',
       logger,
-      config: loadConfig(installationsConfig, env.env),
-    });
-    closers.push(() => installations.database.pool.end());
-  }
-  const gatewayBus = await bus('gateway');
+      buses,
+      configSchema: settingsConfigSchema,
+      configEnv: { PERSISTENT_DATA_DIR: dataDir, DB_SETUP_SERVICE_TIMEOUT_MS: '1500' },
+      create: createSettingsApp,
+      stopApp: (app) => app.stop(),
+      release: (app) => app.database.pool.end(),
+    }),
+    await startRegistry(env, buses),
+  ];
+  if (options.withInstallations !== false) services.push(await startInstallations(env, buses));
+  const gatewayBus = await buses.connect('gateway');
   const identity = await startDatabaseOwner({
     bus: gatewayBus,
     owner: 'identity',
@@ -89,14 +100,15 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
     logger,
   });
   closers.push(() => identity.pool.end());
-  for (const b of buses) await b.flush();
+  await buses.flush();
   const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: createReadiness() });
-  return { env, gateway, buses, dataDir, closers };
+  return { env, gateway, buses, dataDir, services, closers };
 }
 
 async function stopStack(s: Stack, options: { keepDatabase?: boolean } = {}) {
   await s.gateway.close();
-  for (const b of s.buses) await b.drain();
+  for (const service of s.services) await service.stop();
+  await s.buses.drain();
   for (const close of s.closers) await close();
   if (!options.keepDatabase) await s.env.cleanup();
 }
@@ -162,12 +174,9 @@ describe('database setup through gateway-api', () => {
   it('opens the database on every replica, not only the one that ran the migrations', async () => {
     const replicas = await Promise.all(
       [1, 2, 3].map(async (n) => {
-        const b = await newBus(stack.env, `registry-extra-${n}`);
-        stack.buses.push(b);
-        const app = await createRegistryApp({ bus: b, logger, config: loadConfig(registryConfig, stack.env.env) });
-        stack.closers.push(() => app.database.pool.end());
-        await b.flush();
-        return app;
+        const replica = await startRegistry(stack.env, stack.buses, `registry-extra-${n}`);
+        stack.services.push(replica);
+        return replica.app;
       }),
     );
     expect(replicas.every((r) => !r.database.pool.isReady())).toBe(true);
@@ -239,14 +248,7 @@ describe('database setup with a service down', () => {
     expect(Object.keys(await migrationsOf(partial.env)).sort()).toEqual(['identity', 'registry', 'settings']);
 
     // The installations service starts later: it reads the setup record and applies its migrations.
-    const lateBus = await newBus(partial.env, 'installations-late');
-    partial.buses.push(lateBus);
-    const late = await createInstallationsApp({
-      bus: lateBus,
-      logger,
-      config: loadConfig(installationsConfig, partial.env.env),
-    });
-    partial.closers.push(() => late.database.pool.end());
+    partial.services.push(await startInstallations(partial.env, partial.buses, 'installations-late'));
     expect((await migrationsOf(partial.env)).installations).toEqual(expectedMigrations.installations);
     await stopStack(partial);
   });
