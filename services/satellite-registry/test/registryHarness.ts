@@ -1,4 +1,5 @@
 import {
+  apiKeyInvalidatedBroadcast,
   type CallerIdentity,
   type InstallationConfigRecord,
   type ReplyOf,
@@ -37,6 +38,8 @@ export type RegistryStack = {
   installationRequests: Array<{ team_ids: string[] | null }>;
   /** Sends a request as `identity`, as gateway-api does for the person or satellite it authenticated. */
   request: RequestAs;
+  /** The satellite ids whose key verification the registry told every gateway replica to drop, in order. */
+  invalidated: string[];
   /** The registry's schema, for what a test must see or plant past the service. */
   sql(text: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>;
   stop(): Promise<void>;
@@ -65,6 +68,8 @@ export async function startRegistryStack(
     ...options,
   });
   const client = await buses.connect('gateway-api-stand-in');
+  const invalidated: string[] = [];
+  client.listen(apiKeyInvalidatedBroadcast, ({ satellite_id }) => invalidated.push(satellite_id));
   await buses.flush();
   const db = new pg.Client({ ...env.postgres });
   await db.connect();
@@ -76,6 +81,7 @@ export async function startRegistryStack(
     clock,
     installations,
     installationRequests,
+    invalidated,
     request: (subject, request, identity) =>
       client.request(registrySubjects[subject] as never, request as never, { identity }) as never,
     sql: async (text, values = []) => (await db.query(text, values)).rows,

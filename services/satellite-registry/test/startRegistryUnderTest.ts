@@ -2,6 +2,7 @@ import {
   type CallerIdentity,
   type InstallationConfigRecord,
   installationsConfigForSatelliteSubject,
+  type UserIdentity,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { type ServiceUnderTest, startServiceUnderTest, type TestBuses, type TestEnvironment } from '@orbital/testing';
@@ -89,7 +90,7 @@ export function teamMember(
   teamId: string,
   role: 'team_admin' | 'team_user',
   globalRole: 'global_user' | 'global_admin' = 'global_user',
-): CallerIdentity {
+): UserIdentity {
   return {
     kind: 'user',
     user_id: `00000000-0000-4000-8000-${teamId.padStart(12, '0').slice(-12)}`,
