@@ -560,6 +560,33 @@ describe('status, logs and requests from satellite events', () => {
       expect(await parkedOf(created.id)).toHaveLength(0);
     });
 
+    it('announces the requests of events whose ids are written in capitals', async () => {
+      const created = await install('fs-batch-capitals');
+      const ids = Array.from({ length: 5 }, () => randomUUID().toUpperCase());
+      await h.emitBatch(
+        'mcp.tool.executed',
+        ids.map(() => executed(created.id)),
+        { ids },
+      );
+      const announced = await eventually(async () => {
+        const consumer = await jetstream(h.client.connection).consumers.get(
+          streamName(h.client, installationEventsStream.name),
+          {
+            filter_subjects: h.client.subject(
+              eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
+            ),
+          },
+        );
+        const seen: string[] = [];
+        for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
+          seen.push(...installationRequestLoggedEvent.payload.parse(m.json()).requests.map((r) => r.id));
+          if (m.info.pending === 0) break;
+        }
+        return seen.length === ids.length ? seen : undefined;
+      });
+      expect(announced.sort()).toEqual(ids.map((id) => id.toLowerCase()).sort());
+    });
+
     it('parks only the event PostgreSQL refuses when a batch fails, and stores the others', async () => {
       const created = await install('fs-batch-partial');
       const data = Array.from({ length: 20 }, () => executed(created.id));
