@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandCreatedEvent } from '@orbital/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   commandStatus,
   globalAdmin,
@@ -276,6 +277,35 @@ describe('team isolation of commands', () => {
     expect((await poll(stack, a)).commands).toEqual([]);
     expect((await poll(stack, b)).commands.map((c) => c.payload.team_id)).toEqual(['iso-b']);
     expect((await poll(stack, global)).commands.map((c) => c.payload.team_id)).toEqual(['iso-b']);
+  });
+});
+
+describe('announcing commands', () => {
+  it("publishes each queued command on its own satellite's subject, where the command can already be polled", async () => {
+    const sat = await activeSatellite({ scope: 'team', team_id: 'ann-a' }, 'ann-a');
+    const other = await activeSatellite({ scope: 'team', team_id: 'ann-b' }, 'ann-b');
+    const heard: string[] = [];
+    const heardByOther: string[] = [];
+    const polledWhenHeard: string[][] = [];
+    const watching = [
+      stack.client.watch(commandCreatedEvent, { satellite_id: sat.id }, (event) => {
+        heard.push(event.command_id);
+        // What a woken long poll does next: the command must be there to lease.
+        void poll(stack, sat).then((p) => polledWhenHeard.push(p.commands.map((c) => c.id)));
+      }),
+      stack.client.watch(commandCreatedEvent, { satellite_id: other.id }, (event) =>
+        heardByOther.push(event.command_id),
+      ),
+    ];
+    await stack.client.flush();
+    try {
+      const id = firstId(await queueCommand(stack, { ...spawn('ann-a'), satellite_id: sat.id, priority: 'high' }));
+      await vi.waitFor(() => expect(polledWhenHeard).toEqual([[id]]));
+      expect(heard).toEqual([id]);
+      expect(heardByOther).toEqual([]);
+    } finally {
+      for (const subscription of watching) subscription.unsubscribe();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import type { Bus } from '@orbital/bus';
 import {
   apiKeyInvalidatedBroadcast,
   type CallerIdentity,
@@ -38,6 +39,8 @@ export type RegistryStack = {
   installationRequests: Array<{ team_ids: string[] | null }>;
   /** Sends a request as `identity`, as gateway-api does for the person or satellite it authenticated. */
   request: RequestAs;
+  /** gateway-api's connection, as the tests use it: to watch what the registry announces. */
+  client: Bus;
   /** The satellite ids whose key verification the registry told every gateway replica to drop, in order. */
   invalidated: string[];
   /** The registry's schema, for what a test must see or plant past the service. */
@@ -81,6 +84,7 @@ export async function startRegistryStack(
     clock,
     installations,
     installationRequests,
+    client,
     invalidated,
     request: (subject, request, identity) =>
       client.request(registrySubjects[subject] as never, request as never, { identity }) as never,
