@@ -146,6 +146,17 @@ describe('discover_mcp_tools over the reference servers', () => {
     expect(textOf(result)).toMatch(/"include_schemas" must be true or false/);
   });
 
+  it('refuses a query longer than 1000 characters, naming the field, and serves one of 1000', async () => {
+    const long = await client.callTool({
+      name: 'discover_mcp_tools',
+      arguments: { query: 'read a file | '.repeat(72) },
+    });
+    expect(long.isError).toBe(true);
+    expect(textOf(long)).toMatch(/"query" must be at most 1000 characters/);
+    const paragraph = `add two numbers ${'and then some more words '.repeat(50)}`.slice(0, 1000);
+    expect((await discover({ query: paragraph })).tools.map((tool) => tool.tool_path)).toContain('everything:get-sum');
+  });
+
   it('finds nothing for words no tool holds, and caps results at the limit', async () => {
     expect((await discover({ query: 'zzqxjv wqkzv' })).tools).toEqual([]);
     expect((await discover({ query: 'file', limit: 2 })).tools).toHaveLength(2);

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 
+/** The longest discovery query accepted, in UTF-16 code units (a paragraph of about 150 words). */
+export const maxQueryLength = 1000;
+
 const argumentSchemas = {
   discover_mcp_tools: z.object({
-    query: z.string({ error: 'must be a string: what the tool should do, or words from its name or server' }),
+    // A query is a request in a sentence or a few operator terms. Its cost grows with its length (every `|`
+    // group is matched against every tool, as Fuse.js does), and one search holds the satellite's event
+    // loop for every team: a 126 KB query of `|` groups took 31 s over 572 tools.
+    query: z
+      .string({ error: 'must be a string: what the tool should do, or words from its name or server' })
+      .max(maxQueryLength, {
+        error: `must be at most ${maxQueryLength} characters: describe the tool in a sentence, or use fewer operator terms`,
+      }),
     limit: z
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
