@@ -5,7 +5,7 @@
  * 1. Throughput against what a user would pick instead to put the same stdio server on HTTP:
  *    supergateway (stateful Streamable HTTP, one server process per session) and mcp-proxy, each
  *    a process of its own like the satellite, all serving server-everything's `echo`, all called by
- *    the same client (the SDK v2 client), in the same run. The satellite is called through
+ *    the same client (the SDK v2 client, over Node's http module unless `client=fetch`), in the same run. The satellite is called through
  *    execute_mcp_tool, the peers call `echo` directly. One client sequentially, then 16 clients
  *    concurrently; 2025 (session) and 2026-07-28 (stateless) calls side by side where the gateway
  *    serves them. The direct stdio client is the floor every gateway adds to.
@@ -30,8 +30,14 @@ import { satelliteEnv } from '../satellite/src/config.ts';
 import { createRecordingEventSink } from '../satellite/src/events/createRecordingEventSink.ts';
 import { metaTools } from '../satellite/src/gateway/createMetaToolServer.ts';
 import { estimateToolTokens } from '../satellite/src/runtime/estimateTokens.ts';
+import { nodeHttpFetch } from './nodeHttpFetch.ts';
 
 const soakCalls = Number(process.argv.find((a) => a.startsWith('calls='))?.slice(6) ?? 100000);
+/**
+ * The HTTP client under every gateway's SDK client: Node's http module (`node-http`, the default,
+ * cheaper per call) or undici's fetch (`client=fetch`), the same for all gateways in a run.
+ */
+const httpClient = process.argv.find((a) => a.startsWith('client='))?.slice(7) === 'fetch' ? 'fetch' : 'node-http';
 const sequentialCalls = 3000;
 const concurrentClients = 16;
 const callsPerConcurrentClient = 400;
@@ -128,7 +134,9 @@ async function connect(url: URL, era: Era): Promise<Client> {
     { name: 'bench', version: '1' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, httpClient === 'node-http' ? { fetch: nodeHttpFetch } : {}),
+  );
   return client;
 }
 
@@ -243,7 +251,9 @@ const format = (f: Figures) =>
     f.cpuMsPerCall === undefined ? '' : `  CPU ${f.cpuMsPerCall.toFixed(2)} ms/call`
   }  client CPU ${f.clientCpuMsPerCall.toFixed(2)} ms/call`;
 
-console.log(`Satellite gateway benchmark, Node ${process.version}; before: ${load()}\n`);
+console.log(
+  `Satellite gateway benchmark, Node ${process.version}, clients over ${httpClient === 'node-http' ? "Node's http module" : "undici's fetch"}; before: ${load()}\n`,
+);
 
 // The gateways, each its own process serving the same server-everything over stdio.
 const everythingInstallation = serverConfiguration.parse({

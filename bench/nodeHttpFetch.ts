@@ -1,0 +1,50 @@
+import { Agent, request } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** One pool of kept-alive connections for every client of the run, like fetch's own. */
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/**
+ * `fetch` for the bench's MCP clients over Node's http module instead of undici's fetch, which costs
+ * the bench process more CPU per call than some of the gateways it measures: on two shared cores
+ * the clients' own work then bounds every gateway alike and hides their differences. Every gateway
+ * is called through it (same client for all); the SDK client above it is unchanged. Enough of fetch
+ * for the SDK's HTTP transport: method, headers, a string body, an abort signal, and a response
+ * whose body is a web stream (JSON or an event stream).
+ */
+export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : new URL(input.url);
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') {
+    return Promise.reject(new TypeError('nodeHttpFetch sends string bodies only'));
+  }
+  const body = init.body ?? undefined;
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  return new Promise<Response>((resolve, reject) => {
+    const outgoing = request(
+      url,
+      { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
+      (res) => {
+        const responseHeaders = new Headers();
+        const raw = res.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i] as string, raw[i + 1] as string);
+        const status = res.statusCode ?? 0;
+        // A Response refuses a body for these statuses.
+        const noBody = status === 204 || status === 205 || status === 304;
+        if (noBody) res.resume();
+        resolve(
+          new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+            status,
+            statusText: res.statusMessage ?? '',
+            headers: responseHeaders,
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
