@@ -14,7 +14,7 @@ const logger = createLogger({ name: 'ingest-test', level: 'silent' });
 let env: TestEnvironment;
 let bus: Bus;
 let consumer: DurableConsumer;
-type Stored = { event: SatelliteEvent; subject: string; headers: Record<string, string> };
+type Stored = { event: SatelliteEvent; subject: string; seq: number; headers: Record<string, string> };
 const stored: Stored[] = [];
 const waiters: Array<() => void> = [];
 
@@ -34,8 +34,9 @@ const teamSatellite: SatelliteIdentity = {
 function record(payload: unknown, msg: JsMsg) {
   const headers: Record<string, string> = {};
   for (const [key, values] of msg.headers ?? []) headers[key] = values[0] ?? '';
-  for (const event of (payload as { events: SatelliteEvent[] }).events)
-    stored.push({ event, subject: msg.subject, headers });
+  for (const event of (payload as { events: SatelliteEvent[] }).events) {
+    stored.push({ event, subject: msg.subject, seq: msg.seq, headers });
+  }
   for (const wake of waiters.splice(0)) wake();
 }
 
@@ -107,6 +108,35 @@ describe('ingestEventBatch over JetStream', () => {
     });
     // A global satellite has no team of its own: no team header.
     expect(seen[0]?.headers[headerNames.teamId]).toBeUndefined();
+  });
+
+  it('stores consecutive events of one type as one message, in the order they came', async () => {
+    const events = [crashedEvent(), toolExecutedEvent(), toolExecutedEvent(), toolExecutedEvent(), crashedEvent()];
+    const reply = await ingestEventBatch(bus, globalSatellite, { events });
+    expect(reply.accepted).toBe(5);
+
+    const marker = await sendMarker();
+    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
+    // crashed | three tool calls | crashed: three messages.
+    expect(new Set(seen.map((s) => s.seq)).size).toBe(3);
+    expect(seen[1]?.seq).toBe(seen[3]?.seq);
+  });
+
+  it('cuts a run that would outgrow a stream message into several, and stores every event', async () => {
+    // About 400 KB each: three of them do not fit in one 1 MiB message.
+    const big = () => {
+      const event = toolExecutedEvent();
+      return { ...event, data: { ...event.data, request_params: { blob: 'x'.repeat(400_000) } } };
+    };
+    const events = [big(), big(), big()];
+    const reply = await ingestEventBatch(bus, globalSatellite, { events });
+    expect(reply.accepted).toBe(3);
+
+    const marker = await sendMarker();
+    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
+    expect(new Set(seen.map((s) => s.seq)).size).toBe(2);
   });
 
   it('delivers a batch sent twice to consumers once, and says the retry held duplicates', async () => {
