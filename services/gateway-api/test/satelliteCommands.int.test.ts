@@ -1,6 +1,7 @@
 import { registrySubjects, settingsChangedEvent } from '@orbital/contracts';
 import { spawn } from '@orbital/satellite-registry/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it } from 'vitest';
 import {
   activate,
   call,
@@ -10,7 +11,6 @@ import {
   queueCommand,
   type Registered,
   registerSatellite,
-  type SatelliteStack,
   startSatelliteStack,
 } from './satelliteHarness.ts';
 
@@ -18,13 +18,7 @@ import {
  * The satellite command routes over HTTP: status codes, error envelopes and held polls. What the queue
  * itself does (order, leases, retries, expiry, team isolation) is tested in the registry's own folder.
  */
-let stack: SatelliteStack;
-beforeAll(async () => {
-  stack = await startSatelliteStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = stackForFile(() => startSatelliteStack());
 
 async function commandStatus(id: string) {
   return stack.adminBus.request(registrySubjects.getCommand, { command_id: id }, { identity: platform });

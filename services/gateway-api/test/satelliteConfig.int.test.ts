@@ -1,22 +1,12 @@
 import { settingsSubjects } from '@orbital/contracts';
 import { twoTeamsInstallations } from '@orbital/satellite-registry/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  globalAdmin,
-  registerSatellite,
-  type SatelliteStack,
-  startSatelliteStack,
-  teamMember,
-} from './satelliteHarness.ts';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, globalAdmin, registerSatellite, startSatelliteStack, teamMember } from './satelliteHarness.ts';
 
-let stack: SatelliteStack;
-beforeAll(async () => {
-  stack = await startSatelliteStack({ settings: true });
+const stack = stackForFile(() => startSatelliteStack({ settings: true }));
+beforeAll(() => {
   stack.installations.push(...twoTeamsInstallations());
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 async function configOf(satellite: { id: string; apiKey: string }) {

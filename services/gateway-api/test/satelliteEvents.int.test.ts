@@ -1,24 +1,23 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { streamName } from '@orbital/bus';
 import { satelliteEventsStream } from '@orbital/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { crashedEvent } from './eventFixtures.ts';
-import { type Registered, registerSatellite, type SatelliteStack, startSatelliteStack } from './satelliteHarness.ts';
+import { type Registered, registerSatellite, startSatelliteStack } from './satelliteHarness.ts';
 
 /**
  * The events endpoint with real satellites: registered through the registry, authenticated by their
  * API keys, each confined to its own id, a team satellite to its own team's events.
  */
-let stack: SatelliteStack;
+const stack = stackForFile(() => startSatelliteStack());
 let teamSatellite: Registered;
 let other: Registered;
 
 beforeAll(async () => {
-  stack = await startSatelliteStack();
   teamSatellite = await registerSatellite(stack, { scope: 'team', team_id: 'team-ev' }, 'events-team');
   other = await registerSatellite(stack, { scope: 'global' }, 'events-other');
 });
-afterAll(() => stack.stop());
 
 const send = (satelliteId: string, body: unknown, key?: string) =>
   stack.gateway.inject({

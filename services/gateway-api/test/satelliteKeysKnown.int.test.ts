@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it, vi } from 'vitest';
 import { crashedEvent } from './eventFixtures.ts';
-import {
-  activate,
-  call,
-  type Registered,
-  registerSatellite,
-  type SatelliteStack,
-  startSatelliteStack,
-} from './satelliteHarness.ts';
+import { activate, call, type Registered, registerSatellite, startSatelliteStack } from './satelliteHarness.ts';
 
 /**
  * A satellite key is verified with Argon2 once per gateway replica, then known by its key id: the
@@ -15,12 +9,9 @@ import {
  * broadcast reaching the gateway is still found out, by the periodic confirmation.
  */
 const confirmAfterMs = 300;
-let stack: SatelliteStack;
-
-beforeAll(async () => {
-  stack = await startSatelliteStack({ registryDatabaseProxy: true, keyConfirmAfterMs: confirmAfterMs });
-});
-afterAll(() => stack.stop());
+const stack = stackForFile(() =>
+  startSatelliteStack({ registryDatabaseProxy: true, keyConfirmAfterMs: confirmAfterMs }),
+);
 
 const sendEvents = (satellite: Registered, teamId = 'team-known') =>
   call(stack, satellite, 'POST', `${satellite.id}/events`, { events: [crashedEvent(teamId)] });

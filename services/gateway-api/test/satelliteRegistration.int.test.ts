@@ -1,6 +1,7 @@
 import { registrySubjects } from '@orbital/contracts';
+import { stackForFile } from '@orbital/testing/stackForFile';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   activate,
   call,
@@ -9,19 +10,12 @@ import {
   heartbeatBody,
   registerSatellite,
   registerWith,
-  type SatelliteStack,
   satelliteBody,
   startSatelliteStack,
   teamMember,
 } from './satelliteHarness.ts';
 
-let stack: SatelliteStack;
-beforeAll(async () => {
-  stack = await startSatelliteStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = stackForFile(() => startSatelliteStack());
 
 const refusal = (reason: string) => ({
   success: false,

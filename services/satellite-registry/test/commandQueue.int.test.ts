@@ -1,5 +1,6 @@
 import { commandCreatedEvent } from '@orbital/contracts';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it, vi } from 'vitest';
 import {
   commandStatus,
   globalAdmin,
@@ -7,7 +8,6 @@ import {
   heartbeatBody,
   poll,
   queueCommand,
-  type RegistryStack,
   registerSatellite,
   report,
   spawn,
@@ -17,13 +17,7 @@ import {
 
 const leaseMs = 30000;
 const defaultExpiryMs = 600_000;
-let stack: RegistryStack;
-beforeAll(async () => {
-  stack = await startRegistryStack({ leaseMs, defaultCommandExpiryMs: defaultExpiryMs });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = stackForFile(() => startRegistryStack({ leaseMs, defaultCommandExpiryMs: defaultExpiryMs }));
 
 /** A registered satellite that has sent its first heartbeat, so it is given commands. */
 async function activeSatellite(target: Parameters<typeof registerSatellite>[1], name: string) {

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   globalAdmin,
   type Registered,
-  type RegistryStack,
   registerSatellite,
   startRegistryStack,
   teamMember,
   twoTeamsInstallations,
 } from './registryHarness.ts';
 
-let stack: RegistryStack;
-beforeAll(async () => {
-  stack = await startRegistryStack();
+const stack = stackForFile(() => startRegistryStack());
+beforeAll(() => {
   stack.installations.push(...twoTeamsInstallations());
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const configurationOf = (satellite: Registered) =>

@@ -1,12 +1,12 @@
+import { stackForFile } from '@orbital/testing/stackForFile';
 import argon2 from 'argon2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   clientIp,
   createToken,
   gatewayApi,
   globalAdmin,
   installations,
-  type RegistryStack,
   register,
   registerSatellite,
   satelliteBody,
@@ -14,13 +14,7 @@ import {
   teamMember,
 } from './registryHarness.ts';
 
-let stack: RegistryStack;
-beforeAll(async () => {
-  stack = await startRegistryStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = stackForFile(() => startRegistryStack());
 
 /** A refusal as it travels back on the bus: the code, what to do next, and why in `details.reason`. */
 const refused = (code: string, reason: string) => ({

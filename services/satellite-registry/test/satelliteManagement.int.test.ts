@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it, vi } from 'vitest';
 import {
   gatewayApi,
   globalAdmin,
   heartbeat,
   heartbeatBody,
-  type RegistryStack,
   registerSatellite,
   startRegistryStack,
   teamMember,
 } from './registryHarness.ts';
 
-let stack: RegistryStack;
-beforeAll(async () => {
-  stack = await startRegistryStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = stackForFile(() => startRegistryStack());
 
 const keyIdOf = (apiKey: string) => apiKey.split('.')[0] ?? '';
 
