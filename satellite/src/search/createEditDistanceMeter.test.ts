@@ -42,6 +42,28 @@ describe('createEditDistanceMeter', () => {
     }
   });
 
+  it('measures up to a budget exactly, and says only "more" beyond it, looking around pieces of the pattern', () => {
+    expect(createEditDistanceMeter('read').distanceUpTo('already here', 1)).toBe(0);
+    expect(createEditDistanceMeter('read').distanceUpTo('we rad it', 1)).toBe(1);
+    expect(createEditDistanceMeter('read').distanceUpTo('write it', 1)).toBe(2);
+    expect(createEditDistanceMeter('directory').distanceUpTo('a dirctory tree', 2)).toBe(1);
+    const random = createRandom(12);
+    const alphabets = ['ab', 'abcd', 'abcdefghij -', 'aé日🚀'];
+    for (let round = 0; round < 3000; round++) {
+      const alphabet = [...random.pick(alphabets)];
+      const patternLength = 1 + random.int(32);
+      let pattern = '';
+      while (pattern.length < patternLength) pattern += random.pick(alphabet);
+      pattern = pattern.slice(0, 32);
+      let text = '';
+      for (let i = random.int(80); i > 0; i--) text += random.pick(alphabet);
+      const budget = random.int(pattern.length);
+      expect(createEditDistanceMeter(pattern).distanceUpTo(text, budget), `${pattern} in ${text} up to ${budget}`).toBe(
+        Math.min(naiveDistance(pattern, text), budget + 1),
+      );
+    }
+  });
+
   it('refuses patterns Bitap could not hold', () => {
     expect(() => createEditDistanceMeter('')).toThrow(RangeError);
     expect(() => createEditDistanceMeter('x'.repeat(33))).toThrow(RangeError);

@@ -32,12 +32,12 @@ type FieldValue = { v: string; n: number };
  *    them, identical texts stored once):
  *    - a fuzzy term chunk of length L matches with at most k errors (`fuzzyErrorBudget`). A substring
  *      within k edits keeps at least L - 1 - 2k of the chunk's bigrams (an edit breaks at most two), so
- *      a text needs that many; Myers' algorithm then measures the closest substring, which must be
- *      within k. A single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
+ *      a text needs that many; Myers' algorithm then measures the closest substring, looking only
+ *      around exact occurrences of the chunk's k + 1 pieces (`distanceUpTo`); it must be within k. A single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
  *      `minMatchCharLength` 2;
  *    - exact, include, prefix and suffix terms need their text, found through one bigram's postings;
  *    - inverse terms (`!`) bound nothing beside other terms; a group made only of them matches every
-      text that lacks all their patterns, found by testing each distinct text once.
+ *      text that lacks all their patterns, found by testing each distinct text once.
  *    All terms of an OR group must match in the same field, so their bounds intersect per field.
  * 2. Ranking by a lower bound of Fuse's score. A fuzzy term scores at least max(0.001, d / L), d the
  *    distance Myers measured; other terms at least 0. A field scores the mean of its group's terms, a
@@ -527,7 +527,7 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
       let matches = false;
       let sum = 0;
       for (const chunk of chunks) {
-        const distance = chunk.meter.distance(text);
+        const distance = chunk.meter.distanceUpTo(text, chunk.maxErrors);
         if (chunk.text.length === 1 ? text.includes(chunk.text + chunk.text) : distance <= chunk.maxErrors) {
           matches = true;
         }
