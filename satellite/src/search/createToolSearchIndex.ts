@@ -33,7 +33,8 @@ type FieldValue = { v: string; n: number };
  *    - a fuzzy term chunk of length L matches with at most k errors (`fuzzyErrorBudget`). A substring
  *      within k edits keeps at least L - 1 - 2k of the chunk's bigrams (an edit breaks at most two), so
  *      a text needs that many; Myers' algorithm then measures the closest substring, looking only
- *      around exact occurrences of the chunk's k + 1 pieces (`distanceUpTo`); it must be within k. A single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
+ *      around exact occurrences of the chunk's k + 1 pieces (`distanceUpTo`); it must be within k. A
+ *      single character needs a doubled occurrence ("aa"): Fuse drops matches shorter than
  *      `minMatchCharLength` 2;
  *    - exact, include, prefix and suffix terms need their text, found through one bigram's postings;
  *    - inverse terms (`!`) bound nothing beside other terms; a group made only of them matches every
