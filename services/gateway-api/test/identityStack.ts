@@ -89,6 +89,8 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       DB_SETUP_SERVICE_TIMEOUT_MS: '500',
     },
     create: createSettingsApp,
+    stopApp: (app) => app.stop(),
+    release: (app) => app.database.pool.end(),
   });
   // The registry answers the satellite routes (the access matrix covers them too).
   const registry = await startServiceUnderTest({
