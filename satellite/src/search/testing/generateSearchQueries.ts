@@ -43,6 +43,15 @@ export const realisticQueries: readonly string[] = [
   'memory',
   'spotify playlist',
   'restart container',
+  // Operator queries as a person writes them: alternatives, exact names, prefixes, exclusions.
+  'read | write',
+  'file | directory',
+  '^git | ^github',
+  'read | write | list | delete',
+  "'issue !closed",
+  '=read_file',
+  '^list',
+  'file$',
 ];
 
 /**
