@@ -77,12 +77,12 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const capture = captureLog();
   const logger = createLogger({ name: 'identity-test', level: 'debug', destination: capture.stream });
   const buses = createTestBuses(env, logger, { requestTimeoutMs: 3000 });
+  // What every service of the stack starts on.
+  const stack = { env, logger, buses };
   const redises: Redis[] = [];
   const settings = await startServiceUnderTest({
-    env,
+    ...stack,
     name: 'settings',
-    logger,
-    buses,
     configSchema: settingsConfigSchema,
     configEnv: {
       PERSISTENT_DATA_DIR: await mkdtemp(join(tmpdir(), 'orbital-identity-')),
@@ -94,20 +94,16 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   });
   // The registry answers the satellite routes (the access matrix covers them too).
   const registry = await startServiceUnderTest({
-    env,
+    ...stack,
     name: 'registry',
-    logger,
-    buses,
     configSchema: registryConfigSchema,
     create: createRegistryApp,
     release: (app) => app.database.pool.end(),
   });
   // The installations service answers the installation routes (commands to the registry wait in its outbox).
   const installations = await startServiceUnderTest({
-    env,
+    ...stack,
     name: 'installations',
-    logger,
-    buses,
     configSchema: installationsConfigSchema,
     configEnv: { OUTBOX_RETRY_MS: '200' },
     create: createInstallationsApp,
