@@ -12,6 +12,7 @@ import {
 import { createLogger } from '@orbital/logger';
 import type { RegistryApp } from '@orbital/satellite-registry/app';
 import {
+  connectToRegistrySchema,
   globalAdmin,
   heartbeatBody,
   satelliteBody,
@@ -33,7 +34,7 @@ import {
 } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import type pg from 'pg';
 import { gatewayConfigSchema } from '../src/config.ts';
 import { createGateway, type Gateway } from '../src/createGateway.ts';
 
@@ -122,9 +123,7 @@ export async function startSatelliteStack(
   const adminBus = await bus('admin');
   await buses.flush();
   const gateway = gatewayApp.app;
-  const db = new pg.Client({ ...env.postgres });
-  await db.connect();
-  await db.query('SET search_path = registry');
+  const db = await connectToRegistrySchema(env);
   return {
     env,
     gateway,

@@ -11,7 +11,6 @@ import {
 } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createTestBuses, createTestEnvironment, type ServiceUnderTest, type TestEnvironment } from '@orbital/testing';
-import pg from 'pg';
 import type { RegistryApp } from '../src/app.ts';
 import * as shared from './startRegistryUnderTest.ts';
 
@@ -74,9 +73,7 @@ export async function startRegistryStack(
   const invalidated: string[] = [];
   client.listen(apiKeyInvalidatedBroadcast, ({ satellite_id }) => invalidated.push(satellite_id));
   await buses.flush();
-  const db = new pg.Client({ ...env.postgres });
-  await db.connect();
-  await db.query('SET search_path = registry');
+  const db = await shared.connectToRegistrySchema(env);
 
   return {
     env,

@@ -6,6 +6,7 @@ import {
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { type ServiceUnderTest, startServiceUnderTest, type TestBuses, type TestEnvironment } from '@orbital/testing';
+import pg from 'pg';
 import { createApp, type RegistryApp } from '../src/app.ts';
 import { configSchema } from '../src/config.ts';
 
@@ -77,6 +78,14 @@ export async function startRegistryUnderTest(options: {
     };
   });
   return { registry, clock, installations, installationRequests };
+}
+
+/** A connection to the registry's schema, for what a test must see or plant past the service. */
+export async function connectToRegistrySchema(env: Pick<TestEnvironment, 'postgres'>): Promise<pg.Client> {
+  const db = new pg.Client({ ...env.postgres });
+  await db.connect();
+  await db.query('SET search_path = registry');
+  return db;
 }
 
 export const globalAdmin: CallerIdentity = {
