@@ -185,7 +185,7 @@ function combine(batches: Batch[]): Figures {
 }
 
 /**
- * Each gateway and era gets its calls in slices taken in turn (A, B, C, A, B, C, ...), so a change
+ * Each gateway and era gets its calls in slices taken in turn (A, B, C, B, C, A, ...), so a change
  * in the machine's load during the run (other work on a shared machine) falls on all of them alike
  * instead of on whichever ran at that moment.
  */
@@ -209,9 +209,12 @@ async function runInterleaved(gateways: Gateway[], eras: readonly Era[], slices 
     await batch([lane.clients[0] as Client], lane.gateway, warmupCalls);
   }
   for (let slice = 0; slice < slices; slice++) {
-    for (const lane of lanes)
+    // Each slice starts with another lane, so none always runs first (right after the 16-client
+    // batch of another gateway, whose work may still be winding down) or always last.
+    const order = lanes.map((_, i) => lanes[(i + slice) % lanes.length] as Lane);
+    for (const lane of order)
       lane.sequential.push(await batch([lane.clients[0] as Client], lane.gateway, sequentialCalls / slices));
-    for (const lane of lanes)
+    for (const lane of order)
       lane.concurrent.push(await batch(lane.clients, lane.gateway, callsPerConcurrentClient / slices));
   }
   for (const lane of lanes) await Promise.all(lane.clients.map((client) => client.close().catch(() => {})));
