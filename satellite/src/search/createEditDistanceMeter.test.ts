@@ -16,6 +16,20 @@ function naiveDistance(pattern: string, text: string): number {
   return Math.min(...previous);
 }
 
+const alphabets = ['ab', 'abcd', 'abcdefghij -', 'aé日🚀'];
+
+/** A pattern of 1 to 32 units and a text of up to `maxText` over one small alphabet, so near matches abound. */
+function randomPair(random: ReturnType<typeof createRandom>, maxText: number): { pattern: string; text: string } {
+  const alphabet = [...random.pick(alphabets)];
+  const patternLength = 1 + random.int(32);
+  let pattern = '';
+  while (pattern.length < patternLength) pattern += random.pick(alphabet);
+  pattern = pattern.slice(0, 32);
+  let text = '';
+  for (let i = random.int(maxText); i > 0; i--) text += random.pick(alphabet);
+  return { pattern, text };
+}
+
 describe('createEditDistanceMeter', () => {
   it('measures the closest substring', () => {
     expect(createEditDistanceMeter('file').distance('read the profile')).toBe(0);
@@ -27,15 +41,8 @@ describe('createEditDistanceMeter', () => {
 
   it('agrees with the textbook dynamic programme on random strings, up to 32 units', () => {
     const random = createRandom(11);
-    const alphabets = ['ab', 'abcd', 'abcdefghij -', 'aé日🚀'];
     for (let round = 0; round < 3000; round++) {
-      const alphabet = [...random.pick(alphabets)];
-      const patternLength = 1 + random.int(32);
-      let pattern = '';
-      while (pattern.length < patternLength) pattern += random.pick(alphabet);
-      pattern = pattern.slice(0, 32);
-      let text = '';
-      for (let i = random.int(60); i > 0; i--) text += random.pick(alphabet);
+      const { pattern, text } = randomPair(random, 60);
       expect(createEditDistanceMeter(pattern).distance(text), `${pattern} in ${text}`).toBe(
         naiveDistance(pattern, text),
       );
@@ -48,15 +55,8 @@ describe('createEditDistanceMeter', () => {
     expect(createEditDistanceMeter('read').distanceUpTo('write it', 1)).toBe(2);
     expect(createEditDistanceMeter('directory').distanceUpTo('a dirctory tree', 2)).toBe(1);
     const random = createRandom(12);
-    const alphabets = ['ab', 'abcd', 'abcdefghij -', 'aé日🚀'];
     for (let round = 0; round < 3000; round++) {
-      const alphabet = [...random.pick(alphabets)];
-      const patternLength = 1 + random.int(32);
-      let pattern = '';
-      while (pattern.length < patternLength) pattern += random.pick(alphabet);
-      pattern = pattern.slice(0, 32);
-      let text = '';
-      for (let i = random.int(80); i > 0; i--) text += random.pick(alphabet);
+      const { pattern, text } = randomPair(random, 80);
       const budget = random.int(pattern.length);
       expect(createEditDistanceMeter(pattern).distanceUpTo(text, budget), `${pattern} in ${text} up to ${budget}`).toBe(
         Math.min(naiveDistance(pattern, text), budget + 1),
