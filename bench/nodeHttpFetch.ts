@@ -23,28 +23,47 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
   }
   const body = init.body ?? undefined;
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  return send(url, init.method ?? 'GET', headers, body, init.signal ?? undefined, true);
+}
+
+/**
+ * One request; `retry` once more when it fails, before any answer, with a reset on a kept-alive
+ * connection it reused: the server closed that idle connection as the request left, so the request
+ * never reached it and sending it again on a fresh connection is safe (the pattern Node's
+ * documentation gives).
+ */
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+  retry: boolean,
+): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const outgoing = request(
-      url,
-      { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
-      (res) => {
-        const responseHeaders = new Headers();
-        const raw = res.rawHeaders;
-        for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i] as string, raw[i + 1] as string);
-        const status = res.statusCode ?? 0;
-        // A Response refuses a body for these statuses.
-        const noBody = status === 204 || status === 205 || status === 304;
-        if (noBody) res.resume();
-        resolve(
-          new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
-            status,
-            statusText: res.statusMessage ?? '',
-            headers: responseHeaders,
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
+    let answered = false;
+    const outgoing = request(url, { method, headers, agent, ...(signal ? { signal } : {}) }, (res) => {
+      answered = true;
+      const responseHeaders = new Headers();
+      const raw = res.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i] as string, raw[i + 1] as string);
+      const status = res.statusCode ?? 0;
+      // A Response refuses a body for these statuses.
+      const noBody = status === 204 || status === 205 || status === 304;
+      if (noBody) res.resume();
+      resolve(
+        new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+          status,
+          statusText: res.statusMessage ?? '',
+          headers: responseHeaders,
+        }),
+      );
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (retry && !answered && outgoing.reusedSocket && error.code === 'ECONNRESET') {
+        send(url, method, headers, body, signal, false).then(resolve, reject);
+      } else reject(error);
+    });
     outgoing.end(body);
   });
 }
