@@ -23,7 +23,7 @@ export const networkList = z
   );
 
 /**
- * PostgreSQL connection, the variables the spec names. Host, database and user have no default on
+ * PostgreSQL connection, the variables database setup reads. Host, database and user have no default on
  * purpose: the database counts as "configured" (GET /api/db/status) only when they are set, and a
  * service without them runs and answers `unavailable` instead of guessing.
  */
@@ -33,7 +33,8 @@ export const postgresEnv = z.object({
   POSTGRES_DATABASE: z.string().optional(),
   POSTGRES_USER: z.string().optional(),
   POSTGRES_PASSWORD: z.string().optional(),
-  // 'true' enables TLS without verifying the server certificate, as the specification says.
+  // 'true' enables TLS without verifying the server certificate: the variable's established meaning,
+  // which deployments behind a provider's self-signed certificate rely on.
   POSTGRES_SSL: envBoolean.default(false),
 });
 

@@ -24,8 +24,8 @@ export class DecryptionError extends Error {
   }
 }
 
-// Fixed by the spec so that the key depends on the secret alone; changing it makes every stored value
-// unreadable.
+// A fixed scrypt salt, so that the key depends on the secret alone and every replica derives the same one;
+// changing it makes every stored value unreadable.
 const keySalt = Buffer.from('orbital.settings.encryption.v1');
 const minimumSecretLength = 32;
 

@@ -4,7 +4,7 @@ export type PostgresConnection = {
   database: string;
   user: string;
   password?: string | undefined;
-  /** TLS without certificate verification, as POSTGRES_SSL='true' means in the specification. */
+  /** TLS without certificate verification: what POSTGRES_SSL='true' means (see `postgresEnv`). */
   ssl: boolean;
 };
 

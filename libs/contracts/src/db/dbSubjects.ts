@@ -22,7 +22,7 @@ export const dbSetupReply = z.object({
 });
 export type DbSetupReply = z.infer<typeof dbSetupReply>;
 
-/** The database selection record the spec keeps in persistent_data/db.selection.json. */
+/** The database selection record: persistent_data/db.selection.json, written by setup, never edited by hand. */
 export const dbSelectionRecord = z.object({
   type: databaseType,
   selectedAt: z.iso.datetime({ offset: true }),

@@ -3,7 +3,8 @@ import type { CallerIdentity, GlobalRole, TeamRole } from '../identity.ts';
 
 /**
  * Permissions that do not depend on a team. `global_admin` holds all of them; `global_user` none.
- * settings.* are the names the specification gives; the others cover the platform's own catalogue.
+ * settings.* are the public names of the settings API's permissions (view: reads, search and health; edit:
+ * writes; delete); the others cover the platform's own catalogue.
  */
 export const globalPermissions = [
   'settings.view',
@@ -39,7 +40,7 @@ const teamRolePermissions: Record<TeamRole, readonly TeamPermission[]> = {
   team_user: ['team.view', 'installations.view', 'satellites.view'],
 };
 
-/** What the global role adds inside the teams a user belongs to (the spec: global_user registers team satellites). */
+/** What the global role adds inside the teams a user belongs to (a global_user may register team satellites there). */
 const globalRoleTeamPermissions: Record<GlobalRole, readonly TeamPermission[]> = {
   global_admin: teamPermissions,
   global_user: ['satellites.register'],

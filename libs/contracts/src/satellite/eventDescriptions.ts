@@ -2,7 +2,7 @@ import type { SatelliteEventType } from './events.ts';
 
 /**
  * When each satellite event is emitted, for the AsyncAPI document. `ours` marks the types the
- * specification does not define (it names `mcp.server.status_changed` without fields and counts a
+ * product specification does not define (it names `mcp.server.status_changed` without fields and counts a
  * thirteenth type without showing it); their fields are Orbital's decision, documented in docs/events.md.
  */
 export const satelliteEventDescriptions: Record<SatelliteEventType, { emittedWhen: string; origin: 'spec' | 'ours' }> =

@@ -2,17 +2,18 @@ import { z } from 'zod';
 import { installationStatus } from './installationStatus.ts';
 
 /**
- * The satellite event catalogue: one zod schema per event type, data fields in snake_case as the
- * product specification lists them. Types marked "ours" are defined by Orbital: the specification names
- * `mcp.server.status_changed` without its fields and leaves a thirteenth type unshown, so we define
- * them below and the AsyncAPI document marks them.
+ * The satellite event catalogue: one zod schema per event type, data fields in snake_case. Types marked
+ * "ours" are defined by Orbital: the product specification names `mcp.server.status_changed` without its
+ * fields and leaves a thirteenth type unshown, so we define them below, the AsyncAPI document marks them
+ * and docs/events.md describes them.
  */
 const isoTime = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(200);
 /**
  * The server an event is about. `server_slug` is the catalogue template's slug in every event (the
- * specification's lifecycle table calls the installation's name a slug too; we carry that name as
- * `installation_name`, as `mcp.tools.discovered` does), so one field never has two meanings.
+ * product specification's lifecycle events put the installation's name there; we carry that name as
+ * `installation_name`, as `mcp.tools.discovered` does, see docs/events.md), so one field never has two
+ * meanings.
  */
 const serverRef = {
   server_id: id,
@@ -25,7 +26,7 @@ export const clientTypes = ['vscode', 'cursor', 'claude', 'unknown'] as const;
 export const clientType = z.enum(clientTypes);
 export type ClientType = z.infer<typeof clientType>;
 
-/** Client type from a User-Agent, case-insensitive, as the spec says. */
+/** Client type from a User-Agent naming vscode, cursor or claude (any case); anything else is `unknown`. */
 export function detectClientType(userAgent: string | undefined): ClientType {
   const ua = (userAgent ?? '').toLowerCase();
   if (ua.includes('vscode')) return 'vscode';
@@ -127,13 +128,13 @@ export const eventDataSchemas = {
     status_code: z.number().int().nullable(),
     retry_in: z.number().min(0),
   }),
-  /** Ours: the spec names it and its statuses but not its fields. */
+  /** Ours: the product specification names it and its statuses but not its fields (docs/events.md). */
   'mcp.server.status_changed': z.object({
     ...serverRef,
     status: installationStatus,
     previous_status: installationStatus.nullable(),
     status_message: z.string().max(4000).nullable(),
-    /** What moved the status: the spec's credential validation and recovery rows, or the process life cycle. */
+    /** What moved the status: a credential check, an offline server's recovery, the process, or a new configuration. */
     reason: z.enum(['credential_validation', 'recovery', 'process', 'configuration']),
     changed_at: isoTime,
   }),
@@ -175,7 +176,7 @@ export const satelliteEventTypes = Object.keys(eventDataSchemas) as [SatelliteEv
 export type SatelliteEventData<T extends SatelliteEventType> = z.infer<(typeof eventDataSchemas)[T]>;
 
 /**
- * The envelope of every event: the spec's `type`, `timestamp`, `data`, plus `id`, a client-side event
+ * The envelope of every event: `type`, `timestamp` (ISO 8601), `data` (per type), plus `id`, a client-side event
  * id the satellite generates once, so that a retried batch is stored once (it becomes Nats-Msg-Id).
  */
 export const eventEnvelope = z.object({

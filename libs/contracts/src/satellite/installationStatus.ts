@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The 11 installation statuses of the spec. Only `online` makes an installation's tools available. */
+/** The 11 installation statuses. Only `online` makes an installation's tools available. */
 export const installationStatuses = [
   'provisioning',
   'command_received',
@@ -21,6 +21,6 @@ export function isAvailableStatus(status: InstallationStatus): boolean {
   return status === 'online';
 }
 
-/** Process health indicators of the spec. */
+/** A server's health as its satellite reports it; `unknown` until there is evidence either way. */
 export const processHealth = z.enum(['healthy', 'unhealthy', 'unknown']);
 export type ProcessHealth = z.infer<typeof processHealth>;

@@ -62,7 +62,8 @@ export type ServerConfiguration = z.infer<typeof serverConfiguration>;
 /**
  * The global settings a satellite acts on: the registry reads them
  * from the settings service and sends them with every configuration, the satellite keeps the last ones
- * in its settings cache. Defaults are the spec's defaults of the matching `global.*` settings.
+ * in its settings cache. Defaults are those of the matching `global.*` settings, so a satellite that has
+ * not heard from the backend yet acts as a fresh installation would.
  */
 export const satelliteGlobalSettings = z.object({
   /** `global.enable_swagger_docs`: whether the satellite serves `/documentation`. */

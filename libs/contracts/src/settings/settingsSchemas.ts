@@ -54,7 +54,7 @@ export const groupView = z.object({
 });
 export type GroupView = z.infer<typeof groupView>;
 
-/** The settings of a group in the list-all-groups response carry exactly the fields the spec lists. */
+/** The settings of a group in the list-all-groups response: no `group_id`, since the group holds them. */
 export const groupSettingEntry = settingView.pick({
   key: true,
   value: true,
