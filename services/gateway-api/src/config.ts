@@ -32,7 +32,8 @@ export const gatewayConfigSchema = z
     // Login and event-batch rate limits live in Redis so they hold across replicas; QUEUE_PREFIX
     // namespaces the keys.
     ...redisEnv.shape,
-    // Event batches one satellite may send per window (spec: one every 3 s; room for a shutdown flush).
+    // Event batches one satellite may send per window: it sends one every 3 s (20 a minute); the rest is
+    // room for retries and a shutdown flush.
     EVENTS_RATE_LIMIT_MAX_REQUESTS: positiveInt.default(120),
     EVENTS_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
     PORT: port.default(3000),
@@ -76,7 +77,8 @@ export const gatewayConfigSchema = z
     OAUTH_CLIENT_METADATA_TIMEOUT_MS: positiveInt.max(30000).default(5000),
     OAUTH_CLIENT_METADATA_MAX_BYTES: positiveInt.max(1024 * 1024).default(5120),
     OAUTH_CLIENT_METADATA_CACHE_ENTRIES: positiveInt.default(1000),
-    // SSE: a keep-alive comment this often on every stream (spec: 30 s), and the reconnect delay sent as `retry`.
+    // SSE: a keep-alive comment this often on every stream, so proxies keep idle streams open, and the
+    // reconnect delay sent as `retry`.
     SSE_KEEPALIVE_MS: positiveInt.default(30000),
     SSE_RETRY_MS: positiveInt.default(3000),
     // The built web console served at `/` (npm start and the container image build it there).

@@ -74,7 +74,7 @@ describe('registration tokens over HTTP', () => {
   it('let a global admin make global tokens and team admins and members make their team tokens', async () => {
     const global = await registerThrough('admin', null, 'g1');
     const team = await registerThrough('aAdmin', teamA, 'a1');
-    // spec: a global_user may register team satellites within their memberships.
+    // A global_user may register team satellites within their memberships.
     await registerThrough('aUser', teamA, 'a2');
     expect((await as('aAdmin', 'POST', '/api/satellites/registration-tokens', {})).statusCode).toBe(403);
     expect((await as('bAdmin', 'POST', `/api/teams/${teamA}/satellites/registration-tokens`, {})).statusCode).toBe(403);

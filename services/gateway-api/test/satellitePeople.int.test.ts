@@ -5,8 +5,8 @@ import { registerTestSatellite, type TestSatellite } from './oauthFlow.ts';
 
 /**
  * Satellites as people see them: a global admin reads a satellite's queue and configuration with a
- * session (spec: satellite endpoints accept user sessions) and queues commands over HTTP; team members
- * see the global satellites that serve their team beside their team's own; team admins manage their
+ * session (satellite endpoints take a person's session as well as a key) and queues commands over
+ * HTTP; team members see the global satellites that serve their team beside their team's own; team admins manage their
  * team's registration tokens. The real gateway, identity, registry and installations services.
  */
 let stack: IdentityStack;

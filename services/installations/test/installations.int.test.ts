@@ -278,7 +278,7 @@ describe('status, logs and requests from satellite events', () => {
     );
     expect(tools).toEqual([{ tool_name: 'read_file', token_count: 40 }]);
 
-    // Credential validation from any status, then the recovery rows of the spec's table.
+    // Credential validation from any status, then an offline server's recovery step by step.
     const report = (status: string, reason: string) =>
       h.emit('mcp.server.status_changed', {
         ...serverRef,

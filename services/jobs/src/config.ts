@@ -12,7 +12,8 @@ export const configSchema = z.object({
   JOBS_LOG_CLEANUP_EVERY_MS: positiveInt.default(600_000),
   // Each installation's credentials are validated once per this many minutes, spread over the ticks.
   JOBS_CREDENTIAL_ROTATION_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
-  // Server log lines kept per installation by the cleanup (spec: 100).
+  // Server log lines kept per installation by the cleanup: 100 by default, enough to see a crash and
+  // what led to it.
   JOBS_LOG_LINES_KEPT: z.coerce.number().int().min(1).max(100_000).default(100),
   // Attempts per tick before it is marked failed, and the first retry delay (doubled each retry).
   JOBS_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),

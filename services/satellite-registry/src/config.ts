@@ -14,7 +14,7 @@ export const configSchema = z.object({
   // that never starts would otherwise pile up; one that starts later fetches its whole configuration
   // anyway, so an hour-old command has nothing left to say.
   COMMAND_DEFAULT_EXPIRY_MS: positiveInt.min(1000).default(3_600_000),
-  // The heartbeat interval satellites are told to keep (spec: 30 seconds).
+  // The heartbeat interval satellites are told to keep: 30 seconds by default.
   HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
 });
 

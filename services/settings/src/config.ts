@@ -21,7 +21,8 @@ export const settingsConfigSchema = z.object({
     ),
   // Safety net behind the NATS broadcast: a full cache reload at this interval (and on reconnect).
   SETTINGS_CACHE_RESYNC_MS: positiveInt.default(300000),
-  // The spec keeps the database selection record in persistent_data/ of the backend service directory.
+  // Where setup writes the database selection record (db.selection.json): persistent_data/ of this
+  // service's directory unless set.
   PERSISTENT_DATA_DIR: z.string().default(fileURLToPath(new URL('../persistent_data', import.meta.url))),
   // How long setup waits for each other service to confirm its migrations before answering
   // restart_required: true.

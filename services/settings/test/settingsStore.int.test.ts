@@ -67,7 +67,7 @@ describe('initialisation from definitions', () => {
       'smtp.secure': 'true',
       'smtp.username': '',
     });
-    // Exactly the fields the spec lists for settings inside groups.
+    // Exactly the fields of a setting inside a group of the list-all-groups response.
     expect(Object.keys(smtp?.settings[0] ?? {}).sort()).toEqual([
       'created_at',
       'description',

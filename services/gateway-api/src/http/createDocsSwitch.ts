@@ -3,7 +3,7 @@ import type { Logger } from '@orbital/logger';
 /**
  * Whether /documentation is served, following the global setting `global.enable_swagger_docs`. The
  * value is read at most once per `ttlMs` (a settings change shows within that time on every replica);
- * when the settings service cannot answer, the last known value stands (at first, the spec's default).
+ * when the settings service cannot answer, the last known value stands (at first, on: the setting's default).
  */
 export function createDocsSwitch(deps: {
   read(): Promise<boolean | undefined>;

@@ -38,7 +38,7 @@ export type RouteDefinition<
   response: R;
   /**
    * `envelope` (the default) answers `{success: true, data}`; `bare` sends the data as it is, for the
-   * endpoints whose response shape the specification fixes (database setup).
+   * the database setup endpoints, whose clients (the setup wizard) read their fields at the top level.
    */
   responseShape?: 'envelope' | 'bare';
   successStatus?: number;

@@ -24,7 +24,7 @@ export type Access =
  * A route a satellite calls with its API key (src/satellites/createSatelliteAuthenticator.ts), limited
  * to the satellite whose id is the path parameter `satelliteParam` (any other id is 403). Reusable by
  * every satellite-facing route (commands, heartbeat, results, config, events). `users` optionally also admits a
- * logged-in user holding that global permission (the spec: satellite endpoints accept user cookies too).
+ * logged-in user holding that global permission, so the console can read what a satellite reads.
  * The identity module resolves this kind only when a `SatelliteAuthenticator` is given to it;
  * otherwise such a route answers 500 `internal`, so a missing wiring cannot fail open.
  */

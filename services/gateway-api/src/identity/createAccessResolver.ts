@@ -66,7 +66,7 @@ export function createAccessResolver(deps: {
       case 'public':
         return anonymousIdentity;
       case 'satellite': {
-        // A route open to people as well (spec: satellite endpoints accept user sessions) takes a session
+        // A route open to people as well (an admin reading a satellite's queue or configuration) takes a session
         // when the request presents one; anything else is judged as a satellite's key.
         if (access.users && presentsSession(request)) {
           const { identity } = await requireSession(request);

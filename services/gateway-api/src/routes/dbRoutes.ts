@@ -4,9 +4,9 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
 
 /**
- * Database setup. The spec leaves their authentication open; they are public because they run before
- * any user can exist (the first admin is created once identity's schema is set up), and setup can
- * only ever succeed once: a second call is a 409.
+ * Database setup. Both routes are public because they run before any user can exist (the first admin
+ * is created once identity's schema is set up), and setup can only ever succeed once: a second call is
+ * a 409.
  */
 export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
   return [

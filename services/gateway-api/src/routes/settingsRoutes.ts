@@ -21,7 +21,7 @@ const remove = { kind: 'permission', permission: 'settings.delete' } as const;
 const tags = ['settings'];
 
 /**
- * The settings endpoints of the spec, each a thin call to the settings service, which checks the
+ * The settings endpoints (/api/settings/*), each a thin call to the settings service, which checks the
  * caller's role again. Responses use the envelope; encrypted values are always `null` in them.
  */
 export function settingsRoutes(bus: Bus) {

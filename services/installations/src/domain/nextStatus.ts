@@ -27,7 +27,7 @@ export type StatusChange = { status: InstallationStatus; message: string | null;
 /** Process life-cycle events that mean "the server is up" do not clear a credential problem. */
 const upEventsKeep: ReadonlySet<InstallationStatus> = new Set(['requires_reauth']);
 
-/** The recovery of the spec's table, one step at a time. */
+/** The recovery of an offline server, one step at a time. */
 const recoverySteps: ReadonlyMap<InstallationStatus, InstallationStatus> = new Map([
   ['offline', 'connecting'],
   ['connecting', 'discovering_tools'],
@@ -35,9 +35,9 @@ const recoverySteps: ReadonlyMap<InstallationStatus, InstallationStatus> = new M
 ]);
 
 /**
- * The installation status machine: the spec's table plus the transitions it leaves open (documented in
- * the service README). Returns null when the trigger leaves the status as it is. Pure: the caller
- * stamps and publishes.
+ * The installation status machine: credential validation and recovery, plus the transitions decided here
+ * (both tables, with reasons, in the service README). Returns null when the trigger leaves the status as
+ * it is. Pure: the caller stamps and publishes.
  */
 export function nextStatus(current: InstallationStatus, trigger: StatusTrigger): StatusChange | null {
   const change = decide(current, trigger);
@@ -87,7 +87,7 @@ function decide(current: InstallationStatus, trigger: StatusTrigger): StatusChan
       if (upEventsKeep.has(current) || current === 'online') return null;
       return { status: 'online', message: 'Respawned on demand', reason: 'process' };
     case 'tool_executed':
-      // The spec's last row: a call that reaches an offline server starts its recovery.
+      // A call that reaches an offline server shows it answers again: its recovery starts.
       if (current === 'offline' && trigger.success) {
         return { status: 'connecting', message: 'A tool call reached the server; recovering', reason: 'recovery' };
       }
@@ -100,7 +100,7 @@ function decide(current: InstallationStatus, trigger: StatusTrigger): StatusChan
 function reported(current: InstallationStatus, trigger: Extract<StatusTrigger, { kind: 'status_reported' }>) {
   const { status, reason, message } = trigger;
   if (reason === 'credential_validation') {
-    // The spec: from any status, valid -> online, expired or revoked -> requires_reauth, failed -> error.
+    // From any status: valid -> online, expired or revoked -> requires_reauth, failed -> error.
     if (status === 'online' || status === 'requires_reauth' || status === 'error') {
       return { status, message, reason } satisfies StatusChange;
     }

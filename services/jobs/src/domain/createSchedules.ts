@@ -26,7 +26,10 @@ export type ScheduleSettings = {
 /** Installation ids kept in a run's recorded result; the full list is in the installations service. */
 export const recordedIdsLimit = 50;
 
-/** The three schedules of the spec ("Limits"), timed by configuration. */
+/**
+ * The three schedules: credential validation every minute, template health every 3 minutes, log cleanup
+ * every 10 minutes by default, timed by configuration.
+ */
 export function createSchedules(settings: ScheduleSettings): Schedule[] {
   return [
     {

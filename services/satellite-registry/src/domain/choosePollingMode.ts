@@ -2,7 +2,7 @@ import type { CommandPriority } from '@orbital/contracts';
 
 export type PollingMode = 'immediate' | 'high' | 'normal' | 'slow';
 
-/** The interval of each mode (spec: adaptive 2 to 60 seconds; immediate 2 s, normal 30 s). */
+/** The interval of each mode: 2 s while immediate commands or a backlog flow, up to 60 s for a quiet satellite. */
 export const pollingIntervalsMs: Record<PollingMode, number> = {
   immediate: 2000,
   high: 10000,

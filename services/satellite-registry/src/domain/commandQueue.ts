@@ -134,7 +134,7 @@ export function createCommandQueue(deps: RegistryDeps) {
       // A satellite that never had a command has been quiet since it registered, not forever: a new
       // one polls at the normal rate for its first ten minutes, so its first installations arrive soon.
       const lastCommandAt = new Date(outcome.satellite.lastCommandAt ?? outcome.satellite.registeredAt);
-      // Spec "Errors" 2: an inactive satellite gets an empty list, not an error, until its first heartbeat.
+      // An inactive satellite gets an empty list, not an error, until its first heartbeat.
       const active = outcome.satellite.status === 'active';
       return {
         commands: outcome.commands.map(toSatelliteCommand),

@@ -34,8 +34,8 @@ export const setupMessages = {
 };
 
 /**
- * The setup call of the spec. Under an advisory lock (two concurrent setups: one runs, the other gets a
- * conflict): refuse when already set up, apply this service's migrations, ask every other
+ * The setup call (POST /api/db/setup). Under an advisory lock (two concurrent setups: one runs, the
+ * other gets a conflict): refuse when already set up, apply this service's migrations, ask every other
  * database-owning service to apply its own, then record the setup in PostgreSQL and in the selection
  * file. A service that does not answer in time does not fail setup: it migrates when it next starts
  * (it reads the setup record at start), which is what restart_required tells the caller.
