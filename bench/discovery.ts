@@ -3,10 +3,10 @@
  *
  * 1. Retrieval quality on the public golden set (47 plain requests, graded labels) over the 45-tool
  *    corpus alone and mixed with the 527 distractor tools, for Orbital's discovery next to plain Fuse.js
- *    with the spec's options and a plain BM25; and the same on our own tuning requests.
+ *    with discovery's options and a plain BM25; and the same on our own tuning requests.
  * 2. Tokens the input schemas and annotations add to a discovery result at limit 10.
  * 3. Latency p50/p99 at 100, 1,000 and 10,000 tools: Orbital's discovery on plain requests and on
- *    operator queries, (a) plain Fuse.js rebuilt per query (the spec's behaviour), (b) a kept Fuse index,
+ *    operator queries, (a) plain Fuse.js rebuilt per query (the reference), (b) a kept Fuse index,
  *    (c) the satellite's fast Fuse index; then the equality check of (c) and of Orbital's discovery on
  *    operator queries against (a), which must report 0 mismatches.
  *

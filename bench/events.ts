@@ -201,7 +201,7 @@ try {
   const started = performance.now();
   await Promise.all(
     registered.map(async (satellite) => {
-      // Each satellite sends one batch at a time, as the specification requires.
+      // Each satellite sends one batch at a time and waits for its answer, as a real satellite does.
       for (let b = 0; b < batchesPerSatellite && sent.length < total; b += 1) {
         const events = Array.from({ length: Math.min(batchSize, total - sent.length) }, () =>
           executed(installation.id, team.id),

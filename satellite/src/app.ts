@@ -58,7 +58,7 @@ export function createSatelliteApp(options: {
   link?: { status(): Record<string, unknown> };
   /**
    * The settings cache, shared with the backend link (main.ts). Without one the satellite holds its
-   * defaults: the spec's, with SATELLITE_ENABLE_DOCS for `enable_swagger_docs`.
+   * defaults: the global settings' defaults, with SATELLITE_ENABLE_DOCS for `enable_swagger_docs`.
    */
   settings?: SettingsCache;
 }): SatelliteApp {
@@ -159,7 +159,8 @@ export function createSatelliteApp(options: {
     options.settings ??
     createSettingsCache({ initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS }, source: 'defaults' });
   const startedAt = Date.now();
-  // Served from the settings cache (spec): which settings the satellite holds, where from, and their hash.
+  // Served from the settings cache, so it answers without the backend: which settings the satellite holds,
+  // where from, and their hash.
   app.get('/', async () => {
     const servers = runtime.snapshot();
     const held = settings.current();

@@ -36,7 +36,7 @@ export const satelliteEnv = logEnv.extend({
   // start unless this says the operator means it.
   SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: envBoolean.default(false),
   // oauth: the URL clients use for /mcp, the resource identifier tokens are issued for (RFC 8707).
-  // Backend mode: sent at registration and in the first heartbeat (the satellite URL of the spec).
+  // Backend mode: sent at registration and in the first heartbeat, as the satellite's public URL.
   SATELLITE_PUBLIC_URL: z.url().optional(),
   // oauth: the backend's public base URL, named as authorization server in the resource metadata.
   SATELLITE_AUTH_SERVER_URL: z.url().optional(),
@@ -47,13 +47,13 @@ export const satelliteEnv = logEnv.extend({
   // The satellite's default for global.enable_swagger_docs (/documentation): used in standalone mode
   // unless the configuration file has settings, and in backend mode until the first configuration.
   SATELLITE_ENABLE_DOCS: envBoolean.default(true),
-  // Spec: sessions end after 30 minutes without a message.
+  // Sessions end after 30 minutes without a message, freeing what an abandoned client held.
   SESSION_IDLE_TIMEOUT_MS: positiveInt.default(30 * 60 * 1000),
   SESSION_SWEEP_INTERVAL_MS: positiveInt.default(60 * 1000),
   // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
   // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
   MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),
-  // Spec "Limits": 5-minute idle timeout for stdio processes (planned); 0 keeps them running.
+  // An idle stdio process is stopped after this long and respawned on its next call; 0 keeps them running.
   PROCESS_IDLE_TIMEOUT_MS: nonNegativeInt.default(5 * 60 * 1000),
   PROCESS_IDLE_CHECK_INTERVAL_MS: positiveInt.default(30 * 1000),
   MCP_HANDSHAKE_TIMEOUT_MS: positiveInt.default(30 * 1000),
@@ -75,7 +75,8 @@ export const satelliteEnv = logEnv.extend({
   REMOTE_HEALTH_INTERVAL_MS: nonNegativeInt.default(30 * 1000),
   REMOTE_RECONNECT_BASE_MS: positiveInt.default(1000),
   REMOTE_RECONNECT_MAX_MS: positiveInt.default(60 * 1000),
-  // Per-process limits, planned in the spec and off by default (0): RAM in MB, CPU seconds, processes.
+  // Per-process limits, off by default (0): RAM in MB, CPU seconds, processes (a production sandbox
+  // might use 100, 60 and 50).
   PROCESS_MEMORY_LIMIT_MB: nonNegativeInt.default(0),
   PROCESS_CPU_LIMIT_SECONDS: nonNegativeInt.default(0),
   PROCESS_MAX_PROCESSES: nonNegativeInt.default(0),
@@ -91,14 +92,14 @@ export const satelliteEnv = logEnv.extend({
   SATELLITE_NAME: z.string().min(1).max(200).optional(),
   // Every backend request gives up after this long (and counts as a transient failure).
   BACKEND_REQUEST_TIMEOUT_MS: positiveInt.default(10000),
-  // Spec "Other message streams" 1: every 30 seconds (the backend's reply may ask for another interval).
+  // Heartbeats every 30 seconds (the backend's reply may ask for another interval).
   HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
   // The safety net behind `configure` commands: the configuration is fetched this often anyway.
   CONFIG_SYNC_INTERVAL_MS: positiveInt.default(5 * 60 * 1000),
   // How long each command poll may be held by the gateway (long polling; 0 turns it off). Keep it below
   // the idle timeout of any proxy between the satellite and the backend.
   COMMAND_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(25_000),
-  // Spec "Batching and queue rules".
+  // Events: a batch every 3 s of at most 100; the queue keeps the newest 10,000; a shutdown flush waits 5 s.
   EVENT_BATCH_INTERVAL_MS: positiveInt.default(3000),
   EVENT_MAX_BATCH_SIZE: positiveInt.max(100).default(100),
   EVENT_MAX_QUEUE_SIZE: positiveInt.default(10000),

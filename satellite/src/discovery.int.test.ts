@@ -23,7 +23,7 @@ import { toSearchableTool } from './search/toSearchableTool.ts';
 /**
  * discover_mcp_tools through the real /mcp, over the four reference servers an agent meets first:
  * plain requests find the tool meant, operator queries answer exactly as plain Fuse.js does, and
- * `include_schemas: false` gives the spec's shape.
+ * `include_schemas: false` gives the five plain fields alone.
  */
 const events = createRecordingEventSink();
 let satellite: SatelliteApp;

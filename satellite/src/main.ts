@@ -14,7 +14,7 @@ const config = loadConfigOrExit(satelliteConfig, process.env);
 const logger = createLogger({ name: 'satellite', level: config.LOG_LEVEL });
 
 let servers: ServerConfiguration[] = [];
-// The spec's defaults, docs switchable by SATELLITE_ENABLE_DOCS; replaced by the file's settings in
+// The global settings' defaults, docs switchable by SATELLITE_ENABLE_DOCS; replaced by the file's settings in
 // standalone mode, and by the backend's with each configuration in backend mode.
 const settings = createSettingsCache({
   initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS },

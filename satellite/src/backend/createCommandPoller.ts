@@ -5,7 +5,7 @@ import type { CommandExecutor } from './createCommandExecutor.ts';
 import type { SatelliteApi } from './createSatelliteApi.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
 
-/** Spec "Limits": error backoff up to 5 minutes. */
+/** Error backoff stops growing at 5 minutes, so a recovered backend is polled again soon. */
 export const maxPollBackoffMs = 5 * 60 * 1000;
 
 /** How long a poll asks the backend to hold it when no command is waiting. */
@@ -17,7 +17,7 @@ export const defaultCommandWaitMs = 25_000;
  * doubles from the last one the backend gave, up to 5 minutes; the first success returns to the
  * backend's interval at once.
  *
- * Beyond the spec, polls are long polls: the satellite asks the gateway to hold each poll up to
+ * Polls are long polls (docs/architecture.md): the satellite asks the gateway to hold each poll up to
  * `waitMs` and the gateway answers the moment a command is created, so a command arrives within a
  * second while the satellite still only calls out. A held answer (it says `long_poll_ms`) is followed
  * by the next poll at once; a gateway that does not hold polls is polled at the interval it names. A

@@ -15,7 +15,7 @@ export type SendOutcome =
   | { kind: 'unreachable'; message: string }
   | { kind: 'aborted' };
 
-/** Spec "Batching and queue rules" 7, plus the interval now in force (it grows under 429s). */
+/** The event queue's running statistics, plus the interval now in force (it grows under 429s). */
 export type EventQueueStats = {
   queueSize: number;
   totalEmitted: number;

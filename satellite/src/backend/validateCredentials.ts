@@ -7,7 +7,7 @@ export type CredentialOutcome = 'valid' | 'token_expired' | 'token_revoked' | 'f
 export type CredentialCheck = { outcome: CredentialOutcome; message: string | null };
 
 /**
- * How a satellite validates an installation's credentials (spec: valid, token expired or revoked,
+ * How a satellite validates an installation's credentials (valid, token expired, token revoked, or
  * failed). A remote server is asked the way a client would: a fresh connection with the configured
  * headers (`server/discover`, or `initialize` for a 2025 server), then `tools/list`. Every HTTP status is watched on the way: a 401 means the
  * credential is no longer accepted (expired, or revoked when the server says so in WWW-Authenticate),

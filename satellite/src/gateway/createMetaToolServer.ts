@@ -70,7 +70,7 @@ export const metaTools: Tool[] = [
   },
 ];
 
-/** discover_mcp_tools answers one text item holding its results as JSON (the spec's shape). */
+/** discover_mcp_tools answers one text item holding its results as JSON, the shape its clients parse. */
 function textResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
@@ -146,7 +146,7 @@ export function createToolHandlers(deps: MetaToolDependencies) {
 export type ToolHandlers = ReturnType<typeof createToolHandlers>;
 
 /**
- * The spec's capabilities for a 2025 session are `{tools: {}}` only, yet resources, templates and
+ * A 2025 session is told its capabilities are `{tools: {}}` only, yet resources, templates and
  * prompts must answer with empty lists; the SDK refuses handlers for capabilities not declared, so
  * those are let through here. A 2026-07-28 client, which learns capabilities from server/discover,
  * is told the truth: resources and prompts are answered (empty).
@@ -260,8 +260,8 @@ export type MetaToolServerOptions = {
 };
 
 /**
- * One MCP server answering the spec's methods with the two meta-tools: per legacy session, or per
- * modern request (built fresh for each, which is what lets any replica answer).
+ * One MCP server answering initialize, the list methods and tools/call with the two meta-tools: per
+ * legacy session, or per modern request (built fresh for each, which is what lets any replica answer).
  *
  * During execute_mcp_tool the client's progress token, its cancellation and the server's own
  * requests travel with the call: a legacy client gets the server's elicitation, sampling and roots

@@ -149,7 +149,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
       .catch((e) => log.warn({ err: e }, 'could not watch the tool list'));
   };
 
-  /** Connected: discover tools, then online (status changes on the way, as the spec's table has them). */
+  /** Connected: discover tools, then online (each status reported on the way). */
   const becomeOnline = async (conn: Connection, reason: 'process' | 'recovery') => {
     state.setStatus('discovering_tools', reason);
     await discoverTools(conn);
@@ -188,7 +188,7 @@ export function createRemoteServer(options: RemoteServerOptions): ManagedServer 
   };
 
   /**
-   * The spec's recovery row: a call (or a lookup) reaching an offline server that answers again brings
+   * Recovery: a call (or a lookup) reaching an offline server that answers again brings
    * it back at once (status event now), and its tools are rediscovered in the background.
    */
   const reconnectNow = async (): Promise<Connection | undefined> => {

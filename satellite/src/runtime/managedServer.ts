@@ -10,7 +10,7 @@ export type ServerSnapshot = {
   team_id: string;
   transport: McpTransport;
   status: InstallationStatus;
-  /** The process state machine of the spec, or the connection state of a remote server. */
+  /** The life-cycle state of a stdio process, or the connection state of a remote server. */
   state: string;
   health: ProcessHealth;
   process_id: number | null;

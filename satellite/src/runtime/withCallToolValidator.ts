@@ -11,7 +11,7 @@ type EraCodec = {
 /**
  * Gives a client one tools/call result check per protocol era instead of one per call.
  *
- * The SDK (2.4.0) builds the result check of a spec method anew for every request, and learns
+ * The SDK (2.4.0) builds the result check of a standard method anew for every request, and learns
  * whether the era has the method by checking `undefined` against its schema and formatting the
  * failure: for a small tool call that probe costs several times the check of the result itself.
  * Here the check is built once per era codec, exactly as the SDK builds it, and handed to the

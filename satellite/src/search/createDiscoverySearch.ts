@@ -6,7 +6,7 @@ import type { ToolSearchIndex } from './searchableTool.ts';
 
 /**
  * Discovery's search: a query in Fuse.js extended-search syntax (`isOperatorQuery`), or a blank one,
- * gets exactly what plain Fuse.js with the spec's options returns (the fast index `createToolSearchIndex`);
+ * gets exactly what plain Fuse.js with discovery's options returns (the fast index `createToolSearchIndex`);
  * plain words get the word-based ranking (`createPlainToolSearch`). When the ranking finds nothing
  * (no word of the query is in any tool, even misspelt), Fuse's fuzzy matching has the last word, so a
  * fragment such as `fil` still finds what it can.

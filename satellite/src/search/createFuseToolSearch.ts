@@ -4,7 +4,7 @@ import { toolSearchFuseOptions } from './toolSearchFuseOptions.ts';
 
 /**
  * The reference discovery search: plain Fuse.js, the index built from the current tool list on every
- * search, as the spec describes it. It is the yardstick `createToolSearchIndex` must equal exactly.
+ * search, so it always sees the current tools. It is the yardstick `createToolSearchIndex` must equal exactly.
  *
  * A blank query is where Fuse.js returns the first `limit` tools in list order and no score; they are
  * reported with score 1 (no match evidence) so the result shape stays the same.

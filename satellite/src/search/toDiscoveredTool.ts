@@ -15,8 +15,9 @@ export type DiscoveredTool = {
 };
 
 /**
- * A search result as discover_mcp_tools returns it: the spec's five fields, plus the input schema and
- * annotations unless `includeSchemas` is false, which gives exactly the spec's shape.
+ * A search result as discover_mcp_tools returns it: five fields every client reads (tool_path,
+ * description, server_name, transport, relevance_score), plus the input schema and annotations unless
+ * `includeSchemas` is false, which gives the five alone.
  */
 export function toDiscoveredTool(result: SearchResult, includeSchemas: boolean): DiscoveredTool {
   const { tool } = result;

@@ -3,7 +3,7 @@ import type { SatelliteGlobalSettings } from '@orbital/contracts';
 import { canonicalJson } from '../runtime/canonicalJson.ts';
 
 /**
- * Where the settings held came from: the satellite's defaults (the spec's defaults, or
+ * Where the settings held came from: the satellite's defaults (the global settings' defaults, or
  * SATELLITE_ENABLE_DOCS), a standalone configuration file, or the backend's last configuration.
  */
 export type SettingsSource = 'defaults' | 'file' | 'backend';

@@ -69,7 +69,7 @@ const health = async () => (await get('/')).json().settings;
 describe('settings cache', () => {
   it('turns /documentation on and off as the backend sends global.enable_swagger_docs', async () => {
     const { configSync } = await linkedSatellite();
-    // Before the first configuration: the spec's default, docs on.
+    // Before the first configuration: the setting's default, docs on.
     expect((await get('/documentation')).statusCode).toBe(200);
     expect(await health()).toMatchObject({ enable_swagger_docs: true, source: 'defaults', updated_at: null });
 
