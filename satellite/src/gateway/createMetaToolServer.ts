@@ -192,6 +192,13 @@ function refuseUndeclared(request: { method: string }, capabilities: Record<stri
   return undefined;
 }
 
+/** Whether a client declared any capability a server's request during a call could need. */
+function asksForInput(capabilities: Record<string, unknown> | undefined): boolean {
+  if (!capabilities) return false;
+  for (const capability of Object.values(capabilityFor)) if (capabilities[capability] !== undefined) return true;
+  return false;
+}
+
 /** How long a relayed request to a legacy client may wait for the person behind it. */
 const relayTimeoutMs = 10 * 60 * 1000;
 
@@ -325,6 +332,21 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
     }
     // Capabilities are per request in 2026-07-28: the ones this request declared.
     const capabilities = server.getClientCapabilities();
+    if (!asksForInput(capabilities)) {
+      // Nothing can be asked of this client: every request of the server is refused on the spot,
+      // so the call never waits for a retry and needs no place among the suspended calls.
+      const result = await handlers.execute(raw, scope, {
+        signal: round.signal,
+        ...(onProgress ? { onProgress } : {}),
+        onServerRequest: (request) =>
+          Promise.reject(
+            refuseUndeclared(request, capabilities) ??
+              new ProtocolError(ProtocolErrorCode.MethodNotFound, `${request.method} cannot be relayed`),
+          ),
+      });
+      await flushed();
+      return result;
+    }
     const outcome = await suspended.start(
       owner,
       (callOptions) =>
