@@ -92,6 +92,16 @@ const rssMb = (pid: number) => {
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 };
 
+/**
+ * Every gateway process started: each runs detached in its own group (so stopping it takes its
+ * servers too), which also means nothing ends them when the bench fails halfway; on exit, whatever
+ * way, the bench stops them all rather than leave them running on a shared machine.
+ */
+const started: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const child of started) stop(child);
+});
+
 /** Starts a gateway process and resolves once its port answers HTTP. */
 async function startProcess(label: string, args: string[], port: number, env: Record<string, string> = {}) {
   const child = spawn(node, args, {
@@ -99,6 +109,7 @@ async function startProcess(label: string, args: string[], port: number, env: Re
     stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
   });
+  started.push(child);
   const deadline = Date.now() + 30000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode}`);
