@@ -4,6 +4,7 @@ import { type Bus, listParked } from '@orbital/bus';
 import {
   eventFilter,
   installationEventsStream,
+  installationLogAppendedEvent,
   installationRequestLoggedEvent,
   installationStatusChangedEvent,
   jobWorkSubjects,
@@ -585,6 +586,35 @@ describe('status, logs and requests from satellite events', () => {
         return seen.length === ids.length ? seen : undefined;
       });
       expect(announced.sort()).toEqual(ids.map((id) => id.toLowerCase()).sort());
+    });
+
+    it('announces the requests and log lines of events naming their installation in capitals, under its id', async () => {
+      const created = await install('fs-batch-installation-capitals');
+      const written = created.id.toUpperCase();
+      const [call] = await h.emitBatch('mcp.tool.executed', [executed(written)]);
+      await h.emitBatch('mcp.server.logs', [
+        {
+          installation_id: written,
+          team_id: teamA,
+          server_slug: 'filesystem',
+          lines: [{ log_level: 'info', message: 'hello', timestamp: new Date().toISOString() }],
+        },
+      ]);
+      const announced = async (subject: string) =>
+        eventually(async () => {
+          const consumer = await jetstream(h.client.connection).consumers.get(
+            streamName(h.client, installationEventsStream.name),
+            { filter_subjects: h.client.subject(subject) },
+          );
+          for await (const m of await consumer.fetch({ max_messages: 1, expires: 1000 })) return m.json();
+          return undefined;
+        });
+      expect(
+        await announced(eventFilter(installationRequestLoggedEvent, { installation_id: created.id })),
+      ).toMatchObject({ installation_id: created.id, team_id: teamA, requests: [{ id: call }] });
+      expect(await announced(eventFilter(installationLogAppendedEvent, { installation_id: created.id }))).toMatchObject(
+        { installation_id: created.id, team_id: teamA, lines: [{ message: 'hello' }] },
+      );
     });
 
     it('parks only the event PostgreSQL refuses when a batch fails, and stores the others', async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { eventSubject, isEventSubject } from '../events/defineEvent.ts';
-import { detectClientType, parseSatelliteEvent } from './events.ts';
+import {
+  canonicalInstallationId,
+  detectClientType,
+  parseSatelliteEvent,
+  type SatelliteEvent,
+  withCanonicalInstallationIds,
+} from './events.ts';
 import { satelliteEvents } from './satelliteEventDefinitions.ts';
 
 const crashed = {
@@ -55,5 +61,25 @@ describe('satellite events', () => {
     expect(() => eventSubject(def, event, { satellite_id: 'sat.1' })).toThrow();
     expect(() => eventSubject(def, event, { satellite_id: '*' })).toThrow();
     expect(() => eventSubject(def, event)).toThrow();
+  });
+});
+
+describe('canonical installation ids', () => {
+  const issued = '5f0c2c8e-4d0b-4c57-9a57-2b1f3f0e7a01';
+
+  it('writes a UUID in lower case and leaves any other id as it is', () => {
+    expect(canonicalInstallationId(issued.toUpperCase())).toBe(issued);
+    expect(canonicalInstallationId(issued)).toBe(issued);
+    expect(canonicalInstallationId('Inst-1')).toBe('Inst-1');
+  });
+
+  it('puts the installation ids of an event in canonical form, and nothing else', () => {
+    const team = 'A0C2C8E4-4D0B-4C57-9A57-2B1F3F0E7A02';
+    const event = { ...crashed, data: { ...crashed.data, server_id: issued.toUpperCase(), team_id: team } };
+    const canonical = withCanonicalInstallationIds(event as SatelliteEvent);
+    expect(canonical).toEqual({ ...event, data: { ...event.data, server_id: issued } });
+    expect(event.data.server_id).toBe(issued.toUpperCase());
+    const already = { ...crashed, data: { ...crashed.data, server_id: issued } } as SatelliteEvent;
+    expect(withCanonicalInstallationIds(already)).toBe(already);
   });
 });

@@ -190,6 +190,43 @@ export type SatelliteEvent = {
   [T in SatelliteEventType]: { id: string; type: T; timestamp: string; data: SatelliteEventData<T> };
 }[SatelliteEventType];
 
+/**
+ * Fields of event data that name an installation (`server_id` is one too). The backend issues
+ * installation ids as UUIDs; the event schemas accept any id (a standalone satellite names its servers
+ * itself), and a satellite may write a UUID in capitals.
+ */
+export const installationIdFields = ['installation_id', 'server_id'] as const;
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether an id has the shape of an installation id the backend issued (a UUID, in any case). */
+export function isIssuedInstallationId(id: string): boolean {
+  return uuidShape.test(id);
+}
+
+/**
+ * The one form an installation id is compared, stored and announced in: a UUID in lower case, as
+ * PostgreSQL writes it. Any other id is left as it is (it names no installation of the backend).
+ */
+export function canonicalInstallationId(id: string): string {
+  return uuidShape.test(id) ? id.toLowerCase() : id;
+}
+
+/**
+ * The event with the installation ids of its data in their canonical form (the same event when they
+ * are already). Team ids are left as they are: they are not always UUIDs, and are compared as written.
+ */
+export function withCanonicalInstallationIds<E extends SatelliteEvent>(event: E): E {
+  const data = event.data as Record<string, unknown>;
+  let canonical: Record<string, unknown> | null = null;
+  for (const field of installationIdFields) {
+    const value = data[field];
+    if (typeof value !== 'string') continue;
+    const id = canonicalInstallationId(value);
+    if (id !== value) canonical = { ...(canonical ?? data), [field]: id };
+  }
+  return canonical ? ({ ...event, data: canonical } as E) : event;
+}
+
 /** Validates one event: the envelope, then the data against its type's schema. */
 export function parseSatelliteEvent(
   value: unknown,

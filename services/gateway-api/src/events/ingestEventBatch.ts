@@ -4,6 +4,8 @@ import {
   type EventResult,
   eventBatchRequest,
   headerNames,
+  installationIdFields,
+  isIssuedInstallationId,
   maxEventsPerBatch,
   parseSatelliteEvent,
   type SatelliteEvent,
@@ -21,18 +23,15 @@ export type IngestOptions = {
 };
 
 /**
- * Installation ids in event data (`server_id` is one too): the backend issues them, as UUIDs. The event
- * schemas accept any id (a standalone satellite names its servers itself), but an event sent here
- * naming anything else could never be applied: it is refused now, naming the field, instead of
- * failing in a consumer.
+ * Installation ids in event data: the backend issues them, as UUIDs. The event schemas accept any id
+ * (a standalone satellite names its servers itself), but an event sent here naming anything else could
+ * never be applied: it is refused now, naming the field, instead of failing in a consumer. A UUID in
+ * capitals is accepted; the installations service compares it in its canonical form.
  */
-const backendIdFields = ['installation_id', 'server_id'] as const;
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function idProblems(event: SatelliteEvent): Array<{ path: string; message: string }> {
   const data = event.data as Record<string, unknown>;
-  return backendIdFields
-    .filter((field) => typeof data[field] === 'string' && !uuidShape.test(data[field] as string))
+  return installationIdFields
+    .filter((field) => typeof data[field] === 'string' && !isIssuedInstallationId(data[field] as string))
     .map((field) => ({ path: `data.${field}`, message: 'must be an id issued by the backend (UUID)' }));
 }
 

@@ -40,6 +40,7 @@ export async function listLogLines(db: CommonQueryMethods, installationId: strin
 
 export type RequestLogInput = {
   id: string;
+  /** The installation's id in its canonical form (as its row has it). */
   installationId: string;
   teamId: string;
   toolName: string;
@@ -91,7 +92,7 @@ export async function insertRequestLogs(
   const fresh = logs.filter((r) => inserted.has(r.id.toLowerCase()));
   const stored: RequestLogRow[] = fresh.map((r) => ({
     id: r.id.toLowerCase(),
-    installation_id: r.installationId.toLowerCase(),
+    installation_id: r.installationId,
     team_id: r.teamId,
     tool_name: r.toolName,
     request_params: r.requestParams,
