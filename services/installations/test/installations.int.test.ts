@@ -617,6 +617,40 @@ describe('status, logs and requests from satellite events', () => {
       );
     });
 
+    it('announces the log lines of events whose ids are written in capitals', async () => {
+      const created = await install('fs-logs-capitals');
+      const [id] = await h.emitBatch(
+        'mcp.server.logs',
+        [
+          {
+            installation_id: created.id,
+            team_id: teamA,
+            server_slug: 'filesystem',
+            lines: [{ log_level: 'info', message: 'capital', timestamp: new Date().toISOString() }],
+          },
+        ],
+        { ids: [randomUUID().toUpperCase()] },
+      );
+      const appended = await eventually(async () => {
+        const consumer = await jetstream(h.client.connection).consumers.get(
+          streamName(h.client, installationEventsStream.name),
+          {
+            filter_subjects: h.client.subject(
+              eventFilter(installationLogAppendedEvent, { installation_id: created.id }),
+            ),
+          },
+        );
+        for await (const m of await consumer.fetch({ max_messages: 1, expires: 1000 })) return m.json();
+        return undefined;
+      });
+      expect(appended).toMatchObject({ installation_id: created.id, lines: [{ message: 'capital' }] });
+      const [stored] = await h.sql<{ event_id: string }>(
+        'SELECT event_id::text FROM installations.server_logs WHERE installation_id = $1',
+        [created.id],
+      );
+      expect(stored?.event_id).toBe(id?.toLowerCase());
+    });
+
     it('parks only the event PostgreSQL refuses when a batch fails, and stores the others', async () => {
       const created = await install('fs-batch-partial');
       const data = Array.from({ length: 20 }, () => executed(created.id));

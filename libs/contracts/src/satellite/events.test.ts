@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { eventSubject, isEventSubject } from '../events/defineEvent.ts';
 import {
-  canonicalInstallationId,
+  canonicalId,
+  canonicalSatelliteEvent,
   detectClientType,
   parseSatelliteEvent,
   type SatelliteEvent,
-  withCanonicalInstallationIds,
 } from './events.ts';
 import { satelliteEvents } from './satelliteEventDefinitions.ts';
 
@@ -68,18 +68,22 @@ describe('canonical installation ids', () => {
   const issued = '5f0c2c8e-4d0b-4c57-9a57-2b1f3f0e7a01';
 
   it('writes a UUID in lower case and leaves any other id as it is', () => {
-    expect(canonicalInstallationId(issued.toUpperCase())).toBe(issued);
-    expect(canonicalInstallationId(issued)).toBe(issued);
-    expect(canonicalInstallationId('Inst-1')).toBe('Inst-1');
+    expect(canonicalId(issued.toUpperCase())).toBe(issued);
+    expect(canonicalId(issued)).toBe(issued);
+    expect(canonicalId('Inst-1')).toBe('Inst-1');
   });
 
-  it('puts the installation ids of an event in canonical form, and nothing else', () => {
+  it('puts the id and installation ids of an event in canonical form, and nothing else', () => {
     const team = 'A0C2C8E4-4D0B-4C57-9A57-2B1F3F0E7A02';
-    const event = { ...crashed, data: { ...crashed.data, server_id: issued.toUpperCase(), team_id: team } };
-    const canonical = withCanonicalInstallationIds(event as SatelliteEvent);
-    expect(canonical).toEqual({ ...event, data: { ...event.data, server_id: issued } });
+    const event = {
+      ...crashed,
+      id: crashed.id.toUpperCase(),
+      data: { ...crashed.data, server_id: issued.toUpperCase(), team_id: team },
+    };
+    const canonical = canonicalSatelliteEvent(event as SatelliteEvent);
+    expect(canonical).toEqual({ ...event, id: crashed.id, data: { ...event.data, server_id: issued } });
     expect(event.data.server_id).toBe(issued.toUpperCase());
     const already = { ...crashed, data: { ...crashed.data, server_id: issued } } as SatelliteEvent;
-    expect(withCanonicalInstallationIds(already)).toBe(already);
+    expect(canonicalSatelliteEvent(already)).toBe(already);
   });
 });

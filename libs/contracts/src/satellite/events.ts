@@ -204,27 +204,31 @@ export function isIssuedInstallationId(id: string): boolean {
 }
 
 /**
- * The one form an installation id is compared, stored and announced in: a UUID in lower case, as
- * PostgreSQL writes it. Any other id is left as it is (it names no installation of the backend).
+ * The one form an id of a satellite event (its own id, an installation id) is compared, stored and
+ * announced in: a UUID in lower case, as PostgreSQL writes it. Any other id is left as it is (it names
+ * no installation of the backend).
  */
-export function canonicalInstallationId(id: string): string {
+export function canonicalId(id: string): string {
   return uuidShape.test(id) ? id.toLowerCase() : id;
 }
 
 /**
- * The event with the installation ids of its data in their canonical form (the same event when they
- * are already). Team ids are left as they are: they are not always UUIDs, and are compared as written.
+ * The event in the form its ids are compared, stored and announced in: its id (a UUID, by the envelope)
+ * and the installation ids of its data canonical (the same event when they are already). Team ids are
+ * left as they are: they are not always UUIDs, and are compared as written.
  */
-export function withCanonicalInstallationIds<E extends SatelliteEvent>(event: E): E {
+export function canonicalSatelliteEvent<E extends SatelliteEvent>(event: E): E {
   const data = event.data as Record<string, unknown>;
   let canonical: Record<string, unknown> | null = null;
   for (const field of installationIdFields) {
     const value = data[field];
     if (typeof value !== 'string') continue;
-    const id = canonicalInstallationId(value);
+    const id = canonicalId(value);
     if (id !== value) canonical = { ...(canonical ?? data), [field]: id };
   }
-  return canonical ? ({ ...event, data: canonical } as E) : event;
+  const id = canonicalId(event.id);
+  if (!canonical && id === event.id) return event;
+  return { ...event, id, data: canonical ?? event.data } as E;
 }
 
 /** Validates one event: the envelope, then the data against its type's schema. */

@@ -10,8 +10,8 @@ import { storeClientSession } from './storeClientSession.ts';
 import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
 
 /**
- * One satellite event from JetStream, checked against its type's contract by the consumer, its
- * installation ids in canonical form (storeSatelliteEventBatch, where events enter). Resolves
+ * One satellite event from JetStream, checked against its type's contract by the consumer, its ids
+ * in canonical form (storeSatelliteEventBatch, where events enter). Resolves
  * once its writes committed and the resulting domain events were published, so the message is
  * acknowledged only then; a redelivery stores nothing twice and republishes under the same message
  * ids, which JetStream drops as duplicates.

@@ -86,8 +86,8 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
   const rowsById = new Map(stored.map((row) => [row.id, row]));
   const byInstallation = new Map<string, { teamId: string; rows: RequestLogRow[] }>();
   for (const event of known) {
-    // Stored ids come back in PostgreSQL's lower case.
-    const row = rowsById.get(event.id.toLowerCase());
+    // Event ids are canonical (storeSatelliteEventBatch): as PostgreSQL gives the stored ids back.
+    const row = rowsById.get(event.id);
     if (!row) continue;
     const group = byInstallation.get(event.data.installation_id) ?? { teamId: event.data.team_id, rows: [] };
     group.rows.push(row);

@@ -1,5 +1,5 @@
 import type { JsMsg } from '@orbital/bus';
-import { headerNames, type SatelliteEvent, withCanonicalInstallationIds } from '@orbital/contracts';
+import { canonicalSatelliteEvent, headerNames, type SatelliteEvent } from '@orbital/contracts';
 import { handleSatelliteEvent } from './handleSatelliteEvent.ts';
 import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
@@ -20,13 +20,13 @@ type Parsed = { event: SatelliteEvent; message: JsMsg };
  * back to be handled alone, and parked); a batch that fails otherwise is handled one event at a time by
  * the consumer, so one bad event costs only its own outcome.
  *
- * Events enter the storage path here, and here only: their installation ids are put in their canonical
- * form (a UUID a satellite wrote in capitals, in lower case, as PostgreSQL returns it), so every lookup,
- * comparison, insert and announcement after uses the id of the installation's row.
+ * Events enter the storage path here, and here only: their ids and installation ids are put in their
+ * canonical form (a UUID a satellite wrote in capitals, in lower case, as PostgreSQL returns it), so
+ * every lookup, comparison, insert and announcement after uses the ids of the rows.
  */
 export async function storeSatelliteEventBatch(deps: SatelliteEventDeps, items: Item[]): Promise<void> {
   const parsed: Parsed[] = items.map((item) => ({
-    event: withCanonicalInstallationIds(item.payload),
+    event: canonicalSatelliteEvent(item.payload),
     message: item.message,
   }));
   for (const run of runsOf(parsed)) {

@@ -39,6 +39,7 @@ export async function listLogLines(db: CommonQueryMethods, installationId: strin
 }
 
 export type RequestLogInput = {
+  /** The satellite event id in its canonical form (lower case, as PostgreSQL writes a uuid back). */
   id: string;
   /** The installation's id in its canonical form (as its row has it). */
   installationId: string;
@@ -88,10 +89,10 @@ export async function insertRequestLogs(
       ON CONFLICT (id) DO NOTHING
       RETURNING id`),
   );
-  // PostgreSQL writes a uuid in lower case whatever case it was given in.
-  const fresh = logs.filter((r) => inserted.has(r.id.toLowerCase()));
+  // Ids are given in their canonical form, as PostgreSQL writes a uuid back.
+  const fresh = logs.filter((r) => inserted.has(r.id));
   const stored: RequestLogRow[] = fresh.map((r) => ({
-    id: r.id.toLowerCase(),
+    id: r.id,
     installation_id: r.installationId,
     team_id: r.teamId,
     tool_name: r.toolName,
@@ -103,7 +104,7 @@ export async function insertRequestLogs(
     timestamp: new Date(r.timestamp).toISOString(),
   }));
   if (fresh.length === logs.length) return stored;
-  const already = logs.filter((r) => !inserted.has(r.id.toLowerCase())).map((r) => r.id);
+  const already = logs.filter((r) => !inserted.has(r.id)).map((r) => r.id);
   const found = await db.any(sql.type(requestLogRow)`
     SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${sql.array(already, 'uuid')})`);
   return [...stored, ...found];
