@@ -170,6 +170,17 @@ describe('satellite events naming an installation in capitals', () => {
     }
   }, 60000);
 
+  it('reach their team when a global satellite writes the team id in capitals too', async () => {
+    const installation = await install(teamA, 'ids-team-capitals');
+    const toolCallId = randomUUID();
+    await send(globalSatellite, [
+      toolExecuted(installation.toUpperCase(), teamA.toUpperCase(), 'read_file', toolCallId),
+      logLines(installation.toUpperCase(), teamA.toUpperCase(), 'a line'),
+    ]);
+    expect(await waitFor(() => logsOf(teamA, installation), ['a line'])).toEqual(['a line']);
+    expect(await requestsOf(teamA, installation)).toEqual([[toolCallId, 'read_file', true]]);
+  }, 60000);
+
   it('are still ignored when they name another team than the installation belongs to', async () => {
     const ours = await install(teamA, 'ids-ours');
     const theirs = await install(teamB, 'ids-theirs');
@@ -178,9 +189,9 @@ describe('satellite events naming an installation in capitals', () => {
       statusReported(ours.toUpperCase(), teamB, 'offline'),
       toolExecuted(ours.toUpperCase(), teamB, 'sneaky_call'),
       logLines(ours.toUpperCase(), teamB, 'sneaky line'),
-      statusReported(theirs.toUpperCase(), teamA, 'offline'),
-      toolExecuted(theirs.toUpperCase(), teamA, 'sneaky_call'),
-      logLines(theirs.toUpperCase(), teamA, 'sneaky line'),
+      statusReported(theirs.toUpperCase(), teamA.toUpperCase(), 'offline'),
+      toolExecuted(theirs.toUpperCase(), teamA.toUpperCase(), 'sneaky_call'),
+      logLines(theirs.toUpperCase(), teamA.toUpperCase(), 'sneaky line'),
     ]);
     // Events are applied in the order they were stored: once this one is, those before it were handled.
     await send(globalSatellite, [logLines(theirs.toUpperCase(), teamB, 'own line')]);

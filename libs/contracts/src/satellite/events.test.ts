@@ -73,15 +73,21 @@ describe('canonical installation ids', () => {
     expect(canonicalId('Inst-1')).toBe('Inst-1');
   });
 
-  it('puts the id and installation ids of an event in canonical form, and nothing else', () => {
+  it('puts the id, installation ids and a UUID team id of an event in canonical form, and nothing else', () => {
     const team = 'A0C2C8E4-4D0B-4C57-9A57-2B1F3F0E7A02';
     const event = {
       ...crashed,
       id: crashed.id.toUpperCase(),
-      data: { ...crashed.data, server_id: issued.toUpperCase(), team_id: team },
+      data: { ...crashed.data, server_id: issued.toUpperCase(), team_id: team, server_slug: 'FS' },
     };
     const canonical = canonicalSatelliteEvent(event as SatelliteEvent);
-    expect(canonical).toEqual({ ...event, id: crashed.id, data: { ...event.data, server_id: issued } });
+    expect(canonical).toEqual({
+      ...event,
+      id: crashed.id,
+      data: { ...event.data, server_id: issued, team_id: team.toLowerCase() },
+    });
+    const namedTeam = { ...crashed, data: { ...crashed.data, team_id: 'Team-1' } } as SatelliteEvent;
+    expect(canonicalSatelliteEvent(namedTeam)).toBe(namedTeam);
     expect(event.data.server_id).toBe(issued.toUpperCase());
     const already = { ...crashed, data: { ...crashed.data, server_id: issued } } as SatelliteEvent;
     expect(canonicalSatelliteEvent(already)).toBe(already);

@@ -213,14 +213,21 @@ export function canonicalId(id: string): string {
 }
 
 /**
- * The event in the form its ids are compared, stored and announced in: its id (a UUID, by the envelope)
- * and the installation ids of its data canonical (the same event when they are already). Team ids are
- * left as they are: they are not always UUIDs, and are compared as written.
+ * Fields compared in canonical form: the installation ids, and the team id, which the backend issues as
+ * a UUID too. A team id of another shape (a test's `team-1`) is compared as written.
+ */
+const canonicalFields = [...installationIdFields, 'team_id'] as const;
+
+/**
+ * The event in the form its ids are compared, stored and announced in: its id (a UUID, by the envelope),
+ * the installation ids and the team id of its data canonical (the same event when they are already). A
+ * UUID names the same thing in either case, so a global satellite naming its team in capitals reaches
+ * that team's installation, and still only that team's.
  */
 export function canonicalSatelliteEvent<E extends SatelliteEvent>(event: E): E {
   const data = event.data as Record<string, unknown>;
   let canonical: Record<string, unknown> | null = null;
-  for (const field of installationIdFields) {
+  for (const field of canonicalFields) {
     const value = data[field];
     if (typeof value !== 'string') continue;
     const id = canonicalId(value);
