@@ -326,8 +326,8 @@ function runFuseOn(
 
 /**
  * The tools that may match, with a lower bound of each one's score. Field entries and tools are
- * marked in the index's scratch arrays (reset before returning), not in maps: at 10,000 tools a query
- * that most fields match would otherwise spend its time hashing.
+ * marked in the index's scratch arrays (reset however the search ends), not in maps: at 10,000 tools a
+ * query that most fields match would otherwise spend its time hashing.
  */
 function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates {
   // Field entry to the least lower bound of its score over the groups it may match.
@@ -338,6 +338,24 @@ function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates
     if (known === Number.POSITIVE_INFINITY) touchedEntries.push(entry);
     if (bound < known) entryBound[entry] = bound;
   };
+  try {
+    return collectCandidates(state, groups, boundEntry, touchedEntries);
+  } finally {
+    // The scratch arrays serve the next search: left marked by a failure, they would corrupt it.
+    for (const entry of touchedEntries) {
+      entryBound[entry] = Number.POSITIVE_INFINITY;
+      toolBound[(entry / fieldCount) | 0] = -1;
+    }
+  }
+}
+
+function collectCandidates(
+  state: IndexState,
+  groups: ExtendedTerm[][],
+  boundEntry: (entry: number, bound: number) => void,
+  touchedEntries: number[],
+): Candidates {
+  const { entryBound, toolBound } = state;
   for (const group of groups) {
     // A group without terms never matches in Fuse.
     if (group.length === 0) continue;
@@ -378,7 +396,6 @@ function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates
     const tool = (entry / fieldCount) | 0;
     // Fuse turns a 0 into Number.EPSILON before raising it; every other score is at least 0.001.
     const factor = Math.max(entryBound[entry] as number, Number.EPSILON) ** (state.entryExponent[entry] as number);
-    entryBound[entry] = Number.POSITIVE_INFINITY;
     const known = toolBound[tool] as number;
     if (known < 0) {
       touchedTools.push(tool);
@@ -387,11 +404,7 @@ function findCandidates(state: IndexState, groups: ExtendedTerm[][]): Candidates
   }
   const tools = Int32Array.from(touchedTools).sort();
   const bounds = new Float64Array(tools.length);
-  for (let i = 0; i < tools.length; i++) {
-    const tool = tools[i] as number;
-    bounds[i] = toolBound[tool] as number;
-    toolBound[tool] = -1;
-  }
+  for (let i = 0; i < tools.length; i++) bounds[i] = toolBound[tools[i] as number] as number;
   return { tools, bounds };
 }
 
