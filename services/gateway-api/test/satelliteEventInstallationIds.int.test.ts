@@ -181,6 +181,19 @@ describe('satellite events naming an installation in capitals', () => {
     expect(await requestsOf(teamA, installation)).toEqual([[toolCallId, 'read_file', true]]);
   }, 60000);
 
+  it('reach an installation whose team a global admin wrote in capitals when making it', async () => {
+    const team = teamA.toUpperCase();
+    const installation = await install(team, 'ids-made-in-capitals');
+    const toolCallId = randomUUID();
+    // Satellites name the team as the backend issued it; the installation keeps the capitals it was made with.
+    await send(globalSatellite, [
+      toolExecuted(installation, teamA, 'read_file', toolCallId),
+      logLines(installation, teamA, 'made in capitals'),
+    ]);
+    expect(await waitFor(() => logsOf(team, installation), ['made in capitals'])).toEqual(['made in capitals']);
+    expect(await requestsOf(team, installation)).toEqual([[toolCallId, 'read_file', true]]);
+  }, 60000);
+
   it('are still ignored when they name another team than the installation belongs to', async () => {
     const ours = await install(teamA, 'ids-ours');
     const theirs = await install(teamB, 'ids-theirs');

@@ -4,6 +4,7 @@ import { findInstallationById, stampCheck } from '../db/installationQueries.ts';
 import { replaceToolMetadata } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
+import { belongsToTeam } from '../domain/belongsToTeam.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
 import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeClientSession } from './storeClientSession.ts';
@@ -47,7 +48,7 @@ async function installationFor(
   lock: boolean,
 ): Promise<InstallationRow | null> {
   const row = await findInstallationById(db, installationId, lock);
-  if (!row || row.team_id !== teamId) {
+  if (!row || !belongsToTeam(row, teamId)) {
     // Deleted since, or an event naming another team's installation: nothing of ours to change.
     deps.logger.warn(
       { installation_id: installationId, team_id: teamId },

@@ -11,6 +11,7 @@ import { findInstallationsById, lockInstallationsById } from '../db/installation
 import { insertLogLinesOfEvents, insertRequestLogs } from '../db/monitoringQueries.ts';
 import type { InstallationRow, RequestLogRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
+import { belongsToTeam } from '../domain/belongsToTeam.ts';
 import { nextStatus } from '../domain/nextStatus.ts';
 import { requestLogView } from '../domain/views.ts';
 import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
@@ -27,7 +28,7 @@ function ofKnownInstallations<E extends { data: { installation_id: string; team_
   const byId = new Map(rows.map((row) => [row.id, row]));
   return events.filter((event) => {
     const row = byId.get(event.data.installation_id);
-    if (row && row.team_id === event.data.team_id) return true;
+    if (row && belongsToTeam(row, event.data.team_id)) return true;
     deps.logger.warn(
       { installation_id: event.data.installation_id, team_id: event.data.team_id },
       'satellite event for an unknown installation ignored',
@@ -89,6 +90,8 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
     // Event ids are canonical (storeSatelliteEventBatch): as PostgreSQL gives the stored ids back.
     const row = rowsById.get(event.id);
     if (!row) continue;
+    // A row is announced once, though its id may come twice in one batch.
+    rowsById.delete(event.id);
     const group = byInstallation.get(event.data.installation_id) ?? { teamId: event.data.team_id, rows: [] };
     group.rows.push(row);
     byInstallation.set(event.data.installation_id, group);
