@@ -588,6 +588,42 @@ describe('status, logs and requests from satellite events', () => {
       expect(announced.sort()).toEqual(ids.map((id) => id.toLowerCase()).sort());
     });
 
+    it('stores and announces an event id repeated within one batch once, as it came first', async () => {
+      const created = await install('fs-batch-repeated-id');
+      const repeated = randomUUID();
+      const ids = [repeated, randomUUID(), repeated];
+      await h.emitBatch(
+        'mcp.tool.executed',
+        [executed(created.id, 'first_tool'), executed(created.id, 'other_tool'), executed(created.id, 'second_tool')],
+        { ids },
+      );
+      const announced = await eventually(async () => {
+        const consumer = await jetstream(h.client.connection).consumers.get(
+          streamName(h.client, installationEventsStream.name),
+          {
+            filter_subjects: h.client.subject(
+              eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
+            ),
+          },
+        );
+        const seen: Array<[string, string]> = [];
+        for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
+          const { requests } = installationRequestLoggedEvent.payload.parse(m.json());
+          seen.push(...requests.map((r): [string, string] => [r.id, r.tool_name]));
+          if (m.info.pending === 0) break;
+        }
+        return seen.length >= 2 ? seen : undefined;
+      });
+      expect(announced.sort()).toEqual(
+        [
+          [repeated, 'first_tool'],
+          [ids[1] as string, 'other_tool'],
+        ].sort(),
+      );
+      const stored = await h.sql('SELECT tool_name FROM installations.request_logs WHERE id = $1', [repeated]);
+      expect(stored).toEqual([{ tool_name: 'first_tool' }]);
+    });
+
     it('announces the requests and log lines of events naming their installation in capitals, under its id', async () => {
       const created = await install('fs-batch-installation-capitals');
       const written = created.id.toUpperCase();

@@ -61,9 +61,16 @@ export type RequestLogInput = {
  */
 export async function insertRequestLogs(
   db: CommonQueryMethods,
-  logs: RequestLogInput[],
+  given: RequestLogInput[],
 ): Promise<readonly RequestLogRow[]> {
-  if (logs.length === 0) return [];
+  if (given.length === 0) return [];
+  // One batch may repeat an event id: the first is the one stored, and the only one announced.
+  const seen = new Set<string>();
+  const logs = given.filter((r) => {
+    if (seen.has(r.id)) return false;
+    seen.add(r.id);
+    return true;
+  });
   const rows = logs.map((r) => [
     r.id,
     r.installationId,
