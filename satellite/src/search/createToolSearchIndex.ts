@@ -570,13 +570,17 @@ function prepareFuzzyTerm(state: IndexState, pattern: string): PreparedTerm {
             gramCounts[textId] = (gramCounts[textId] as number) + times;
           }
         }
+        // The counts are cleared before anything else runs, so nothing can leave them for the next search.
+        const passed: number[] = [];
         for (const textId of touched) {
-          if ((gramCounts[textId] as number) >= chunk.required && !visited?.has(textId)) {
-            visited?.add(textId);
-            const bound = boundFor(textId);
-            if (bound !== undefined) visit(textId, bound);
-          }
+          if ((gramCounts[textId] as number) >= chunk.required) passed.push(textId);
           gramCounts[textId] = 0;
+        }
+        for (const textId of passed) {
+          if (visited?.has(textId)) continue;
+          visited?.add(textId);
+          const bound = boundFor(textId);
+          if (bound !== undefined) visit(textId, bound);
         }
       }
     },
