@@ -57,6 +57,31 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
+/**
+ * What the service has announced so far on the installation events stream under one event filter: each
+ * message's payload, oldest first (a consumer made for the read starts at the stream's beginning).
+ */
+async function announcedOn(filter: string, maxMessages = 1000): Promise<unknown[]> {
+  const consumer = await jetstream(h.client.connection).consumers.get(
+    streamName(h.client, installationEventsStream.name),
+    { filter_subjects: h.client.subject(filter) },
+  );
+  const payloads: unknown[] = [];
+  for await (const m of await consumer.fetch({ max_messages: maxMessages, expires: 1000 })) {
+    payloads.push(m.json());
+    if (m.info.pending === 0) break;
+  }
+  return payloads;
+}
+
+/** The requests announced for one installation so far, as [id, tool name], oldest first. */
+async function requestsAnnouncedFor(installationId: string): Promise<Array<[string, string]>> {
+  const payloads = await announcedOn(eventFilter(installationRequestLoggedEvent, { installation_id: installationId }));
+  return payloads.flatMap((payload) =>
+    installationRequestLoggedEvent.payload.parse(payload).requests.map((r): [string, string] => [r.id, r.tool_name]),
+  );
+}
+
 async function install(name: string, extra: Record<string, unknown> = {}) {
   return h.client.request(
     s.createInstallation,
@@ -315,16 +340,10 @@ describe('status, logs and requests from satellite events', () => {
     expect(recovered.last_credential_check_at).not.toBeNull();
 
     // Every change reached JetStream on the team's status subjects, in order.
-    const js = jetstream(h.client.connection);
-    const consumer = await js.consumers.get(streamName(h.client, installationEventsStream.name), {
-      filter_subjects: h.client.subject(eventFilter(installationStatusChangedEvent, { team_id: teamA })),
-    });
     const seen: string[] = [];
-    const messages = await consumer.fetch({ max_messages: 1000, expires: 1000 });
-    for await (const m of messages) {
-      const event = installationStatusChangedEvent.payload.parse(m.json());
+    for (const payload of await announcedOn(eventFilter(installationStatusChangedEvent, { team_id: teamA }))) {
+      const event = installationStatusChangedEvent.payload.parse(payload);
       if (event.installation_id === created.id) seen.push(event.status);
-      if (m.info.pending === 0) break;
     }
     expect(seen).toEqual([
       'provisioning',
@@ -465,22 +484,14 @@ describe('status, logs and requests from satellite events', () => {
     expect(stored).toEqual({ total: 200, distinct: 200 });
     // Announced to the requests stream: every stored row, rows stored together in one message.
     const announced = await eventually(async () => {
-      const consumer = await jetstream(h.client.connection).consumers.get(
-        streamName(h.client, installationEventsStream.name),
-        {
-          filter_subjects: h.client.subject(
-            eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
-          ),
-        },
-      );
       const sizes: number[] = [];
       const seen = new Set<string>();
-      const messages = await consumer.fetch({ max_messages: 1000, expires: 1000 });
-      for await (const m of messages) {
-        const logged = installationRequestLoggedEvent.payload.parse(m.json());
+      for (const payload of await announcedOn(
+        eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
+      )) {
+        const logged = installationRequestLoggedEvent.payload.parse(payload);
         sizes.push(logged.requests.length);
         for (const row of logged.requests) seen.add(row.id);
-        if (m.info.pending === 0) break;
       }
       return seen.size === 200 ? { seen, sizes } : undefined;
     });
@@ -570,19 +581,7 @@ describe('status, logs and requests from satellite events', () => {
         { ids },
       );
       const announced = await eventually(async () => {
-        const consumer = await jetstream(h.client.connection).consumers.get(
-          streamName(h.client, installationEventsStream.name),
-          {
-            filter_subjects: h.client.subject(
-              eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
-            ),
-          },
-        );
-        const seen: string[] = [];
-        for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
-          seen.push(...installationRequestLoggedEvent.payload.parse(m.json()).requests.map((r) => r.id));
-          if (m.info.pending === 0) break;
-        }
+        const seen = (await requestsAnnouncedFor(created.id)).map(([id]) => id);
         return seen.length === ids.length ? seen : undefined;
       });
       expect(announced.sort()).toEqual(ids.map((id) => id.toLowerCase()).sort());
@@ -598,20 +597,7 @@ describe('status, logs and requests from satellite events', () => {
         { ids },
       );
       const announced = await eventually(async () => {
-        const consumer = await jetstream(h.client.connection).consumers.get(
-          streamName(h.client, installationEventsStream.name),
-          {
-            filter_subjects: h.client.subject(
-              eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
-            ),
-          },
-        );
-        const seen: Array<[string, string]> = [];
-        for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
-          const { requests } = installationRequestLoggedEvent.payload.parse(m.json());
-          seen.push(...requests.map((r): [string, string] => [r.id, r.tool_name]));
-          if (m.info.pending === 0) break;
-        }
+        const seen = await requestsAnnouncedFor(created.id);
         return seen.length >= 2 ? seen : undefined;
       });
       expect(announced.sort()).toEqual(
@@ -636,15 +622,7 @@ describe('status, logs and requests from satellite events', () => {
           lines: [{ log_level: 'info', message: 'hello', timestamp: new Date().toISOString() }],
         },
       ]);
-      const announced = async (subject: string) =>
-        eventually(async () => {
-          const consumer = await jetstream(h.client.connection).consumers.get(
-            streamName(h.client, installationEventsStream.name),
-            { filter_subjects: h.client.subject(subject) },
-          );
-          for await (const m of await consumer.fetch({ max_messages: 1, expires: 1000 })) return m.json();
-          return undefined;
-        });
+      const announced = async (filter: string) => eventually(async () => (await announcedOn(filter, 1))[0]);
       expect(
         await announced(eventFilter(installationRequestLoggedEvent, { installation_id: created.id })),
       ).toMatchObject({ installation_id: created.id, team_id: teamA, requests: [{ id: call }] });
@@ -667,18 +645,10 @@ describe('status, logs and requests from satellite events', () => {
         ],
         { ids: [randomUUID().toUpperCase()] },
       );
-      const appended = await eventually(async () => {
-        const consumer = await jetstream(h.client.connection).consumers.get(
-          streamName(h.client, installationEventsStream.name),
-          {
-            filter_subjects: h.client.subject(
-              eventFilter(installationLogAppendedEvent, { installation_id: created.id }),
-            ),
-          },
-        );
-        for await (const m of await consumer.fetch({ max_messages: 1, expires: 1000 })) return m.json();
-        return undefined;
-      });
+      const appended = await eventually(
+        async () =>
+          (await announcedOn(eventFilter(installationLogAppendedEvent, { installation_id: created.id }), 1))[0],
+      );
       expect(appended).toMatchObject({ installation_id: created.id, lines: [{ message: 'capital' }] });
       const [stored] = await h.sql<{ event_id: string }>(
         'SELECT event_id::text FROM installations.server_logs WHERE installation_id = $1',
