@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   type AuthInfo,
   createMcpHandler,
@@ -12,6 +13,7 @@ import { createMetaToolServer, type ToolHandlers } from './createMetaToolServer.
 import type { SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
+import { answerModernToolCall, readPlainModernToolCall } from './serveModernToolCall.ts';
 
 /** Session ids: 32 random bytes, base64url. */
 export function newSessionId(): string {
@@ -116,6 +118,20 @@ export function createMcpEndpoint(deps: {
   };
 
   return {
+    /**
+     * The plain 2026-07-28 tool call (see serveModernToolCall.ts), answered straight from the HTTP
+     * layer's headers and parsed body: the JSON body of its 200 response, or undefined when the
+     * request is not one and must go through `fetch`.
+     */
+    answerPlainToolCall(
+      headers: IncomingHttpHeaders,
+      body: unknown,
+      options: { authInfo?: AuthInfo; signal: AbortSignal },
+    ): Promise<string> | undefined {
+      const call = readPlainModernToolCall(headers, body);
+      if (!call) return undefined;
+      return answerModernToolCall(call, handlers, ownerOf(options.authInfo), options.signal);
+    },
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
       const body = options.parsedBody;
       if (isPlainLegacyRequest(request, body)) return serveLegacy(request, options);

@@ -70,6 +70,9 @@ export const metaTools: Tool[] = [
   },
 ];
 
+/** The identity the satellite's MCP server states (in 2026-07-28 results, in every one). */
+export const satelliteServerInfo = { name: 'service-satellite', version: '0.1.0' } as const;
+
 /** discover_mcp_tools answers one text item holding its results as JSON, the shape its clients parse. */
 function textResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
@@ -199,6 +202,29 @@ function asksForInput(capabilities: Record<string, unknown> | undefined): boolea
   return false;
 }
 
+/**
+ * execute_mcp_tool for a 2026-07-28 caller that declared no capability a server's request during
+ * the call could need: every such request is refused on the spot, so the call never waits for a
+ * retry and needs no place among the suspended calls.
+ */
+export function executeWithoutInput(
+  handlers: ToolHandlers,
+  raw: unknown,
+  scope: ToolScope,
+  capabilities: Record<string, unknown> | undefined,
+  round: RoundContext,
+): Promise<CallToolResult> {
+  return handlers.execute(raw, scope, {
+    signal: round.signal,
+    ...(round.onProgress ? { onProgress: round.onProgress } : {}),
+    onServerRequest: (request) =>
+      Promise.reject(
+        refuseUndeclared(request, capabilities) ??
+          new ProtocolError(ProtocolErrorCode.MethodNotFound, `${request.method} cannot be relayed`),
+      ),
+  });
+}
+
 /** How long a relayed request to a legacy client may wait for the person behind it. */
 const relayTimeoutMs = 10 * 60 * 1000;
 
@@ -278,7 +304,7 @@ export type MetaToolServerOptions = {
 export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolServerOptions): Server {
   const { scope } = options;
   const server = new MetaToolServer(
-    { name: 'service-satellite', version: '0.1.0' },
+    { ...satelliteServerInfo },
     {
       capabilities: options.era === 'modern' ? { tools: {}, resources: {}, prompts: {} } : { tools: {} },
       // The meta-tools never change; the lists are the same for every client of a team.
@@ -333,17 +359,7 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
     // Capabilities are per request in 2026-07-28: the ones this request declared.
     const capabilities = server.getClientCapabilities();
     if (!asksForInput(capabilities)) {
-      // Nothing can be asked of this client: every request of the server is refused on the spot,
-      // so the call never waits for a retry and needs no place among the suspended calls.
-      const result = await handlers.execute(raw, scope, {
-        signal: round.signal,
-        ...(onProgress ? { onProgress } : {}),
-        onServerRequest: (request) =>
-          Promise.reject(
-            refuseUndeclared(request, capabilities) ??
-              new ProtocolError(ProtocolErrorCode.MethodNotFound, `${request.method} cannot be relayed`),
-          ),
-      });
+      const result = await executeWithoutInput(handlers, raw, scope, capabilities, round);
       await flushed();
       return result;
     }

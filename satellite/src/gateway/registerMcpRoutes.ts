@@ -162,6 +162,20 @@ export function registerMcpRoutes(
       });
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
+        const direct =
+          request.method === 'POST'
+            ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
+                ...(auth ? { authInfo: auth } : {}),
+                signal: gone.signal,
+              })
+            : undefined;
+        if (direct) {
+          const body = Buffer.from(await direct);
+          if (gone.signal.aborted) res.end();
+          else
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+          return;
+        }
         const response = await deps.endpoint.fetch(webRequestOf(request.raw, gone.signal), {
           ...(auth ? { authInfo: auth } : {}),
           ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
