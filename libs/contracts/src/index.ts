@@ -4,6 +4,7 @@ export * from './db/index.ts';
 export * from './events/index.ts';
 export * from './identity/index.ts';
 export * from './identity.ts';
+export * from './ids.ts';
 export * from './installations/index.ts';
 export * from './jobs/index.ts';
 export * from './oauth/index.ts';

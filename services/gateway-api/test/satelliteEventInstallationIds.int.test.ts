@@ -185,7 +185,7 @@ describe('satellite events naming an installation in capitals', () => {
     const team = teamA.toUpperCase();
     const installation = await install(team, 'ids-made-in-capitals');
     const toolCallId = randomUUID();
-    // Satellites name the team as the backend issued it; the installation keeps the capitals it was made with.
+    // Satellites name the team as the backend issued it; the path in capitals named the same team.
     await send(globalSatellite, [
       toolExecuted(installation, teamA, 'read_file', toolCallId),
       logLines(installation, teamA, 'made in capitals'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
+import { uuidField } from '../ids.ts';
 import { defineSubject } from '../subject.ts';
 
 export const teamFacts = z.object({ id: z.string(), slug: z.string(), name: z.string() });
@@ -12,7 +13,7 @@ export const identityTeamGetSubject = defineSubject({
   description:
     'A team by id: its id, slug and name (the slug is part of every process id). not_found when it does not exist.',
   access: serviceAccess('installations'),
-  request: z.object({ team_id: z.uuid() }).strict(),
+  request: z.object({ team_id: uuidField() }).strict(),
   reply: teamFacts,
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { globalRole, teamRole } from '../identity.ts';
+import { uuidField } from '../ids.ts';
 import { globalPermission, teamPermission } from './permissions.ts';
 
 /**
@@ -99,7 +100,7 @@ export const updateTeamBody = z
   .refine((b) => b.slug !== undefined || b.name !== undefined, { error: 'give slug, name or both' });
 
 export const addMemberBody = z
-  .object({ user_id: z.uuid().optional(), email: emailField.optional(), role: teamRole })
+  .object({ user_id: uuidField().optional(), email: emailField.optional(), role: teamRole })
   .strict()
   .refine((b) => (b.user_id === undefined) !== (b.email === undefined), { error: 'give either user_id or email' });
 export type AddMemberBody = z.input<typeof addMemberBody>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
 import { installationEventsStream } from '../events/eventStreams.ts';
+import { teamIdField } from '../ids.ts';
 import { clientType } from '../satellite/events.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
@@ -35,7 +36,7 @@ export const clientActivityQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(50),
     /** Only this team's sessions (the caller must belong to it, or be a global admin). */
-    team_id: z.string().min(1).max(200).optional(),
+    team_id: teamIdField.optional(),
   })
   .strict();
 export type ClientActivityQuery = z.infer<typeof clientActivityQuery>;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { teamIdField, uuidField } from '../ids.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationSettings, mcpTransport, slug } from '../satellite/serverConfiguration.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
-const uuid = z.uuid();
+const uuid = uuidField();
 
 /** Environment variable names as shells accept them; header names as HTTP allows them. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and "_", not starting with a digit');
@@ -234,4 +235,4 @@ export function matchesRequestLogQuery(
 
 export const settingsPatch = z.object({ request_logging_enabled: z.boolean() }).strict();
 
-export const installationRef = z.object({ team_id: z.string().min(1).max(200), installation_id: uuid }).strict();
+export const installationRef = z.object({ team_id: teamIdField, installation_id: uuid }).strict();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { globalAccess, signedIn, teamAccess } from '../access/subjectAccess.ts';
+import { teamIdField, uuidField } from '../ids.ts';
 import { defineSubject, emptyRequest } from '../subject.ts';
 import { clientActivityPage, clientActivityQuery } from './clientActivity.ts';
 import {
@@ -22,7 +23,7 @@ import {
 } from './installationSchemas.ts';
 
 const bySlug = z.object({ slug: z.string().min(1).max(64) }).strict();
-const byTeam = z.object({ team_id: z.string().min(1).max(200) }).strict();
+const byTeam = z.object({ team_id: teamIdField }).strict();
 const deleted = z.object({ deleted: z.literal(true) });
 const manageTemplates = globalAccess('mcp_servers.manage');
 const viewInstallations = teamAccess('installations.view');
@@ -96,7 +97,7 @@ export const installationSubjects = {
     access: manageInstallations,
     description:
       'Installs a template in a team (team admins); queues configure mcp_installation_created for the satellites serving the team.',
-    request: z.object({ team_id: z.string().min(1).max(200), installation: installationCreate }).strict(),
+    request: z.object({ team_id: teamIdField, installation: installationCreate }).strict(),
     reply: installationView,
   }),
   updateInstallation: defineSubject({
@@ -152,7 +153,7 @@ export const installationSubjects = {
     service: 'installations',
     access: viewInstallations,
     description: 'One request log with its full parameters, and its response when kept and logging is on.',
-    request: installationRef.extend({ request_id: z.uuid() }).strict(),
+    request: installationRef.extend({ request_id: uuidField() }).strict(),
     reply: requestLogView,
   }),
   updateSettings: defineSubject({

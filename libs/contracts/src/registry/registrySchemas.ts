@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { teamIdField } from '../ids.ts';
 import { processHealth } from '../satellite/installationStatus.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
-const id = z.string().min(1).max(200);
+/** Ids a satellite or a caller names (installations, teams): any short id, a UUID in lower case. */
+const id = teamIdField;
 
 export const satelliteTypes = ['global', 'team'] as const;
 export const satelliteType = z.enum(satelliteTypes);

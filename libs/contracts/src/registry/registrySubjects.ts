@@ -7,6 +7,7 @@ import {
   serviceAccess,
 } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
+import { teamIdField, uuidField } from '../ids.ts';
 import {
   commandPollReply,
   commandPriority,
@@ -32,8 +33,8 @@ import {
   satelliteView,
 } from './registrySchemas.ts';
 
-const satelliteId = z.uuid();
-const teamId = z.string().min(1).max(200);
+const satelliteId = uuidField();
+const teamId = teamIdField;
 const bySatellite = z.object({ satellite_id: satelliteId }).strict();
 
 /**
@@ -133,7 +134,7 @@ export const registrySubjects = {
     service: 'registry',
     access: tokenAccess('tokens.manage'),
     description: 'Revokes an unused registration token of the given scope; not_found outside that scope.',
-    request: z.object({ target: tokenScopeRef, token_id: z.uuid() }).strict(),
+    request: z.object({ target: tokenScopeRef, token_id: uuidField() }).strict(),
     reply: registrationTokenView,
   }),
   register: defineSubject({
@@ -207,7 +208,7 @@ export const registrySubjects = {
     service: 'registry',
     access: commandAccess,
     description: 'One command with its status, attempts and result. Platform services and global admins.',
-    request: z.object({ command_id: z.uuid() }).strict(),
+    request: z.object({ command_id: uuidField() }).strict(),
     reply: commandView,
   }),
   getConfiguration: defineSubject({

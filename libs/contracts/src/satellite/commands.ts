@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalId, uuidField } from '../ids.ts';
 
 export const commandTypes = ['spawn', 'kill', 'restart', 'configure', 'health_check'] as const;
 export const commandType = z.enum(commandTypes);
@@ -17,20 +18,22 @@ export const configureEvents = [
 ] as const;
 export const configureEvent = z.enum(configureEvents);
 
-const teamScope = { team_id: z.string().min(1) };
+/** A team or installation id of a payload, in the form the queue compares it with its satellites' teams. */
+const payloadId = z.string().min(1).overwrite(canonicalId);
+const teamScope = { team_id: payloadId };
 
-export const spawnPayload = z.object({ ...teamScope, installation_id: z.string().min(1) });
-export const killPayload = z.object({ ...teamScope, installation_id: z.string().min(1) });
-export const restartPayload = z.object({ ...teamScope, installation_id: z.string().min(1) });
+export const spawnPayload = z.object({ ...teamScope, installation_id: payloadId });
+export const killPayload = z.object({ ...teamScope, installation_id: payloadId });
+export const restartPayload = z.object({ ...teamScope, installation_id: payloadId });
 export const configurePayload = z.object({
   ...teamScope,
   event: configureEvent,
-  installation_id: z.string().min(1).optional(),
+  installation_id: payloadId.optional(),
 });
 export const healthCheckPayload = z.object({
   ...teamScope,
   check_type: z.enum(['credential_validation', 'process']),
-  installation_id: z.string().min(1),
+  installation_id: payloadId,
 });
 
 export const commandPayloads = {
@@ -106,7 +109,7 @@ export type CommandPollAnswer = z.infer<typeof commandPollAnswer>;
 export const commandResultStatus = z.enum(['acknowledged', 'executing', 'completed', 'failed']);
 /** POST /api/satellites/:id/command-results. Idempotent by command id and status: a retried report changes nothing. */
 export const commandResult = z.object({
-  command_id: z.uuid('must be a command id (UUID)'),
+  command_id: uuidField('must be a command id (UUID)'),
   status: commandResultStatus,
   result: z.record(z.string(), z.unknown()).optional(),
   error_message: z.string().max(4000).optional(),

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventSubject, isEventSubject } from '../events/defineEvent.ts';
-import {
-  canonicalId,
-  canonicalSatelliteEvent,
-  detectClientType,
-  parseSatelliteEvent,
-  type SatelliteEvent,
-} from './events.ts';
+import { canonicalId } from '../ids.ts';
+import { canonicalSatelliteEvent, detectClientType, parseSatelliteEvent, type SatelliteEvent } from './events.ts';
 import { satelliteEvents } from './satelliteEventDefinitions.ts';
 
 const crashed = {

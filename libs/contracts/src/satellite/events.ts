@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalId, isUuidShaped } from '../ids.ts';
 import { installationStatus } from './installationStatus.ts';
 
 /**
@@ -196,20 +197,9 @@ export type SatelliteEvent = {
  * itself), and a satellite may write a UUID in capitals.
  */
 export const installationIdFields = ['installation_id', 'server_id'] as const;
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Whether an id has the shape of an installation id the backend issued (a UUID, in any case). */
 export function isIssuedInstallationId(id: string): boolean {
-  return uuidShape.test(id);
-}
-
-/**
- * The one form an id of a satellite event (its own id, an installation id) is compared, stored and
- * announced in: a UUID in lower case, as PostgreSQL writes it. Any other id is left as it is (it names
- * no installation of the backend).
- */
-export function canonicalId(id: string): string {
-  return uuidShape.test(id) ? id.toLowerCase() : id;
+  return isUuidShaped(id);
 }
 
 /**

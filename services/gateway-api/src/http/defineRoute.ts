@@ -122,13 +122,19 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
       },
     },
     handler: async (request, reply) => {
+      // The path is read in its parsed form before access is resolved: a team or satellite id in the
+      // path is checked against the caller's teams or key in the one form ids are compared in (a UUID
+      // in lower case), so an id written in capitals names the same team. A path that does not parse
+      // is still answered after authentication, as before, with the 400 naming the bad parameter.
+      const params = def.params?.safeParse(request.params ?? {});
+      if (params?.success) request.params = params.data;
       const identity = await resolveAccess(request, def.access);
       if (def.nulCharacters === 'strip') request.body = withoutNulCharacters(request.body);
       refuseNulCharacters(request);
       const data = await def.handler({
         body: parseInput(def.body, request.body, 'body'),
         query: parseInput(def.querystring, request.query, 'query'),
-        params: parseInput(def.params, request.params, 'params'),
+        params: params?.success ? params.data : parseInput(def.params, request.params, 'params'),
         identity,
         requestId: request.id,
         request,

@@ -1,10 +1,12 @@
+import { uuidField } from '@orbital/contracts';
 import { z } from 'zod';
 
 /**
  * Path parameters shared by the routes of several modules, each an id whose wrong shape is answered
- * with a 400 naming it, before any service is asked.
+ * with a 400 naming it, before any service is asked. A UUID may come in either case; what the route,
+ * its access check and every service see is the lower-case form.
  */
-const uuidOf = (what: string) => z.uuid({ error: `must be a ${what} id (UUID)` });
+export const uuidOf = (what: string) => uuidField({ error: `must be a ${what} id (UUID)` });
 
 export const teamParams = z.object({ teamId: uuidOf('team') });
 export const memberParams = teamParams.extend({ userId: uuidOf('user') });

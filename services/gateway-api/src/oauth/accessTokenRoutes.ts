@@ -1,4 +1,4 @@
-import { createdAccessToken, mcpScope, accessTokenView as tokenView } from '@orbital/contracts';
+import { createdAccessToken, mcpScope, accessTokenView as tokenView, uuidField } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
@@ -13,8 +13,8 @@ const toTokenView = (grant: GrantView): z.input<typeof tokenView> => ({
   expires_at: new Date(grant.expires_at).toISOString(),
 });
 
-const tokenParams = z.object({ tokenId: z.uuid() });
-const teamTokenParams = z.object({ teamId: z.uuid(), tokenId: z.uuid() });
+const tokenParams = z.object({ tokenId: uuidField() });
+const teamTokenParams = z.object({ teamId: uuidField(), tokenId: uuidField() });
 
 /**
  * Tokens as people manage them. A user creates personal access tokens (for MCP clients without the
@@ -33,7 +33,7 @@ export function accessTokenRoutes(deps: {
   const notFound = () => new AppError('not_found', 'No such token');
   const createBody = z
     .object({
-      team_id: z.uuid(),
+      team_id: uuidField(),
       name: z.string().trim().min(1).max(200),
       expires_in_days: z
         .number()
@@ -111,7 +111,7 @@ export function accessTokenRoutes(deps: {
       summary: "The team's tokens in force, for team admins",
       tags: ['access tokens'],
       access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
-      params: z.object({ teamId: z.uuid() }),
+      params: z.object({ teamId: uuidField() }),
       response: z.array(tokenView),
       handler: async ({ params }) => (await store.listGrantsOfTeam(params.teamId)).map(toTokenView),
     }),

@@ -11,7 +11,13 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type IntrospectionResponse, introspectionPath, introspectionResponse, mcpScope } from '@orbital/contracts';
+import {
+  type IntrospectionResponse,
+  introspectionPath,
+  introspectionResponse,
+  mcpScope,
+  uuidField,
+} from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -76,7 +82,7 @@ const authorizationParams = z.object({
   state: optionalText,
   resource: z.url().optional(),
 });
-const decisionParams = z.object({ team_id: z.uuid('choose a team'), decision: z.enum(['approve', 'deny']) });
+const decisionParams = z.object({ team_id: uuidField('choose a team'), decision: z.enum(['approve', 'deny']) });
 
 /** The parameters of an authorization request that the consent form carries back. */
 const forwardedParams = [

@@ -19,11 +19,11 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { installationParams, teamParams } from '../http/pathParams.ts';
+import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
-const requestParams = installationParams.extend({ requestId: z.uuid({ error: 'must be a request id (UUID)' }) });
+const requestParams = installationParams.extend({ requestId: uuidOf('request') });
 
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 

@@ -6,12 +6,12 @@ import {
   updateIpAllowlistBody,
 } from '@orbital/contracts';
 import { z } from 'zod';
-import { satelliteParams, teamParams } from '../http/pathParams.ts';
+import { satelliteParams, teamParams, uuidOf } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
 
 const tags = ['satellites'];
-const globalTokenParams = z.object({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
-const teamTokenParams = teamParams.extend({ tokenId: z.uuid({ error: 'must be a token id (UUID)' }) }).strict();
+const globalTokenParams = z.object({ tokenId: uuidOf('token') }).strict();
+const teamTokenParams = teamParams.extend({ tokenId: uuidOf('token') }).strict();
 const global = { scope: 'global' } as const;
 const ofTeam = (teamId: string) => ({ scope: 'team', team_id: teamId }) as const;
 const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global' } as const;
