@@ -449,18 +449,27 @@ function untyped<E extends EventDef>(bus: Bus, options: ConsumeOptions<E>, maxAt
     return { payload: { events: elements.map((e) => e.element) }, elements, broken };
   };
 
+  /**
+   * The events of each delivery already parked: a batch tried again in place (a transient failure of
+   * the others) is decoded again, and needs no second trip to the parked stream for them. A batch
+   * delivered again is a new message, and parkMessage itself parks each event once.
+   */
+  const parkedParts = new WeakMap<JsMsg, Set<number>>();
   const parkBroken = async (message: JsMsg, broken: Decoded['broken']) => {
     for (const part of broken) {
-      await parkMessage(bus, message, {
+      const done = parkedParts.get(message) ?? new Set<number>();
+      if (done.has(part.index)) continue;
+      const parked = await parkMessage(bus, message, {
         durable: options.durable,
         attempts: message.info.deliveryCount,
         reason: part.reason,
         part: { index: part.index, data: JSON.stringify({ events: [part.element] }) },
       });
-      options.logger.error(
-        { subject: message.subject, seq: message.seq, event_index: part.index, reason: part.reason },
-        'event of a batch parked alone',
-      );
+      done.add(part.index);
+      parkedParts.set(message, done);
+      const where = { subject: message.subject, seq: message.seq, event_index: part.index };
+      if (parked) options.logger.error({ ...where, reason: part.reason }, 'event of a batch parked alone');
+      else options.logger.debug(where, 'event of a batch was already parked');
     }
   };
 

@@ -41,7 +41,7 @@ function decode(subject: string, seq: number, headers: MsgHdrs | undefined, data
   const header = (name: string) => headers?.get(name) ?? '';
   return {
     parkedSeq: seq,
-    durable: header(parkedHeaderNames.durable) || subject.split('.').at(-1) || '',
+    durable: header(parkedHeaderNames.durable) || subject.split('.')[subject.split('.').indexOf('parked') + 1] || '',
     subject: header(parkedHeaderNames.subject),
     stream: header(parkedHeaderNames.stream),
     sequence: Number(header(parkedHeaderNames.sequence)),
@@ -54,16 +54,27 @@ function decode(subject: string, seq: number, headers: MsgHdrs | undefined, data
 }
 
 /**
- * The messages parked by one durable consumer (or by all), oldest first, at most `limit`. Read with a
- * throw-away ordered consumer, so listing acknowledges nothing and changes nothing.
+ * The messages parked by one durable consumer (or by all), oldest first, at most `limit`: its whole
+ * messages (`parked.<durable>`) and the events of its batch messages parked alone
+ * (`parked.<durable>.<key>`). Read with a throw-away ordered consumer per subject filter (NATS before
+ * 2.10 takes one filter per consumer), so listing acknowledges nothing and changes nothing.
  */
 export async function listParked(
   bus: Bus,
   options: { durable?: string; limit?: number } = {},
 ): Promise<ParkedMessage[]> {
   const limit = options.limit ?? 100;
+  const filters = options.durable
+    ? [parkedSubject(options.durable), `${parkedSubject(options.durable)}.>`]
+    : ['parked.>'];
+  const parked: ParkedMessage[] = [];
+  for (const filter of filters) parked.push(...(await readParked(bus, bus.subject(filter), limit)));
+  return parked.sort((a, b) => a.parkedSeq - b.parkedSeq).slice(0, limit);
+}
+
+/** The oldest `limit` parked messages of one subject filter. */
+async function readParked(bus: Bus, filter: string, limit: number): Promise<ParkedMessage[]> {
   const stream = streamName(bus, parkedEventsStream.name);
-  const filter = bus.subject(options.durable ? parkedSubject(options.durable) : 'parked.>');
   const jsm = await jetstreamManager(bus.connection);
   let total = 0;
   try {

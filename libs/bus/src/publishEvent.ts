@@ -19,6 +19,11 @@ export type PublishOptions<E extends EventDef = EventDef> = {
   msgId?: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * Stored only while no message of the stream has this subject yet; otherwise refused with `conflict`.
+   * Unlike `msgId`, this holds for as long as the first message stays, not just the duplicate window.
+   */
+  firstOnSubject?: boolean;
 };
 
 export type PublishResult = { stream: string; seq: number; duplicate: boolean };
@@ -81,6 +86,7 @@ export async function publishData(
       headers: hdrs,
       ...(options.msgId ? { msgID: options.msgId } : {}),
       ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      ...(options.firstOnSubject ? { expect: { lastSubjectSequence: 0 } } : {}),
     });
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   } catch (error) {

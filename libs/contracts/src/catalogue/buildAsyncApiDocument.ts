@@ -165,7 +165,7 @@ export function buildAsyncApiDocument(): JsonObject {
     address: 'parked.{durable}',
     title: 'Parked messages',
     description:
-      'Poison messages of each durable consumer, kept to be read (libs/bus listParked) and replayed once the cause is fixed (replayParked).',
+      'Poison messages of each durable consumer, kept to be read (libs/bus listParked) and replayed once the cause is fixed (replayParked). One event of a batch message is parked alone on parked.{durable}.{key}, a subject of its own that makes it parked once however often its batch is delivered again.',
     parameters: { durable: { description: 'Name of the durable consumer' } },
     messages: { parked: { $ref: '#/components/messages/parked' } },
     'x-jetstream-stream': streamExtension(parkedEventsStream),

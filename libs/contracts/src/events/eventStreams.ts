@@ -115,7 +115,8 @@ export const heartbeatEventsStream: StreamDefinition = {
 };
 
 /**
- * Messages a durable consumer gave up on after its last attempt, `parked.<durable>`, kept for 30 days
+ * Messages a durable consumer gave up on after its last attempt, `parked.<durable>` (an event of a batch
+ * message alone on `parked.<durable>.<key>`), kept for 30 days
  * so someone can read them (libs/bus `listParked`) and replay them once the cause is fixed. Every
  * consumer makes sure it exists before consuming, so no one service has to run first. When it is
  * full a park is refused and the original message stays in its stream to be tried again: never lost.
@@ -141,10 +142,23 @@ export const eventStreams = [
   parkedEventsStream,
 ] as const;
 
+const subjectToken = /^[A-Za-z0-9_-]+$/;
+
 /** Subject a consumer parks its poison messages on. */
 export function parkedSubject(durable: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(durable)) throw new Error(`invalid durable consumer name: ${durable}`);
+  if (!subjectToken.test(durable)) throw new Error(`invalid durable consumer name: ${durable}`);
   return `parked.${durable}`;
+}
+
+/**
+ * Subject one event of a batch message is parked on, `parked.<durable>.<key>`, where the key names
+ * that event for good (its message's stream sequence, its place in the message and a digest of its
+ * bytes): a subject of its own, so a park of the same event finds it already there however much later
+ * its batch is delivered again, long after the stream's duplicate window has forgotten the first.
+ */
+export function parkedEventSubject(durable: string, key: string): string {
+  if (!subjectToken.test(key)) throw new Error(`invalid parked event key: ${key}`);
+  return `${parkedSubject(durable)}.${key}`;
 }
 
 /** Headers a parked message carries besides the original's own. */
