@@ -9,11 +9,18 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
-import { createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
-import type { SessionOwner, SessionStore } from './createSessionStore.ts';
+import { asksForInput, createMetaToolServer, type ToolHandlers, type ToolScope } from './createMetaToolServer.ts';
+import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
-import { answerModernToolCall, readPlainModernToolCall } from './serveModernToolCall.ts';
+import {
+  answerLegacyToolCall,
+  answerModernToolCall,
+  type PlainAnswer,
+  type PlainToolCall,
+  readPlainLegacyToolCall,
+  readPlainModernToolCall,
+} from './plainToolCall.ts';
 
 /** Session ids: 32 random bytes, base64url. */
 export function newSessionId(): string {
@@ -99,11 +106,26 @@ export function createMcpEndpoint(deps: {
     return response;
   };
 
+  /** A plain call in its session: the client's cancellation and the session's end stop it. */
+  const answerInSession = (session: Session, call: PlainToolCall, scope: ToolScope, gone: AbortSignal): PlainAnswer => {
+    const stop = new AbortController();
+    const onGone = () => stop.abort(gone.reason);
+    gone.addEventListener('abort', onGone, { once: true });
+    session.plainCalls.set(call.id, stop);
+    const answer = answerLegacyToolCall(call, session.id, handlers, scope, stop.signal);
+    const settled = () => {
+      gone.removeEventListener('abort', onGone);
+      if (session.plainCalls.get(call.id) === stop) session.plainCalls.delete(call.id);
+    };
+    return { ...answer, body: answer.body.finally(settled) };
+  };
+
   const serveLegacy = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = sessions.touch(sessionId, ownerOf(options.authInfo));
       if (!session) return jsonRpcError(404, -32001, sessionNotFound);
+      if (session.plainCalls.size > 0) cancelPlainCall(session, options.parsedBody);
       return session.transport.handleRequest(request, requestOptions(options));
     }
     if (request.method === 'POST' && isInitializeRequest(options.parsedBody)) return openSession(request, options);
@@ -119,18 +141,27 @@ export function createMcpEndpoint(deps: {
 
   return {
     /**
-     * The plain 2026-07-28 tool call (see serveModernToolCall.ts), answered straight from the HTTP
-     * layer's headers and parsed body: the JSON body of its 200 response, or undefined when the
-     * request is not one and must go through `fetch`.
+     * The plain tool call of either generation (see plainToolCall.ts), answered straight from the
+     * HTTP layer's headers and parsed body; undefined when the request is not one and must go
+     * through `fetch`.
      */
     answerPlainToolCall(
       headers: IncomingHttpHeaders,
       body: unknown,
       options: { authInfo?: AuthInfo; signal: AbortSignal },
-    ): Promise<string> | undefined {
-      const call = readPlainModernToolCall(headers, body);
-      if (!call) return undefined;
-      return answerModernToolCall(call, handlers, ownerOf(options.authInfo), options.signal);
+    ): PlainAnswer | undefined {
+      const scope = ownerOf(options.authInfo);
+      const modernCall = readPlainModernToolCall(headers, body);
+      if (modernCall) return answerModernToolCall(modernCall, handlers, scope, options.signal);
+      const legacyCall = readPlainLegacyToolCall(headers, body);
+      if (!legacyCall) return undefined;
+      const session = sessions.touch(legacyCall.sessionId, scope);
+      if (!session) return sessionNotFoundAnswer();
+      if (legacyCall.tool === 'execute_mcp_tool') {
+        if (asksForInput(session.server.getClientCapabilities())) return undefined;
+        session.toolExecutions++;
+      }
+      return answerInSession(session, legacyCall, scope, options.signal);
     },
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
       const body = options.parsedBody;
@@ -142,6 +173,32 @@ export function createMcpEndpoint(deps: {
     },
     close: () => modern.close(),
   };
+}
+
+/** The session's answer to an unknown, expired or other identity's session id. */
+const sessionNotFoundAnswer = (): PlainAnswer => ({
+  status: 404,
+  headers: { 'content-type': 'application/json' },
+  stream: false,
+  body: Promise.resolve(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: sessionNotFound }, id: null }),
+  ),
+});
+
+/**
+ * A session's `notifications/cancelled` (alone or in a batch) for one of its plain calls stops that
+ * call; the message still goes to the session's server, which ignores ids it does not know.
+ */
+function cancelPlainCall(session: Session, body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!isPlainObject(message) || message.method !== 'notifications/cancelled') continue;
+    const params = message.params;
+    if (!isPlainObject(params)) continue;
+    const requestId = params.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
+    const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the client';
+    session.plainCalls.get(requestId)?.abort(new Error(reason));
+  }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -196,16 +196,17 @@ function refuseUndeclared(request: { method: string }, capabilities: Record<stri
 }
 
 /** Whether a client declared any capability a server's request during a call could need. */
-function asksForInput(capabilities: Record<string, unknown> | undefined): boolean {
+export function asksForInput(capabilities: Record<string, unknown> | undefined): boolean {
   if (!capabilities) return false;
   for (const capability of Object.values(capabilityFor)) if (capabilities[capability] !== undefined) return true;
   return false;
 }
 
 /**
- * execute_mcp_tool for a 2026-07-28 caller that declared no capability a server's request during
- * the call could need: every such request is refused on the spot, so the call never waits for a
- * retry and needs no place among the suspended calls.
+ * execute_mcp_tool for a caller that declared no capability a server's request during the call
+ * could need: every such request is refused on the spot, so a 2026-07-28 call never waits for a
+ * retry and needs no place among the suspended calls. `sessionId` names a 2025 caller's session in
+ * the request log.
  */
 export function executeWithoutInput(
   handlers: ToolHandlers,
@@ -213,8 +214,10 @@ export function executeWithoutInput(
   scope: ToolScope,
   capabilities: Record<string, unknown> | undefined,
   round: RoundContext,
+  sessionId?: string,
 ): Promise<CallToolResult> {
   return handlers.execute(raw, scope, {
+    ...(sessionId ? { sessionId } : {}),
     signal: round.signal,
     ...(round.onProgress ? { onProgress: round.onProgress } : {}),
     onServerRequest: (request) =>

@@ -22,6 +22,11 @@ export type Session = {
   connectedAt: number;
   lastSeenAt: number;
   toolExecutions: number;
+  /**
+   * Tool calls answered without the session's MCP server (plainToolCall.ts), by request id: the
+   * session's end and the client's `notifications/cancelled` stop them as they stop the server's.
+   */
+  plainCalls: Map<string | number, AbortController>;
 };
 
 export type DisconnectReason = 'client_close' | 'timeout' | 'error';
@@ -46,6 +51,7 @@ export function createSessionStore(options: {
     const session = sessions.get(id);
     if (!session) return;
     sessions.delete(id);
+    for (const call of session.plainCalls.values()) call.abort(new Error('the session ended'));
     options.events.emit('mcp.client.disconnected', {
       session_id: id,
       team_id: options.teamId,
@@ -61,10 +67,16 @@ export function createSessionStore(options: {
   return {
     size: () => sessions.size,
     add(
-      session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions'>,
+      session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions' | 'plainCalls'>,
       client: { userAgent: string; ip: string },
     ): Session {
-      const entry: Session = { ...session, connectedAt: now(), lastSeenAt: now(), toolExecutions: 0 };
+      const entry: Session = {
+        ...session,
+        connectedAt: now(),
+        lastSeenAt: now(),
+        toolExecutions: 0,
+        plainCalls: new Map(),
+      };
       sessions.set(session.id, entry);
       options.events.emit('mcp.client.connected', {
         session_id: session.id,

@@ -1,5 +1,5 @@
 /** The 2025 (and 2024) revisions a legacy client names in its `MCP-Protocol-Version` header. */
-const legacyVersions = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+export const legacyVersions = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
 
 /** The only members a JSON-RPC request may have (the SDK's request schema is strict). */
 const requestKeys = new Set(['jsonrpc', 'id', 'method', 'params']);

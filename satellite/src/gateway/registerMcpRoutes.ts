@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
 import type { McpEndpoint } from './createMcpEndpoint.ts';
+import type { PlainAnswer } from './plainToolCall.ts';
 
 /** The largest JSON-RPC body `/mcp` accepts (the SDK's own default). */
 export const maxMcpBodyBytes = 4 * 1024 * 1024;
@@ -111,6 +112,28 @@ async function sendWebResponse(
 }
 
 /**
+ * Writes a plain tool call's answer (plainToolCall.ts): in one write when it is ready in time; an
+ * event stream whose call is slow sends its head after `streamHeadDelayMs`, as the SDK's streams
+ * do here, and its one event when the call ends.
+ */
+async function sendPlainAnswer(answer: PlainAnswer, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  const ready = answer.stream ? await firstReadWithin(answer.body, streamHeadDelayMs) : await answer.body;
+  if (ready === undefined) {
+    res.writeHead(answer.status, answer.headers);
+    res.flushHeaders();
+    const body = await answer.body;
+    res.end(gone.aborted ? undefined : body);
+    return;
+  }
+  if (gone.aborted) {
+    res.end();
+    return;
+  }
+  const body = Buffer.from(ready);
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) }).end(body);
+}
+
+/**
  * `/mcp` on Fastify: DNS-rebinding protection and (in oauth mode) the bearer token first, then the
  * endpoint of both protocol generations. Fastify parses the JSON body; a body that is not JSON is a
  * JSON-RPC parse error (-32700, HTTP 400), never Fastify's own error body.
@@ -162,18 +185,15 @@ export function registerMcpRoutes(
       });
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
-        const direct =
+        const plain =
           request.method === 'POST'
             ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
                 ...(auth ? { authInfo: auth } : {}),
                 signal: gone.signal,
               })
             : undefined;
-        if (direct) {
-          const body = Buffer.from(await direct);
-          if (gone.signal.aborted) res.end();
-          else
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+        if (plain) {
+          await sendPlainAnswer(plain, res, gone.signal);
           return;
         }
         const response = await deps.endpoint.fetch(webRequestOf(request.raw, gone.signal), {

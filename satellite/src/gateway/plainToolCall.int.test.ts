@@ -5,10 +5,11 @@ import { startTestSatellite } from '../../test/startTestSatellite.ts';
 import type { SatelliteApp } from '../app.ts';
 
 /**
- * The plain 2026-07-28 tool call is answered without the SDK's per-request server. Each request
- * here goes to a real satellite twice: as the v2 client sends it (the short path) and with one
- * more member in the client's identity, which means nothing to the call but takes it through the
- * SDK. The two answers must be the same, byte for byte once parsed, for every kind of result.
+ * The plain tool call of either generation is answered without the SDK's serving machinery. Each
+ * request here goes to a real satellite twice: as the v2 client sends it (the short path) and with
+ * one member more that means nothing to the call but takes it through the SDK (a website in a
+ * 2026-07-28 client's identity, an empty `_meta` from a 2025 session). The two answers must be the
+ * same once parsed, for every kind of result.
  */
 
 let satellite: SatelliteApp;
@@ -111,6 +112,22 @@ const cases: [string, string, unknown][] = [
   ['a search with no query', 'discover_mcp_tools', {}],
 ];
 
+/** Waits until the modern fixture has counted one more slow task stopped by cancellation. */
+async function untilCancelled(before: number) {
+  for (let i = 0; i < 100; i++) {
+    const now = await post('execute_mcp_tool', { tool_path: 'modern:cancelled_count', arguments: {} }, 3, false);
+    if (Number(now.body.result.content[0].text) === before + 1) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the upstream call was not cancelled');
+}
+
+const cancelledSoFar = async () =>
+  Number(
+    (await post('execute_mcp_tool', { tool_path: 'modern:cancelled_count', arguments: {} }, 1, false)).body.result
+      .content[0].text,
+  );
+
 describe('the plain 2026-07-28 tool call', () => {
   it.each(cases)('answers %s exactly as the SDK does', async (_, tool, args) => {
     const short = await post(tool, args, 41, false);
@@ -139,7 +156,7 @@ describe('the plain 2026-07-28 tool call', () => {
   });
 
   it('cancels the upstream call when the client goes away', async () => {
-    const before = await post('execute_mcp_tool', { tool_path: 'modern:cancelled_count', arguments: {} }, 1, false);
+    const before = await cancelledSoFar();
     const controller = new AbortController();
     const call = send(
       standardHeaders('execute_mcp_tool'),
@@ -161,12 +178,136 @@ describe('the plain 2026-07-28 tool call', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     controller.abort();
     await call;
-    const count = (r: Awaited<ReturnType<typeof post>>) => Number(r.body.result.content[0].text);
-    for (let i = 0; i < 100; i++) {
-      const after = await post('execute_mcp_tool', { tool_path: 'modern:cancelled_count', arguments: {} }, 3, false);
-      if (count(after) === count(before) + 1) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the upstream call was not cancelled');
+    await untilCancelled(before);
+  });
+});
+
+const sessionHeaders = (sessionId: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+  'mcp-session-id': sessionId,
+});
+
+/** A 2025 session opened over plain HTTP, as a client without capabilities opens it. */
+async function openSession(): Promise<string> {
+  let sessionId = '';
+  await new Promise<void>((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
+      (res) => {
+        sessionId = String(res.headers['mcp-session-id'] ?? '');
+        res.resume();
+        res.on('end', resolve);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+      }),
+    );
+  });
+  expect(sessionId).not.toBe('');
+  await send(sessionHeaders(sessionId), { jsonrpc: '2.0', method: 'notifications/initialized' });
+  return sessionId;
+}
+
+/** The JSON-RPC message of a POST's event stream (or its JSON body), with status and headers. */
+async function postInSession(sessionId: string, tool: string, args: unknown, id: string | number, viaSdk: boolean) {
+  const params = { name: tool, ...(args === undefined ? {} : { arguments: args }), ...(viaSdk ? { _meta: {} } : {}) };
+  const { status, type, text } = await send(sessionHeaders(sessionId), {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params,
+  });
+  const data = type?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('')
+    : text;
+  const message = JSON.parse(data.replace(/\\"search_time_ms\\":[0-9.e-]+/g, '\\"search_time_ms\\":0'));
+  return { status, type, message };
+}
+
+describe('the plain tool call of a 2025 session', () => {
+  let sessionId: string;
+  beforeAll(async () => {
+    sessionId = await openSession();
+  });
+
+  it.each(cases)('answers %s exactly as the SDK does', async (_, tool, args) => {
+    const short = await postInSession(sessionId, tool, args, 51, false);
+    const long = await postInSession(sessionId, tool, args, 51, true);
+    expect(short).toEqual(long);
+    expect(short.status).toBe(200);
+    expect(short.type).toBe('text/event-stream');
+    expect(short.message.result.content).toBeInstanceOf(Array);
+    expect(short.message.result.resultType).toBeUndefined();
+  });
+
+  it('answers an unknown session as the SDK does: 404, so the client initialises again', async () => {
+    const args = { tool_path: 'everything:echo', arguments: { message: 'x' } };
+    const short = await postInSession('no-such-session', 'execute_mcp_tool', args, 1, false);
+    expect(short).toEqual(await postInSession('no-such-session', 'execute_mcp_tool', args, 1, true));
+    expect(short.status).toBe(404);
+    expect(short.message.error.code).toBe(-32001);
+  });
+
+  it("stops the upstream call on the client's notifications/cancelled", async () => {
+    const before = await cancelledSoFar();
+    const call = postInSession(
+      sessionId,
+      'execute_mcp_tool',
+      { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } },
+      'slow-1',
+      false,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cancel = await send(sessionHeaders(sessionId), {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow-1', reason: 'the user changed their mind' },
+    });
+    expect(cancel.status).toBe(202);
+    await untilCancelled(before);
+    // The call's stream still ends, with the server's own answer to the stop.
+    expect((await call).message.result.isError).toBe(true);
+  });
+
+  it('stops the upstream call when the session ends (DELETE)', async () => {
+    const own = await openSession();
+    const before = await cancelledSoFar();
+    const call = postInSession(
+      own,
+      'execute_mcp_tool',
+      { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } },
+      9,
+      false,
+    ).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise<void>((resolve, reject) => {
+      const { 'content-type': _, ...headers } = sessionHeaders(own);
+      const outgoing = request(url, { method: 'DELETE', agent: false, headers }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.resume();
+        res.on('end', resolve);
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    await untilCancelled(before);
+    await call;
   });
 });

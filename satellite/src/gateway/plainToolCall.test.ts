@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { readPlainModernToolCall } from './serveModernToolCall.ts';
+import { readPlainLegacyToolCall, readPlainModernToolCall } from './plainToolCall.ts';
 
 const envelope = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -97,5 +97,50 @@ describe('readPlainModernToolCall', () => {
   ];
   it.each(leftToTheSdk)('leaves %s to the SDK', (_, requestHeaders, body) => {
     expect(readPlainModernToolCall(requestHeaders, body)).toBeUndefined();
+  });
+});
+
+const sessionHeaders: IncomingHttpHeaders = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+  'mcp-session-id': 'session-1',
+};
+const legacyCall = (params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'discover_mcp_tools', arguments: { query: 'files' }, ...params },
+});
+
+describe('readPlainLegacyToolCall', () => {
+  it('recognises the plain tool call of a 2025 session, with or without a version header', () => {
+    expect(readPlainLegacyToolCall(sessionHeaders, legacyCall())).toEqual({
+      id: 3,
+      tool: 'discover_mcp_tools',
+      arguments: { query: 'files' },
+      sessionId: 'session-1',
+    });
+    expect(
+      readPlainLegacyToolCall({ ...sessionHeaders, 'mcp-protocol-version': undefined }, legacyCall()),
+    ).toBeDefined();
+  });
+
+  const leftToTheSdk: [string, IncomingHttpHeaders, unknown][] = [
+    ['no session id (initialize or an error)', { ...sessionHeaders, 'mcp-session-id': undefined }, legacyCall()],
+    ['any _meta (a progress token, or a modern envelope)', sessionHeaders, legacyCall({ _meta: { progressToken: 1 } })],
+    ['a client that does not accept an event stream', { ...sessionHeaders, accept: 'application/json' }, legacyCall()],
+    ['a client that does not accept JSON', { ...sessionHeaders, accept: 'text/event-stream' }, legacyCall()],
+    ['a body that is not JSON', { ...sessionHeaders, 'content-type': 'text/plain' }, legacyCall()],
+    ['a modern version header', { ...sessionHeaders, 'mcp-protocol-version': '2026-07-28' }, legacyCall()],
+    ['an unknown version header', { ...sessionHeaders, 'mcp-protocol-version': '1999-01-01' }, legacyCall()],
+    ['modern standard headers', { ...sessionHeaders, 'mcp-method': 'tools/call' }, legacyCall()],
+    ['another tool', sessionHeaders, legacyCall({ name: 'echo' })],
+    ['other params', sessionHeaders, legacyCall({ task: { ttl: 1 } })],
+    ['a batch', sessionHeaders, [legacyCall()]],
+    ['a notification', sessionHeaders, { ...legacyCall(), id: undefined }],
+  ];
+  it.each(leftToTheSdk)('leaves %s to the SDK', (_, requestHeaders, body) => {
+    expect(readPlainLegacyToolCall(requestHeaders, body)).toBeUndefined();
   });
 });
