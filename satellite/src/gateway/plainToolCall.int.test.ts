@@ -286,6 +286,20 @@ describe('the plain tool call of a 2025 session', () => {
     expect((await call).message.result.isError).toBe(true);
   });
 
+  it('keeps nothing of a call once it is answered, whichever way it ended', async () => {
+    const calls = Array.from({ length: 50 }, (_, i) =>
+      postInSession(
+        sessionId,
+        'execute_mcp_tool',
+        { tool_path: i % 2 ? 'everything:echo' : 'nowhere:x', arguments: { message: 'm' } },
+        100 + i,
+        false,
+      ),
+    );
+    await Promise.all(calls);
+    expect(satellite.sessions.touch(sessionId, null)?.plainCalls.size).toBe(0);
+  });
+
   it('stops the upstream call when the session ends (DELETE)', async () => {
     const own = await openSession();
     const before = await cancelledSoFar();
