@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Small helpers every benchmark uses to report figures the same way. */
 export function percentile(sortedMs: number[], p: number): number {
@@ -61,4 +61,36 @@ export function cpuSeconds(pid?: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU seconds used so far by every process whose command name is `name` (`postgres`, `nats-server`):
+ * the shared servers of a path, whose work per request is part of what the path costs. A process that
+ * started and ended between two readings is missed, so the figure is a lower bound.
+ */
+export function cpuSecondsOfCommand(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU seconds the whole machine has been busy, all cores together (/proc/stat): beside the processes of
+ * a path, it says how much of the machine others took while it ran.
+ */
+export function machineCpuSeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  // cpu user nice system idle iowait irq softirq steal ...: everything but idle and iowait.
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
 }
