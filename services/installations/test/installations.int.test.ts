@@ -572,6 +572,43 @@ describe('status, logs and requests from satellite events', () => {
       expect(await parkedOf(created.id)).toHaveLength(0);
     });
 
+    it('announces events delivered again, some or all of them stored already, as they were first stored', async () => {
+      const created = await install('fs-batch-again');
+      const first = Array.from({ length: 5 }, () => randomUUID());
+      await h.emitBatch(
+        'mcp.tool.executed',
+        first.map(() => executed(created.id, 'first_tool')),
+        { ids: first },
+      );
+      await eventually(async () => ((await requestsAnnouncedFor(created.id)).length === 5 ? true : undefined));
+      // Three stored already and two new, then two that are all stored already, each with other content.
+      const fresh = [randomUUID(), randomUUID()];
+      const mixed = [...first.slice(0, 3), ...fresh];
+      await h.emitBatch(
+        'mcp.tool.executed',
+        mixed.map(() => executed(created.id, 'second_tool')),
+        { ids: mixed },
+      );
+      const again = first.slice(3);
+      await h.emitBatch(
+        'mcp.tool.executed',
+        again.map(() => executed(created.id, 'third_tool')),
+        { ids: again },
+      );
+      const announced = await eventually(async () => {
+        const seen = await requestsAnnouncedFor(created.id);
+        return seen.length >= 12 ? seen : undefined;
+      });
+      const expected: Array<[string, string]> = [
+        ...first.map((id): [string, string] => [id, 'first_tool']),
+        ...first.slice(0, 3).map((id): [string, string] => [id, 'first_tool']),
+        ...fresh.map((id): [string, string] => [id, 'second_tool']),
+        ...again.map((id): [string, string] => [id, 'first_tool']),
+      ];
+      expect(announced.sort()).toEqual(expected.sort());
+      expect(await storedOf(created.id)).toEqual({ total: 7, distinct: 7 });
+    });
+
     it('announces the requests of events whose ids are written in capitals', async () => {
       const created = await install('fs-batch-capitals');
       const ids = Array.from({ length: 5 }, () => randomUUID().toUpperCase());

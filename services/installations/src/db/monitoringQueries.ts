@@ -53,6 +53,9 @@ export type RequestLogInput = {
   timestamp: string;
 };
 
+/** What an insert of request logs answers: the ids of the new rows when not all were new, else null. */
+const insertedIds = z.object({ ids: z.array(z.string()).nullable() });
+
 /**
  * Inserts many request logs in one statement, each once (its id is the satellite event id), and returns
  * the stored rows of all of them, those a redelivery found already there included. A new row is
@@ -83,8 +86,11 @@ export async function insertRequestLogs(
     r.errorMessage,
     r.timestamp,
   ]);
-  const inserted = new Set(
-    await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+  // One row comes back, not one per insert, naming the new rows only when some were not new (a
+  // redelivery): a thousand returned ids each went through the pool's row check, which cost the
+  // consumer as much CPU as the rest of the insert.
+  const result = await db.one(sql.type(insertedIds)`
+    WITH inserted AS (
       INSERT INTO request_logs (id, installation_id, team_id, tool_name, request_params, tool_response, duration_ms,
         success, error_message, "timestamp")
       SELECT id, installation_id, team_id, tool_name, request_params::jsonb, tool_response::jsonb, duration_ms, success,
@@ -94,10 +100,11 @@ export async function insertRequestLogs(
           "timestamp")
       ORDER BY id
       ON CONFLICT (id) DO NOTHING
-      RETURNING id`),
-  );
+      RETURNING id)
+    SELECT CASE WHEN count(*) < ${logs.length} THEN coalesce(array_agg(id), '{}') END AS ids FROM inserted`);
   // Ids are given in their canonical form, as PostgreSQL writes a uuid back.
-  const fresh = logs.filter((r) => inserted.has(r.id));
+  const inserted = result.ids ? new Set(result.ids) : null;
+  const fresh = inserted ? logs.filter((r) => inserted.has(r.id)) : logs;
   const stored: RequestLogRow[] = fresh.map((r) => ({
     id: r.id,
     installation_id: r.installationId,
@@ -110,7 +117,7 @@ export async function insertRequestLogs(
     error_message: r.errorMessage,
     timestamp: new Date(r.timestamp).toISOString(),
   }));
-  if (fresh.length === logs.length) return stored;
+  if (!inserted) return stored;
   const already = logs.filter((r) => !inserted.has(r.id)).map((r) => r.id);
   const found = await db.any(sql.type(requestLogRow)`
     SELECT ${requestColumns} FROM request_logs WHERE id = ANY(${sql.array(already, 'uuid')})`);
