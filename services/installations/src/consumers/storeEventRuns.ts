@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { publishEvent } from '@orbital/bus';
+import { publishData, publishEvent } from '@orbital/bus';
 import {
+  eventSubject,
   type InstallationLogAppended,
   type InstallationRequestLogged,
   installationLogAppendedEvent,
@@ -97,14 +98,19 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
     byInstallation.set(event.data.installation_id, group);
   }
   await Promise.all(
-    [...byInstallation].flatMap(([installationId, group]) =>
-      chunksOf(group.rows.map((row) => requestLogView(row, true))).map((requests) => {
-        const logged: InstallationRequestLogged = { installation_id: installationId, team_id: group.teamId, requests };
-        return publishEvent(deps.bus, installationRequestLoggedEvent, logged, {
-          msgId: `req-${digestOf(requests.map((r) => r.id))}`,
-        });
-      }),
-    ),
+    [...byInstallation].flatMap(([installationId, group]) => {
+      const subject = eventSubject(installationRequestLoggedEvent, {
+        installation_id: installationId,
+        team_id: group.teamId,
+        requests: [],
+      });
+      const head = `{"installation_id":${JSON.stringify(installationId)},"team_id":${JSON.stringify(group.teamId)},"requests":[`;
+      return chunksOf(group.rows).map((chunk) =>
+        publishData(deps.bus, subject, `${head}${chunk.encoded.join(',')}]}`, {
+          msgId: `req-${digestOf(chunk.ids)}`,
+        }),
+      );
+    }),
   );
 }
 
@@ -112,22 +118,34 @@ export async function storeToolExecutions(deps: SatelliteEventDeps, events: Tool
 const maxRowsPerMessage = 200;
 const maxBytesPerMessage = 256 * 1024;
 
-/** Rows in order, cut where a message would grow too long (a row alone may be longer: it goes alone). */
-function chunksOf<T>(rows: T[]): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
+/**
+ * Rows in order as their views, each encoded once, cut where a message would grow too long (a row alone
+ * may be longer: it goes alone). The views are published as encoded, without the check publishEvent
+ * makes: a row is made of fields the satellite event's contract checked (its id a UUID, its installation
+ * one of the rows just locked, its timestamp written by Date) and typed as the view, and that check cost
+ * the consumer about a tenth of its CPU. The integration tests read every announcement through the
+ * event's contract.
+ */
+function chunksOf(rows: readonly RequestLogRow[]): Array<{ ids: string[]; encoded: string[] }> {
+  const chunks: Array<{ ids: string[]; encoded: string[] }> = [];
+  let chunk: { ids: string[]; encoded: string[] } = { ids: [], encoded: [] };
   let bytes = 0;
   for (const row of rows) {
-    const size = JSON.stringify(row).length;
-    if (chunk.length > 0 && (chunk.length >= maxRowsPerMessage || bytes + size > maxBytesPerMessage)) {
+    const view: InstallationRequestLogged['requests'][number] = requestLogView(row, true);
+    const encoded = JSON.stringify(view);
+    if (
+      chunk.ids.length > 0 &&
+      (chunk.ids.length >= maxRowsPerMessage || bytes + encoded.length > maxBytesPerMessage)
+    ) {
       chunks.push(chunk);
-      chunk = [];
+      chunk = { ids: [], encoded: [] };
       bytes = 0;
     }
-    chunk.push(row);
-    bytes += size;
+    chunk.ids.push(row.id);
+    chunk.encoded.push(encoded);
+    bytes += encoded.length;
   }
-  if (chunk.length > 0) chunks.push(chunk);
+  if (chunk.ids.length > 0) chunks.push(chunk);
   return chunks;
 }
 
