@@ -158,6 +158,51 @@ describe('POST /api/satellites/:id/events', () => {
     expect((await post(b, satellites.quiet, { events: [configRefreshedEvent()] })).statusCode).toBe(200);
   });
 
+  it('starts each window with its first batch, and gives a counter that lost its expiry one again', async () => {
+    const limiter = createEventRateLimiter({
+      redis,
+      keyPrefix: env.queuePrefix,
+      logger,
+      limit: { maxRequests: 2, windowSeconds: 40 },
+    });
+    const fresh = '55555555-5555-4555-8555-555555555555';
+    await limiter.check(fresh);
+    expect(await redis.ttl(`${env.queuePrefix}:events:rate:${fresh}`)).toBeGreaterThan(30);
+
+    // A counter left without an expiry (written by hand, or by a failure between two commands of an older
+    // gateway) would refuse the satellite for good.
+    const stuck = '66666666-6666-4666-8666-666666666666';
+    await redis.set(`${env.queuePrefix}:events:rate:${stuck}`, '7');
+    expect(await limiter.check(stuck)).toEqual({ allowed: false, retryAfterSeconds: 40 });
+    expect(await redis.ttl(`${env.queuePrefix}:events:rate:${stuck}`)).toBeGreaterThan(30);
+  });
+
+  it('lets batches through when Redis does not answer, and says so', async () => {
+    const unreachable = new Redis({
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    const warnings: unknown[] = [];
+    const watched = createLogger({ name: 'event-routes-test', level: 'warn' });
+    watched.warn = ((...args: unknown[]) => void warnings.push(args)) as typeof watched.warn;
+    try {
+      const limiter = createEventRateLimiter({
+        redis: unreachable,
+        keyPrefix: env.queuePrefix,
+        logger: watched,
+        limit: { maxRequests: 1, windowSeconds: 60 },
+      });
+      expect(await limiter.check(satellites.busy)).toEqual({ allowed: true });
+      expect(await limiter.check(satellites.busy)).toEqual({ allowed: true });
+      expect(warnings).toHaveLength(1);
+    } finally {
+      unreachable.disconnect();
+    }
+  });
+
   it('answers 503 when JetStream cannot store the events, so the satellite keeps them', async () => {
     const noStream = await createBus({
       ...env.busOptions('gw-2'),

@@ -13,9 +13,27 @@ export const defaultEventRateLimit: EventRateLimit = { maxRequests: 120, windowS
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
+ * One batch counted, atomically: the window starts with the first batch (a fixed window that expires
+ * whole); over the limit, the seconds left of it (a key that lost its expiry is given one again, so no
+ * satellite is refused for good). KEYS[1] the satellite's counter, ARGV[1] the window in seconds,
+ * ARGV[2] the batches a window allows. Answers 0 when the batch is allowed.
+ */
+const countBatch = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+if count <= tonumber(ARGV[2]) then return 0 end
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < 0 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return math.max(ttl, 1)`;
+
+/**
  * Per-satellite limit of event batches, counted in Redis so it holds across every gateway replica (the
- * identity module keeps its login limits there too). One atomic transaction per batch: start the window
- * if there is none, count, read the time left. Windows are fixed and expire whole.
+ * identity module keeps its login limits there too). One script per batch, so one command and one
+ * answer: the transaction it replaces (MULTI, SET NX, INCR, TTL, EXEC) cost gateway-api a tenth of its
+ * CPU per batch in the client alone.
  *
  * When Redis does not answer the batch is let through and a warning logged: the caller is an
  * authenticated satellite, the body size and the stream limits still bound what it can do, and refusing
@@ -34,14 +52,9 @@ export function createEventRateLimiter(options: {
   return {
     limit,
     async check(satelliteId: string): Promise<RateDecision> {
-      let results: [Error | null, unknown][] | null;
+      let retryAfter: unknown;
       try {
-        results = await options.redis
-          .multi()
-          .set(key(satelliteId), '0', 'EX', limit.windowSeconds, 'NX')
-          .incr(key(satelliteId))
-          .ttl(key(satelliteId))
-          .exec();
+        retryAfter = await options.redis.eval(countBatch, 1, key(satelliteId), limit.windowSeconds, limit.maxRequests);
       } catch (error) {
         if (Date.now() - lastWarning > 10_000) {
           lastWarning = Date.now();
@@ -49,10 +62,9 @@ export function createEventRateLimiter(options: {
         }
         return { allowed: true };
       }
-      const count = Number(results?.[1]?.[1] ?? 0);
-      if (count <= limit.maxRequests) return { allowed: true };
-      const ttl = Number(results?.[2]?.[1] ?? limit.windowSeconds);
-      return { allowed: false, retryAfterSeconds: Math.max(1, ttl) };
+      const seconds = Number(retryAfter);
+      if (!(seconds > 0)) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: seconds };
     },
   };
 }
