@@ -84,8 +84,10 @@ function parseInput<S extends Schema | undefined>(schema: S, value: unknown, whe
  * No input may carry a NUL character (PostgreSQL cannot store one): refused here, for every route, before
  * any schema or service sees it, with the place it was found.
  */
-function refuseNulCharacters(request: FastifyRequest): void {
-  const path = findNulCharacter({ params: request.params, query: request.query, body: request.body });
+function refuseNulCharacters(request: FastifyRequest, bodyStripped: boolean): void {
+  // A body just stripped holds none: scanning it again cost a batch of events a second walk of every string.
+  const inputs = { params: request.params, query: request.query, ...(bodyStripped ? {} : { body: request.body }) };
+  const path = findNulCharacter(inputs);
   if (!path) return;
   throw new AppError('validation_failed', 'The request contains a NUL character', {
     details: [{ path: path.join('.'), message: 'must not contain NUL characters (U+0000)' }],
@@ -129,8 +131,9 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
       const params = def.params?.safeParse(request.params ?? {});
       if (params?.success) request.params = params.data;
       const identity = await resolveAccess(request, def.access);
-      if (def.nulCharacters === 'strip') request.body = withoutNulCharacters(request.body);
-      refuseNulCharacters(request);
+      const strip = def.nulCharacters === 'strip';
+      if (strip) request.body = withoutNulCharacters(request.body);
+      refuseNulCharacters(request, strip);
       const data = await def.handler({
         body: parseInput(def.body, request.body, 'body'),
         query: parseInput(def.querystring, request.query, 'query'),
