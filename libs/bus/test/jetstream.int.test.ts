@@ -12,6 +12,7 @@ import {
   consumeDurable,
   createBus,
   type DurableConsumer,
+  durableName,
   ensureStream,
   listParked,
   type PublishOptions,
@@ -38,9 +39,11 @@ const testStream: StreamDefinition = {
   discard: 'new',
 };
 
+const typedSubjects = new Set(['evt.test.typed', 'evt.test.ahead']);
+
 /**
  * An event of the test stream: a subject ending in `>` becomes a last token `{rest}`. Its payload is
- * any object, or `{n: number}` for `evt.test.typed`.
+ * any object, or `{n: number}` for `evt.test.typed` and `evt.test.ahead`.
  */
 function testEvent(subject: string) {
   return defineEvent({
@@ -49,7 +52,7 @@ function testEvent(subject: string) {
     producer: 'installations',
     consumers: ['installations'],
     description: 'test',
-    payload: subject === 'evt.test.typed' ? z.object({ n: z.number() }).strict() : z.record(z.string(), z.unknown()),
+    payload: typedSubjects.has(subject) ? z.object({ n: z.number() }).strict() : z.record(z.string(), z.unknown()),
   });
 }
 
@@ -360,5 +363,63 @@ describe('consumeDurable', () => {
     expect(Math.max(...batchSizes)).toBe(10);
     const parked = await listParked(bus, { durable: 'batched' });
     expect(parked.map((p) => [p.payload, p.attempts])).toEqual([[{ n: 13 }, 2]]);
+  });
+
+  it('handles messages that arrived while a batch waited as if they had just arrived: good, broken, not JSON, retried', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const started = collector<number>();
+    const committed = collector<number>();
+    let failedOnce = false;
+    // One message alone goes to the single handler, several to the batch handler: both do the same.
+    const take = async (payloads: Array<{ n: number }>) => {
+      const ns = payloads.map((payload) => payload.n);
+      started.push(ns.length);
+      if (ns.includes(1)) await gate;
+      if (ns.includes(2) && !failedOnce) {
+        failedOnce = true;
+        // A handler that changed what it was given, then met an outage: the next try gets the event.
+        (payloads[0] as { n: number }).n = 999;
+        throw new AppError('unavailable', 'the database is away');
+      }
+      for (const n of ns) committed.push(n);
+    };
+    const { lines, logger } = capturingLogger();
+    await consume({
+      logger,
+      durable: 'ahead',
+      filterSubjects: ['evt.test.ahead'],
+      batch: {
+        maxMessages: 10,
+        handler: (items) => take(items.map((item) => item.payload as { n: number })),
+      },
+      handler: (payload) => take([payload as { n: number }]),
+    });
+    await publishJson(bus, 'evt.test.ahead', { n: 1 });
+    await started.until((items) => items.length === 1);
+    // While the first batch waits, the next messages come in behind it.
+    await publishData(bus, 'evt.test.ahead', 'not json {');
+    await publishData(bus, 'evt.test.ahead', JSON.stringify({ n: 'x' }));
+    for (let n = 2; n <= 5; n += 1) await publishJson(bus, 'evt.test.ahead', { n });
+    const jsm = await jetstreamManager(bus.connection);
+    for (;;) {
+      const info = await jsm.consumers.info(streamName(bus, testStream.name), durableName(bus, 'ahead'));
+      if (info.num_ack_pending === 7) break;
+    }
+    release();
+
+    await committed.until((items) => items.length === 5);
+    await lines.until((items) => items.filter(parkedLine).length === 2);
+    expect(committed.items).toEqual([1, 2, 3, 4, 5]);
+    const parked = await listParked(bus, { durable: 'ahead' });
+    expect(
+      parked.map((p) => [p.payload, p.reason.startsWith('the payload is not JSON') ? 'not JSON' : 'contract']),
+    ).toEqual([
+      ['not json {', 'not JSON'],
+      [{ n: 'x' }, 'contract'],
+    ]);
+    expect(parked[1]?.reason).toMatch(/breaks the contract of evt\.test\.ahead/);
   });
 });
