@@ -15,7 +15,7 @@ import { satelliteEvents, satelliteEventsStream } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { type ChildService, createTestEnvironment, startServiceProcess, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
-import { cpuSeconds, cpuSecondsOfCommand, machineCpuSeconds, printTable } from './stats.ts';
+import { cpuSeconds, cpuSecondsBetween, cpuSecondsOfCommand, machineCpuSeconds, printTable } from './stats.ts';
 
 const total = Number(process.env.EVENTS ?? 20000);
 const satellites = Number(process.env.SATELLITES ?? 20);
@@ -138,6 +138,7 @@ try {
     EVENTS_RATE_LIMIT_MAX_REQUESTS: '100000',
     // BENCH_PROFILE=<dir>: every service writes a CPU profile there when it stops.
     ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   for (const entry of [
     'services/settings/src/main.ts',
@@ -282,7 +283,12 @@ try {
   }
   const acceptedRate = sent.length / ((accepted - started) / 1000);
   const storedRate = sent.length / ((stored - started) / 1000);
-  const cpu = (key: keyof typeof cpuAfter) => Number((cpuAfter[key] - cpuBefore[key]).toFixed(2));
+  const cpu = (key: keyof typeof cpuAfter) => {
+    const [before, after] = [cpuBefore[key], cpuAfter[key]];
+    const seconds =
+      typeof before === 'number' ? (after as number) - before : cpuSecondsBetween(before, after as Map<number, number>);
+    return Number(seconds.toFixed(2));
+  };
   const perEvent = (seconds: number) => Math.round((seconds * 1e6) / sent.length);
   printTable(
     `${sent.length} events, ${satellites} real satellites (API keys) sending batches of ${batchSize}, one at a time each; load average ${load} before, ${endLoad} after; every event stored exactly once`,

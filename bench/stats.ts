@@ -64,23 +64,32 @@ export function cpuSeconds(pid?: number): number {
 }
 
 /**
- * CPU seconds used so far by every process whose command name is `name` (`postgres`, `nats-server`):
- * the shared servers of a path, whose work per request is part of what the path costs. A process that
- * started and ended between two readings is missed, so the figure is a lower bound.
+ * CPU seconds used so far by each process whose command name is `name` (`postgres`, `nats-server`), by
+ * pid: the shared servers of a path, whose work per request is part of what the path costs.
  */
-export function cpuSecondsOfCommand(name: string): number {
-  let total = 0;
+export function cpuSecondsOfCommand(name: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
+      byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // Gone between the listing and the read.
     }
   }
+  return byPid;
+}
+
+/**
+ * What the processes of two readings of cpuSecondsOfCommand used in between: a process that ended in
+ * between is missed (its CPU is gone with it), so the figure is a lower bound.
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
