@@ -148,10 +148,12 @@ export function createSatelliteApp(options: {
     sessions,
     handlers,
     suspended,
+    keepAliveMs: config.MCP_SSE_KEEPALIVE_MS,
     onerror: (error) => logger.debug({ err: error }, '/mcp request refused'),
   });
   registerMcpRoutes(app, {
     endpoint,
+    keepAliveMs: config.MCP_SSE_KEEPALIVE_MS,
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
   });

@@ -53,6 +53,9 @@ export const satelliteEnv = logEnv.extend({
   // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
   // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
   MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),
+  // An event stream waiting for a slow call gets a comment line this often, so a proxy or load
+  // balancer between the client and the satellite does not take it for idle and cut it.
+  MCP_SSE_KEEPALIVE_MS: positiveInt.default(15 * 1000),
   // An idle stdio process is stopped after this long and respawned on its next call; 0 keeps them running.
   PROCESS_IDLE_TIMEOUT_MS: nonNegativeInt.default(5 * 60 * 1000),
   PROCESS_IDLE_CHECK_INTERVAL_MS: positiveInt.default(30 * 1000),

@@ -9,7 +9,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
-import { asksForInput, createMetaToolServer, type ToolHandlers, type ToolScope } from './createMetaToolServer.ts';
+import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
+import { asksForInput, createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
 import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
@@ -17,7 +18,6 @@ import {
   answerLegacyToolCall,
   answerModernToolCall,
   type PlainAnswer,
-  type PlainToolCall,
   readPlainLegacyToolCall,
   readPlainModernToolCall,
 } from './plainToolCall.ts';
@@ -66,12 +66,18 @@ export function createMcpEndpoint(deps: {
   sessions: SessionStore;
   handlers: ToolHandlers;
   suspended: SuspendedCalls;
+  /** How often a 2025 session's streams get a keep-alive comment (the SDK's default is 15 s). */
+  keepAliveMs?: number;
   onerror?: (error: Error) => void;
 }) {
   const { sessions, handlers, suspended } = deps;
   const modern = createMcpHandler(
     ({ authInfo }) => createMetaToolServer(handlers, { era: 'modern', scope: ownerOf(authInfo), suspended }),
-    { legacy: 'reject', ...(deps.onerror ? { onerror: deps.onerror } : {}) },
+    {
+      legacy: 'reject',
+      ...(deps.keepAliveMs ? { keepAliveMs: deps.keepAliveMs } : {}),
+      ...(deps.onerror ? { onerror: deps.onerror } : {}),
+    },
   );
 
   const openSession = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
@@ -79,6 +85,7 @@ export function createMcpEndpoint(deps: {
     let created: ReturnType<SessionStore['add']> | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: newSessionId,
+      ...(deps.keepAliveMs ? { keepAliveMs: deps.keepAliveMs } : {}),
       onsessioninitialized: (id) => {
         created = sessions.add(
           { id, owner, transport, server },
@@ -106,27 +113,40 @@ export function createMcpEndpoint(deps: {
     return response;
   };
 
-  /** A plain call in its session: the client's cancellation and the session's end stop it. */
-  const answerInSession = (session: Session, call: PlainToolCall, scope: ToolScope, gone: AbortSignal): PlainAnswer => {
-    const stop = new AbortController();
+  /**
+   * A plain call under `calls`, stopped by the client going away (`gone`) and by whatever stops the
+   * registry's calls: a session's cancellations and end, the endpoint's close.
+   */
+  const tracked = (
+    calls: CallRegistry,
+    id: string | number,
+    gone: AbortSignal,
+    answer: (signal: AbortSignal) => PlainAnswer,
+  ): PlainAnswer => {
+    const stop = calls.start(id);
     const onGone = () => stop.abort(gone.reason);
     gone.addEventListener('abort', onGone, { once: true });
-    session.plainCalls.set(call.id, stop);
-    const answer = answerLegacyToolCall(call, session.id, handlers, scope, stop.signal);
+    const answered = answer(stop.signal);
     const settled = () => {
       gone.removeEventListener('abort', onGone);
-      if (session.plainCalls.get(call.id) === stop) session.plainCalls.delete(call.id);
+      calls.end(id, stop);
     };
-    return { ...answer, body: answer.body.finally(settled) };
+    return { ...answered, body: answered.body.finally(settled) };
   };
+  /** Modern plain calls, which no session holds: only the endpoint's close stops them all. */
+  const modernCalls = createCallRegistry();
+  let modernCallCount = 0;
+  let closed = false;
 
   const serveLegacy = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = sessions.touch(sessionId, ownerOf(options.authInfo));
       if (!session) return jsonRpcError(404, -32001, sessionNotFound);
-      if (session.plainCalls.size > 0) cancelPlainCall(session, options.parsedBody);
-      return session.transport.handleRequest(request, requestOptions(options));
+      const response = await session.transport.handleRequest(request, requestOptions(options));
+      // A cancellation the session accepted also stops the plain call it names.
+      if (response.status === 202 && session.plainCalls.size() > 0) cancelPlainCalls(session, options.parsedBody);
+      return response;
     }
     if (request.method === 'POST' && isInitializeRequest(options.parsedBody)) return openSession(request, options);
     if (request.method !== 'POST') {
@@ -150,9 +170,15 @@ export function createMcpEndpoint(deps: {
       body: unknown,
       options: { authInfo?: AuthInfo; signal: AbortSignal },
     ): PlainAnswer | undefined {
+      // A closed endpoint refuses everything, as the SDK's handler does.
+      if (closed) return undefined;
       const scope = ownerOf(options.authInfo);
       const modernCall = readPlainModernToolCall(headers, body);
-      if (modernCall) return answerModernToolCall(modernCall, handlers, scope, options.signal);
+      if (modernCall) {
+        return tracked(modernCalls, modernCallCount++, options.signal, (signal) =>
+          answerModernToolCall(modernCall, handlers, scope, signal),
+        );
+      }
       const legacyCall = readPlainLegacyToolCall(headers, body);
       if (!legacyCall) return undefined;
       const session = sessions.touch(legacyCall.sessionId, scope);
@@ -161,7 +187,9 @@ export function createMcpEndpoint(deps: {
         if (asksForInput(session.server.getClientCapabilities())) return undefined;
         session.toolExecutions++;
       }
-      return answerInSession(session, legacyCall, scope, options.signal);
+      return tracked(session.plainCalls, legacyCall.id, options.signal, (signal) =>
+        answerLegacyToolCall(legacyCall, session.id, handlers, scope, signal),
+      );
     },
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
       const body = options.parsedBody;
@@ -171,7 +199,11 @@ export function createMcpEndpoint(deps: {
       }
       return modern.fetch(request, requestOptions(options));
     },
-    close: () => modern.close(),
+    close: () => {
+      closed = true;
+      modernCalls.stopAll(new Error('the satellite is shutting down'));
+      return modern.close();
+    },
   };
 }
 
@@ -189,7 +221,7 @@ const sessionNotFoundAnswer = (): PlainAnswer => ({
  * A session's `notifications/cancelled` (alone or in a batch) for one of its plain calls stops that
  * call; the message still goes to the session's server, which ignores ids it does not know.
  */
-function cancelPlainCall(session: Session, body: unknown): void {
+function cancelPlainCalls(session: Session, body: unknown): void {
   for (const message of Array.isArray(body) ? body : [body]) {
     if (!isPlainObject(message) || message.method !== 'notifications/cancelled') continue;
     const params = message.params;
@@ -197,7 +229,7 @@ function cancelPlainCall(session: Session, body: unknown): void {
     const requestId = params.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
     const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the client';
-    session.plainCalls.get(requestId)?.abort(new Error(reason));
+    session.plainCalls.stop(requestId, new Error(reason));
   }
 }
 

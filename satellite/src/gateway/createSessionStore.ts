@@ -2,6 +2,7 @@ import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcon
 import { detectClientType } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
+import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
 
 /**
  * The identity a session was opened with (SATELLITE_AUTH_MODE=oauth): the token's user and team, not
@@ -26,7 +27,7 @@ export type Session = {
    * Tool calls answered without the session's MCP server (plainToolCall.ts), by request id: the
    * session's end and the client's `notifications/cancelled` stop them as they stop the server's.
    */
-  plainCalls: Map<string | number, AbortController>;
+  plainCalls: CallRegistry;
 };
 
 export type DisconnectReason = 'client_close' | 'timeout' | 'error';
@@ -51,7 +52,7 @@ export function createSessionStore(options: {
     const session = sessions.get(id);
     if (!session) return;
     sessions.delete(id);
-    for (const call of session.plainCalls.values()) call.abort(new Error('the session ended'));
+    session.plainCalls.stopAll(new Error('the session ended'));
     options.events.emit('mcp.client.disconnected', {
       session_id: id,
       team_id: options.teamId,
@@ -75,7 +76,7 @@ export function createSessionStore(options: {
         connectedAt: now(),
         lastSeenAt: now(),
         toolExecutions: 0,
-        plainCalls: new Map(),
+        plainCalls: createCallRegistry(),
       };
       sessions.set(session.id, entry);
       options.events.emit('mcp.client.connected', {

@@ -142,6 +142,53 @@ describe('the plain 2026-07-28 tool call', () => {
     expect(short.body.result.resultType).toBe('complete');
   });
 
+  it('passes on structured content that is not an object, which 2026-07-28 allows', async () => {
+    const args = { tool_path: 'modern:structured_list', arguments: {} };
+    const short = await post('execute_mcp_tool', args, 5, false);
+    expect(short).toEqual(await post('execute_mcp_tool', args, 5, true));
+    expect(short.body.result.structuredContent).toEqual([1, 2]);
+  });
+
+  it('never serves a request with two Content-Type fields (Node refuses it; the SDK would too)', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'everything:echo', arguments: { message: 'x' } },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const { 'content-type': _, ...rest } = standardHeaders('execute_mcp_tool');
+    const status = await new Promise<number>((resolve, reject) => {
+      const outgoing = request(
+        url,
+        {
+          method: 'POST',
+          agent: false,
+          headers: [
+            ...Object.entries(rest).flat(),
+            'content-type',
+            'application/json',
+            'content-type',
+            'text/plain',
+          ] as unknown as Record<string, string>,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+    expect(status).toBeGreaterThanOrEqual(400);
+  });
+
   it('keeps a string id as the client sent it', async () => {
     const short = await post(
       'execute_mcp_tool',
@@ -286,6 +333,49 @@ describe('the plain tool call of a 2025 session', () => {
     expect((await call).message.result.isError).toBe(true);
   });
 
+  it('refuses structured content that is not an object, as a 2025 session does', async () => {
+    const args = { tool_path: 'modern:structured_list', arguments: {} };
+    const short = await postInSession(sessionId, 'execute_mcp_tool', args, 61, false);
+    const long = await postInSession(sessionId, 'execute_mcp_tool', args, 61, true);
+    expect(short.message.error.code).toBe(-32602);
+    expect(short.message.error.code).toBe(long.message.error.code);
+    expect(short.message.error.message).toMatch(/^Invalid tools\/call result: /);
+    expect(long.message.error.message).toMatch(/^Invalid tools\/call result: /);
+  });
+
+  it('stops every call of a request id the client reused, on its cancellation', async () => {
+    const before = await cancelledSoFar();
+    const slow = { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } };
+    const calls = [1, 2].map(() => postInSession(sessionId, 'execute_mcp_tool', slow, 'twice', false));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await send(sessionHeaders(sessionId), {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'twice' },
+    });
+    await untilCancelled(before + 1);
+    await Promise.all(calls);
+  });
+
+  it('ignores a cancellation the session refuses (here: no event stream accepted)', async () => {
+    const before = await cancelledSoFar();
+    const call = postInSession(
+      sessionId,
+      'execute_mcp_tool',
+      { tool_path: 'modern:slow_task', arguments: { steps: 8, delay_ms: 50 } },
+      'not-cancelled',
+      false,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await send(
+      { ...sessionHeaders(sessionId), accept: 'application/json' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'not-cancelled' } },
+    );
+    expect(refused.status).toBe(406);
+    expect((await call).message.result.content[0].text).toBe('done after 8 steps');
+    expect(await cancelledSoFar()).toBe(before);
+  });
+
   it('keeps nothing of a call once it is answered, whichever way it ended', async () => {
     const calls = Array.from({ length: 50 }, (_, i) =>
       postInSession(
@@ -297,7 +387,7 @@ describe('the plain tool call of a 2025 session', () => {
       ),
     );
     await Promise.all(calls);
-    expect(satellite.sessions.touch(sessionId, null)?.plainCalls.size).toBe(0);
+    expect(satellite.sessions.touch(sessionId, null)?.plainCalls.size()).toBe(0);
   });
 
   it('stops the upstream call when the session ends (DELETE)', async () => {
@@ -323,5 +413,36 @@ describe('the plain tool call of a 2025 session', () => {
     });
     await untilCancelled(before);
     await call;
+  });
+});
+
+describe('a slow plain call of a 2025 session', () => {
+  it('gets its stream head at once and keep-alive comments until its event, as on the SDK path', async () => {
+    const started = await startTestSatellite({
+      servers: [referenceServer('modern', [fixtureModernServer])],
+      env: { MCP_SSE_KEEPALIVE_MS: '100' },
+    });
+    const saved = url;
+    url = started.url;
+    try {
+      const own = await openSession();
+      const slow = { tool_path: 'modern:slow_task', arguments: { steps: 5, delay_ms: 100 } };
+      for (const viaSdk of [false, true]) {
+        const params = { name: 'execute_mcp_tool', arguments: slow, ...(viaSdk ? { _meta: {} } : {}) };
+        const { status, type, text } = await send(sessionHeaders(own), {
+          jsonrpc: '2.0',
+          id: viaSdk ? 2 : 1,
+          method: 'tools/call',
+          params,
+        });
+        expect(status).toBe(200);
+        expect(type).toBe('text/event-stream');
+        expect(text).toContain(': keepalive\n\n');
+        expect(text).toMatch(/event: message\ndata: .*done after 5 steps/);
+      }
+    } finally {
+      url = saved;
+      await started.satellite.close();
+    }
   });
 });

@@ -136,18 +136,34 @@ export function readPlainLegacyToolCall(
 /** Keys that make a tool result something other than a finished call (tasks, rounds of input). */
 const foreignResultKeys = ['task', 'inputRequests', 'requestState'];
 
+/** The result schema, read as the SDK reads it (its errors are what an invalid result is answered with). */
+const callToolResultSchema = specTypeSchemas.CallToolResult as unknown as {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: unknown };
+};
+
 /**
- * A handler's result as the SDK lets it out: a result without content gains an empty list, then it
- * must pass the result schema. What the handler returned is never rewritten otherwise.
+ * A handler's result as the SDK lets it out in `era`: a result without content gains an empty list
+ * unless it is a task or a round of input (which then fails, as neither is a finished call), it must
+ * pass the result schema, and a 2025 result's structured content must be an object (the 2025 schema
+ * has no other kind; a 2026-07-28 server may send any JSON value). Nothing else is rewritten.
  */
-function checkResult(result: CallToolResult): { value: Record<string, unknown> } | { error: string } {
+function checkResult(
+  result: CallToolResult,
+  era: 'legacy' | 'modern',
+): { value: Record<string, unknown> } | { error: string } {
   let value: Record<string, unknown> = result;
-  if (value.content === undefined && !foreignResultKeys.some((key) => key in value)) value = { ...value, content: [] };
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(value);
-  if (checked.issues) {
-    return { error: `Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}` };
+  if (value.content === undefined) {
+    if (foreignResultKeys.some((key) => key in value)) {
+      return { error: 'Invalid tools/call result: a task or input request is not a finished tool call' };
+    }
+    value = { ...value, content: [] };
   }
-  return { value: checked.value as Record<string, unknown> };
+  if (era === 'legacy' && value.structuredContent !== undefined && !isPlainObject(value.structuredContent)) {
+    return { error: 'Invalid tools/call result: structuredContent must be an object for this protocol revision' };
+  }
+  const checked = callToolResultSchema.safeParse(value);
+  if (!checked.success) return { error: `Invalid tools/call result: ${String(checked.error)}` };
+  return { value: checked.data as Record<string, unknown> };
 }
 
 /** A 2026-07-28 result: marked complete, the server named in its `_meta` unless it names one already. */
@@ -178,12 +194,12 @@ function errorMessage(id: string | number, error: unknown) {
   };
 }
 
-/** Runs a plain call and builds its JSON-RPC answer, `encode` turning a checked result into the wire's. */
+/** Runs a plain call and builds its JSON-RPC answer as the SDK's serving of `era` would. */
 async function answer(
   call: PlainToolCall,
   handlers: ToolHandlers,
   context: { scope: ToolScope; signal: AbortSignal; sessionId?: string },
-  encode: (result: Record<string, unknown>) => Record<string, unknown>,
+  era: 'legacy' | 'modern',
 ): Promise<object> {
   const { scope, signal, sessionId } = context;
   let result: CallToolResult;
@@ -195,11 +211,11 @@ async function answer(
   } catch (error) {
     return errorMessage(call.id, error);
   }
-  const checked = checkResult(result);
+  const checked = checkResult(result, era);
   if ('error' in checked) {
     return { jsonrpc: '2.0', id: call.id, error: { code: ProtocolErrorCode.InvalidParams, message: checked.error } };
   }
-  return { result: encode(checked.value), jsonrpc: '2.0', id: call.id };
+  return { result: era === 'modern' ? stampModern(checked.value) : checked.value, jsonrpc: '2.0', id: call.id };
 }
 
 /** An answer for the HTTP layer to write. */
@@ -225,7 +241,7 @@ export function answerModernToolCall(
     status: 200,
     headers: { 'content-type': 'application/json' },
     stream: false,
-    body: answer(call, handlers, { scope, signal }, stampModern).then((message) => JSON.stringify(message)),
+    body: answer(call, handlers, { scope, signal }, 'modern').then((message) => JSON.stringify(message)),
   };
 }
 
@@ -251,7 +267,7 @@ export function answerLegacyToolCall(
       'mcp-session-id': sessionId,
     },
     stream: true,
-    body: answer(call, handlers, { scope, signal, sessionId }, (result) => result).then(
+    body: answer(call, handlers, { scope, signal, sessionId }, 'legacy').then(
       (message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`,
     ),
   };

@@ -114,15 +114,25 @@ async function sendWebResponse(
 /**
  * Writes a plain tool call's answer (plainToolCall.ts): in one write when it is ready in time; an
  * event stream whose call is slow sends its head after `streamHeadDelayMs`, as the SDK's streams
- * do here, and its one event when the call ends.
+ * do here, then a keep-alive comment every `keepAliveMs` until its one event.
  */
-async function sendPlainAnswer(answer: PlainAnswer, res: ServerResponse, gone: AbortSignal): Promise<void> {
+async function sendPlainAnswer(
+  answer: PlainAnswer,
+  res: ServerResponse,
+  gone: AbortSignal,
+  keepAliveMs: number,
+): Promise<void> {
   const ready = answer.stream ? await firstReadWithin(answer.body, streamHeadDelayMs) : await answer.body;
   if (ready === undefined) {
     res.writeHead(answer.status, answer.headers);
     res.flushHeaders();
-    const body = await answer.body;
-    res.end(gone.aborted ? undefined : body);
+    const keepAlive = setInterval(() => res.write(': keepalive\n\n'), keepAliveMs);
+    try {
+      const body = await answer.body;
+      res.end(gone.aborted ? undefined : body);
+    } finally {
+      clearInterval(keepAlive);
+    }
     return;
   }
   if (gone.aborted) {
@@ -133,6 +143,14 @@ async function sendPlainAnswer(answer: PlainAnswer, res: ServerResponse, gone: A
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) }).end(body);
 }
 
+/** Two Content-Type fields: Node keeps the first, the SDK's checks see both and refuse the request. */
+function hasOneContentType(raw: IncomingMessage): boolean {
+  let seen = 0;
+  const pairs = raw.rawHeaders;
+  for (let i = 0; i < pairs.length; i += 2) if ((pairs[i] as string).toLowerCase() === 'content-type') seen++;
+  return seen === 1;
+}
+
 /**
  * `/mcp` on Fastify: DNS-rebinding protection and (in oauth mode) the bearer token first, then the
  * endpoint of both protocol generations. Fastify parses the JSON body; a body that is not JSON is a
@@ -140,7 +158,13 @@ async function sendPlainAnswer(answer: PlainAnswer, res: ServerResponse, gone: A
  */
 export function registerMcpRoutes(
   app: FastifyInstance,
-  deps: { endpoint: McpEndpoint; originPolicy: OriginPolicy; authenticate?: BearerAuthenticator },
+  deps: {
+    endpoint: McpEndpoint;
+    originPolicy: OriginPolicy;
+    authenticate?: BearerAuthenticator;
+    /** How often a slow call's event stream gets a keep-alive comment; 15 s when not given. */
+    keepAliveMs?: number;
+  },
 ): void {
   void app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
@@ -186,14 +210,14 @@ export function registerMcpRoutes(
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
         const plain =
-          request.method === 'POST'
+          request.method === 'POST' && hasOneContentType(request.raw)
             ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
                 ...(auth ? { authInfo: auth } : {}),
                 signal: gone.signal,
               })
             : undefined;
         if (plain) {
-          await sendPlainAnswer(plain, res, gone.signal);
+          await sendPlainAnswer(plain, res, gone.signal, deps.keepAliveMs ?? 15_000);
           return;
         }
         const response = await deps.endpoint.fetch(webRequestOf(request.raw, gone.signal), {
