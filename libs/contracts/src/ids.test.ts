@@ -17,4 +17,13 @@ describe('ids in requests', () => {
     expect(teamIdField.safeParse('').success).toBe(false);
     expect(canonicalId('Inst-1')).toBe('Inst-1');
   });
+
+  it('give ids their canonical form: a UUID in lower case, anything else as written', () => {
+    expect(canonicalId(issued)).toBe(issued);
+    expect(canonicalId(issued.toUpperCase())).toBe(issued);
+    expect(canonicalId(`${issued.slice(0, 8).toUpperCase()}${issued.slice(8)}`)).toBe(issued);
+    expect(canonicalId(`${issued.toUpperCase()}0`)).toBe(`${issued.toUpperCase()}0`);
+    expect(canonicalId('team-1')).toBe('team-1');
+    expect(canonicalId('ÉQUIPE')).toBe('ÉQUIPE');
+  });
 });
