@@ -572,6 +572,34 @@ describe('status, logs and requests from satellite events', () => {
       expect(await parkedOf(created.id)).toHaveLength(0);
     });
 
+    it('announces the time of a call as it is stored, in UTC, whatever form the satellite wrote it in', async () => {
+      const created = await install('fs-batch-times');
+      const times = ['2026-01-02T03:04:05.678Z', '2026-01-02T03:04:05+02:00', '2026-01-02T03:04:05.123456Z'];
+      const ids = await h.emitBatch(
+        'mcp.tool.executed',
+        times.map((executedAt) => ({ ...executed(created.id), executed_at: executedAt })),
+      );
+      const announced = await eventually(async () => {
+        const payloads = await announcedOn(
+          eventFilter(installationRequestLoggedEvent, { installation_id: created.id }),
+        );
+        const requests = payloads.flatMap((p) => installationRequestLoggedEvent.payload.parse(p).requests);
+        return requests.length === 3 ? requests : undefined;
+      });
+      const stored = await h.sql<{ id: string; at: string }>(
+        `SELECT id, to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+         FROM installations.request_logs WHERE installation_id = $1`,
+        [created.id],
+      );
+      const byId = new Map(announced.map((r) => [r.id, r.timestamp]));
+      expect(ids.map((id) => byId.get(id))).toEqual([
+        '2026-01-02T03:04:05.678Z',
+        '2026-01-02T01:04:05.000Z',
+        '2026-01-02T03:04:05.123Z',
+      ]);
+      expect(new Map(stored.map((r) => [r.id, r.at]))).toEqual(byId);
+    });
+
     it('announces events delivered again, some or all of them stored already, as they were first stored', async () => {
       const created = await install('fs-batch-again');
       const first = Array.from({ length: 5 }, () => randomUUID());
