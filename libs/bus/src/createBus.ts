@@ -31,6 +31,7 @@ import {
 import { AppError, toAppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { z } from 'zod';
+import { createReplyMux } from './createReplyMux.ts';
 import {
   createIdentitySigner,
   createIdentityVerifier,
@@ -192,6 +193,10 @@ export function createBusFromConnection(
   const logger = options.logger;
   const subject = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const { isConnected } = watchConnection(connection);
+  const replies = createReplyMux(
+    connection,
+    options.credentials ? inboxPrefixOf(options.credentials.process) : undefined,
+  );
 
   async function request<S extends SubjectDef>(
     def: S,
@@ -209,8 +214,8 @@ export function createBusFromConnection(
     hdrs.set(headerNames.identity, await signIdentity(context.identity, wireSubject));
     let msg: Msg;
     try {
-      msg = await connection.request(wireSubject, JSON.stringify(payload), {
-        timeout: context.timeoutMs ?? defaultTimeout,
+      msg = await replies.request(wireSubject, JSON.stringify(payload), {
+        timeoutMs: context.timeoutMs ?? defaultTimeout,
         headers: hdrs,
       });
     } catch (error) {

@@ -152,6 +152,29 @@ describe('bus request/reply', () => {
     expect((error as AppError).details).toMatchObject({ reason: 'timeout' });
   });
 
+  it('gives up the requests waiting for an answer when its connection closes, instead of waiting them out', async () => {
+    const [server, client] = await Promise.all([bus('hanging-server'), bus('client-closing')]);
+    server.serve(slow, () => new Promise(() => {}));
+    await server.flush();
+    const waiting = Array.from({ length: 3 }, () =>
+      client.request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs: 600_000 }).catch((e: unknown) => e),
+    );
+    await client.flush();
+    await client.connection.close();
+    for (const error of await Promise.all(waiting)) {
+      expect((error as AppError).code).toBe('unavailable');
+      expect((error as AppError).details).toMatchObject({ reason: 'bus_error' });
+    }
+    // Answers keep flowing on a connection of its own after that: each request has its own reply subject.
+    const other = await bus('client-after');
+    server.serve(echo, (request) => ({ text: request.text, replica: 'x', identityKind: 'x', requestId: 'x' }));
+    await server.flush();
+    const replies = await Promise.all(
+      ['one', 'two'].map((text) => other.request(echo, { text }, { identity: { kind: 'anonymous' } })),
+    );
+    expect(replies.map((r) => r.text)).toEqual(['one', 'two']);
+  });
+
   it('passes an AppError through with its code, and hides other failures behind internal', async () => {
     const [server, client] = await Promise.all([bus('refuse-server'), bus('client5')]);
     server.serve(refuse, () => {
