@@ -4,6 +4,7 @@ import {
   type MsgHdrs,
   type NatsConnection,
   NoRespondersError,
+  PermissionViolationError,
   RequestError,
   type Subscription,
   TimeoutError,
@@ -22,7 +23,8 @@ type Waiting = { subject: string; resolve(msg: Msg): void; reject(error: Error):
  * settled promise with a new RequestError, whose stack trace was about a twentieth of gateway-api's CPU
  * on the command poll (`noAsyncTraces` does not cover it). The failures are the client's: a
  * TimeoutError, a NoRespondersError (the server's 503 status when nobody serves the subject), a
- * RequestError when the connection closes; `translateRequestError` reads them alike.
+ * RequestError when the server refuses to carry the request or the connection closes;
+ * `translateRequestError` reads them alike.
  */
 export function createReplyMux(connection: NatsConnection, inboxPrefix?: string): ReplyMux {
   const base = `${createInbox(inboxPrefix)}.`;
@@ -55,6 +57,21 @@ export function createReplyMux(connection: NatsConnection, inboxPrefix?: string)
       },
     });
   };
+
+  // The server refused to carry a request (its subject is outside this process's permissions): the
+  // request waiting on that subject fails now, as the client's own would, not at its timeout.
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.type !== 'error') continue;
+      const refused = status.error;
+      if (!(refused instanceof PermissionViolationError) || refused.operation !== 'publish') continue;
+      for (const [token, entry] of waiting) {
+        if (entry.subject !== refused.subject) continue;
+        settle(token)?.reject(new RequestError(refused.message, { cause: refused }));
+        break;
+      }
+    }
+  })();
 
   void connection.closed().then(() => {
     for (const token of [...waiting.keys()]) settle(token)?.reject(new RequestError('connection closed'));

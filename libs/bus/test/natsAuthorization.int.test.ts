@@ -144,4 +144,33 @@ describe('NATS with the generated permissions', () => {
     expect(jobsPermissions.publish.allow.filter((s) => s.startsWith('$JS'))).toEqual([]);
     expect(jobsPermissions.subscribe.allow).toEqual([`${inboxPrefixOf('jobs')}.>`, 'orb.jobs.status.get']);
   });
+  it('fails a bus request the server refuses to carry at once, not at its timeout', async () => {
+    const logger = createLogger({ name: 'auth-test', level: 'silent' });
+    const busOf = (process: ProcessName) =>
+      createBus({
+        servers: nats.url,
+        name: process,
+        prefix: 'orb',
+        logger,
+        identity: testIdentityKeys().of(process),
+        credentials: { process, nkeySeed: nats.seeds[process] },
+      });
+    const [settings, jobs] = await Promise.all([busOf('settings'), busOf('jobs')]);
+    try {
+      settings.serve(settingsSubjects.getValues, async () => ({ values: {} }) as never);
+      await settings.flush();
+      // jobs has no contract for the settings values: its request never leaves the server.
+      const refused = await jobs
+        .request(settingsSubjects.getValues, { group_id: 'global' } as never, {
+          identity: { kind: 'service', service: 'jobs' },
+          timeoutMs: 600_000,
+        })
+        .catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'unavailable', details: { reason: 'bus_error' } });
+      expect(String((refused as Error).message)).toMatch(/bus is unavailable/);
+    } finally {
+      await settings.drain();
+      await jobs.drain();
+    }
+  });
 });
