@@ -9,7 +9,8 @@
  *    execute_mcp_tool, the peers call `echo` directly. One client sequentially, then 16 clients
  *    concurrently; 2025 (session) and 2026-07-28 (stateless) calls side by side where the gateway
  *    serves them. The direct stdio client is the floor every gateway adds to.
- * 2. The satellite process's memory over `calls` calls (flat, not growing).
+ * 2. The satellite process's memory over `calls` calls (flat, not growing), and the heap an in-process
+ *    satellite keeps after a full collection (RSS also holds memory V8 has not handed back).
  * 3. tools/list tokens: the satellite's two tools against catalogues of 100 and 1,000 tools.
  * 4. Respawn latency of a dormant stdio server against its cold start measured alone.
  * The machine's load average is printed before and after: the figures mean little without it.
@@ -27,6 +28,7 @@ import { serverConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { createSatelliteApp } from '../satellite/src/app.ts';
 import { satelliteEnv } from '../satellite/src/config.ts';
+import { createLoggingEventSink } from '../satellite/src/events/createLoggingEventSink.ts';
 import { createRecordingEventSink } from '../satellite/src/events/createRecordingEventSink.ts';
 import { metaTools } from '../satellite/src/gateway/createMetaToolServer.ts';
 import { estimateToolTokens } from '../satellite/src/runtime/estimateTokens.ts';
@@ -422,6 +424,51 @@ for (let r = 1; r <= rounds; r++) {
 }
 await Promise.all(soakClients.map((client) => client.close()));
 stop(satelliteProcess);
+
+// 2b. What the process keeps: RSS also holds what V8 has not returned yet, so an in-process satellite
+// (same server, same clients) is measured by its heap after a full collection, which only retained
+// objects survive. The bench runs with --expose-gc for this.
+const collect = () => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return Number.NaN;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+};
+{
+  const silent = createLogger({ name: 'bench', level: 'silent' });
+  const heapSatellite = createSatelliteApp({
+    config: loadConfig(satelliteEnv, {
+      LOG_LEVEL: 'silent',
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+      PROCESS_IDLE_TIMEOUT_MS: '0',
+    }),
+    servers: [everythingInstallation],
+    // Events logged (silently) as a standalone satellite does; a recording sink would keep them all.
+    events: createLoggingEventSink(silent),
+    logger: silent,
+  });
+  await heapSatellite.start();
+  const heapUrl = new URL('/mcp', await heapSatellite.app.listen({ port: 0, host: '127.0.0.1' }));
+  const heapClients = await Promise.all(
+    Array.from({ length: concurrentClients }, (_, i) => connect(heapUrl, i % 2 ? 'modern' : 'legacy')),
+  );
+  const heapCalls = Math.min(soakCalls, 40000);
+  console.log(`   in-process satellite, heap after full GC (satellite and clients together), over ${heapCalls} calls:`);
+  await measure(heapClients, { ...satelliteGateway, url: heapUrl }, warmupCalls / 10);
+  const line = [`0: ${collect().toFixed(1)} MB`];
+  for (let r = 1; r <= rounds; r++) {
+    await measure(
+      heapClients,
+      { ...satelliteGateway, url: heapUrl },
+      Math.ceil(heapCalls / rounds / concurrentClients),
+    );
+    line.push(`${Math.round((heapCalls * r) / rounds)}: ${collect().toFixed(1)} MB`);
+  }
+  console.log(`   ${line.join(', ')}`);
+  await Promise.all(heapClients.map((client) => client.close()));
+  await heapSatellite.close();
+}
 
 // 3. tools/list tokens.
 const metaTokens = metaTools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0);
