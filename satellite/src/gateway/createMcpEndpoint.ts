@@ -14,6 +14,7 @@ import { asksForInput, createMetaToolServer, type ToolHandlers } from './createM
 import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
+import { isPlainObject, isRequestId } from './jsonRpcShape.ts';
 import {
   answerLegacyToolCall,
   answerModernToolCall,
@@ -27,9 +28,14 @@ export function newSessionId(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** The body of a JSON-RPC error answered before any MCP server sees the request. */
+function jsonRpcErrorBody(code: number, message: string, id: string | number | null = null) {
+  return { jsonrpc: '2.0', error: { code, message }, id };
+}
+
 /** A JSON-RPC error answered before any MCP server sees the request. */
 export function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null) {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id }, { status });
+  return Response.json(jsonRpcErrorBody(code, message, id), { status });
 }
 
 const sessionNotFound = 'Session not found or expired; initialize a new session';
@@ -66,8 +72,8 @@ export function createMcpEndpoint(deps: {
   sessions: SessionStore;
   handlers: ToolHandlers;
   suspended: SuspendedCalls;
-  /** How often a 2025 session's streams get a keep-alive comment (the SDK's default is 15 s). */
-  keepAliveMs?: number;
+  /** How often an event stream waiting for a slow call gets a keep-alive comment. */
+  keepAliveMs: number;
   onerror?: (error: Error) => void;
 }) {
   const { sessions, handlers, suspended } = deps;
@@ -75,7 +81,7 @@ export function createMcpEndpoint(deps: {
     ({ authInfo }) => createMetaToolServer(handlers, { era: 'modern', scope: ownerOf(authInfo), suspended }),
     {
       legacy: 'reject',
-      ...(deps.keepAliveMs ? { keepAliveMs: deps.keepAliveMs } : {}),
+      keepAliveMs: deps.keepAliveMs,
       ...(deps.onerror ? { onerror: deps.onerror } : {}),
     },
   );
@@ -85,7 +91,7 @@ export function createMcpEndpoint(deps: {
     let created: ReturnType<SessionStore['add']> | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: newSessionId,
-      ...(deps.keepAliveMs ? { keepAliveMs: deps.keepAliveMs } : {}),
+      keepAliveMs: deps.keepAliveMs,
       onsessioninitialized: (id) => {
         created = sessions.add(
           { id, owner, transport, server },
@@ -135,7 +141,6 @@ export function createMcpEndpoint(deps: {
   };
   /** Modern plain calls, which no session holds: only the endpoint's close stops them all. */
   const modernCalls = createCallRegistry();
-  let modernCallCount = 0;
   let closed = false;
 
   const serveLegacy = async (request: Request, options: EndpointRequestOptions): Promise<Response> => {
@@ -175,7 +180,7 @@ export function createMcpEndpoint(deps: {
       const scope = ownerOf(options.authInfo);
       const modernCall = readPlainModernToolCall(headers, body);
       if (modernCall) {
-        return tracked(modernCalls, modernCallCount++, options.signal, (signal) =>
+        return tracked(modernCalls, modernCall.id, options.signal, (signal) =>
           answerModernToolCall(modernCall, handlers, scope, signal),
         );
       }
@@ -212,9 +217,7 @@ const sessionNotFoundAnswer = (): PlainAnswer => ({
   status: 404,
   headers: { 'content-type': 'application/json' },
   stream: false,
-  body: Promise.resolve(
-    JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: sessionNotFound }, id: null }),
-  ),
+  body: Promise.resolve(JSON.stringify(jsonRpcErrorBody(-32001, sessionNotFound))),
 });
 
 /**
@@ -227,14 +230,11 @@ function cancelPlainCalls(session: Session, body: unknown): void {
     const params = message.params;
     if (!isPlainObject(params)) continue;
     const requestId = params.requestId;
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
+    if (!isRequestId(requestId)) continue;
     const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the client';
     session.plainCalls.stop(requestId, new Error(reason));
   }
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * A POST whose JSON-RPC message carries the per-request envelope claim (`_meta` naming a protocol

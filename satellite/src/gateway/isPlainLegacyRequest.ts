@@ -1,11 +1,7 @@
+import { isPlainObject, isStrictRequest } from './jsonRpcShape.ts';
+
 /** The 2025 (and 2024) revisions a legacy client names in its `MCP-Protocol-Version` header. */
 export const legacyVersions = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-
-/** The only members a JSON-RPC request may have (the SDK's request schema is strict). */
-const requestKeys = new Set(['jsonrpc', 'id', 'method', 'params']);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Recognises, without the SDK's schema checks, the common request of a 2025 session: a POSTed
@@ -17,11 +13,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * "modern".
  */
 export function isPlainLegacyRequest(request: Request, body: unknown): boolean {
-  if (request.method !== 'POST' || !isPlainObject(body)) return false;
-  for (const key in body) if (!requestKeys.has(key)) return false;
-  if (body.jsonrpc !== '2.0' || typeof body.method !== 'string') return false;
-  const id = body.id;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  if (request.method !== 'POST' || !isStrictRequest(body)) return false;
   const params = body.params;
   if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return false;
   const version = request.headers.get('mcp-protocol-version');

@@ -288,6 +288,24 @@ async function postInSession(sessionId: string, tool: string, args: unknown, id:
   return { status, type, message };
 }
 
+/** The modern fixture's slow task, on the short path of a session: `steps` x 50 ms, stoppable. */
+const slowCallInSession = (sessionId: string, id: string | number, steps = 100) =>
+  postInSession(
+    sessionId,
+    'execute_mcp_tool',
+    { tool_path: 'modern:slow_task', arguments: { steps, delay_ms: 50 } },
+    id,
+    false,
+  );
+
+/** A session's `notifications/cancelled` for request `requestId`, with the headers given. */
+const cancelInSession = (headers: Record<string, string>, requestId: string, reason?: string) =>
+  send(headers, {
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, ...(reason ? { reason } : {}) },
+  });
+
 describe('the plain tool call of a 2025 session', () => {
   let sessionId: string;
   beforeAll(async () => {
@@ -314,19 +332,9 @@ describe('the plain tool call of a 2025 session', () => {
 
   it("stops the upstream call on the client's notifications/cancelled", async () => {
     const before = await cancelledSoFar();
-    const call = postInSession(
-      sessionId,
-      'execute_mcp_tool',
-      { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } },
-      'slow-1',
-      false,
-    );
+    const call = slowCallInSession(sessionId, 'slow-1');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const cancel = await send(sessionHeaders(sessionId), {
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 'slow-1', reason: 'the user changed their mind' },
-    });
+    const cancel = await cancelInSession(sessionHeaders(sessionId), 'slow-1', 'the user changed their mind');
     expect(cancel.status).toBe(202);
     await untilCancelled(before);
     // The call's stream still ends, with the server's own answer to the stop.
@@ -345,31 +353,20 @@ describe('the plain tool call of a 2025 session', () => {
 
   it('stops every call of a request id the client reused, on its cancellation', async () => {
     const before = await cancelledSoFar();
-    const slow = { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } };
-    const calls = [1, 2].map(() => postInSession(sessionId, 'execute_mcp_tool', slow, 'twice', false));
+    const calls = [1, 2].map(() => slowCallInSession(sessionId, 'twice'));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await send(sessionHeaders(sessionId), {
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 'twice' },
-    });
+    await cancelInSession(sessionHeaders(sessionId), 'twice');
     await untilCancelled(before + 1);
     await Promise.all(calls);
   });
 
   it('ignores a cancellation the session refuses (here: no event stream accepted)', async () => {
     const before = await cancelledSoFar();
-    const call = postInSession(
-      sessionId,
-      'execute_mcp_tool',
-      { tool_path: 'modern:slow_task', arguments: { steps: 8, delay_ms: 50 } },
-      'not-cancelled',
-      false,
-    );
+    const call = slowCallInSession(sessionId, 'not-cancelled', 8);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const refused = await send(
+    const refused = await cancelInSession(
       { ...sessionHeaders(sessionId), accept: 'application/json' },
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'not-cancelled' } },
+      'not-cancelled',
     );
     expect(refused.status).toBe(406);
     expect((await call).message.result.content[0].text).toBe('done after 8 steps');
@@ -393,13 +390,7 @@ describe('the plain tool call of a 2025 session', () => {
   it('stops the upstream call when the session ends (DELETE)', async () => {
     const own = await openSession();
     const before = await cancelledSoFar();
-    const call = postInSession(
-      own,
-      'execute_mcp_tool',
-      { tool_path: 'modern:slow_task', arguments: { steps: 100, delay_ms: 50 } },
-      9,
-      false,
-    ).catch(() => undefined);
+    const call = slowCallInSession(own, 9).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await new Promise<void>((resolve, reject) => {
       const { 'content-type': _, ...headers } = sessionHeaders(own);

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { executeWithoutInput, satelliteServerInfo, type ToolHandlers, type ToolScope } from './createMetaToolServer.ts';
 import { legacyVersions } from './isPlainLegacyRequest.ts';
+import { hasOnlyKeys, isPlainObject, isStrictRequest } from './jsonRpcShape.ts';
 
 /**
  * The plain tool call, of either protocol generation, answered without the SDK's serving machinery.
@@ -31,19 +32,10 @@ import { legacyVersions } from './isPlainLegacyRequest.ts';
 /** The revision the modern path answers; any other is the SDK's to accept or refuse. */
 const modernRevision = '2026-07-28';
 const metaToolNames = new Set(['discover_mcp_tools', 'execute_mcp_tool']);
-const requestKeys = new Set(['jsonrpc', 'id', 'method', 'params']);
 const modernParamKeys = new Set(['name', 'arguments', '_meta']);
 const legacyParamKeys = new Set(['name', 'arguments']);
 const envelopeKeys = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 const clientInfoKeys = new Set(['name', 'version', 'title']);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-function hasOnlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
-}
 
 function isEmptyObject(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
@@ -73,11 +65,8 @@ export type PlainToolCall = {
 
 /** The JSON-RPC request of a meta-tool call whose params have only `allowedParams`, or undefined. */
 function readToolCall(body: unknown, allowedParams: ReadonlySet<string>) {
-  if (!isPlainObject(body) || !hasOnlyKeys(body, requestKeys)) return undefined;
-  if (body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
-  const id = body.id;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
-  const params = body.params;
+  if (!isStrictRequest(body) || body.method !== 'tools/call') return undefined;
+  const { id, params } = body;
   if (!isPlainObject(params) || !hasOnlyKeys(params, allowedParams)) return undefined;
   const tool = params.name;
   if (typeof tool !== 'string' || !metaToolNames.has(tool)) return undefined;

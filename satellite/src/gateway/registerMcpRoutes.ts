@@ -143,14 +143,6 @@ async function sendPlainAnswer(
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) }).end(body);
 }
 
-/** Two Content-Type fields: Node keeps the first, the SDK's checks see both and refuse the request. */
-function hasOneContentType(raw: IncomingMessage): boolean {
-  let seen = 0;
-  const pairs = raw.rawHeaders;
-  for (let i = 0; i < pairs.length; i += 2) if ((pairs[i] as string).toLowerCase() === 'content-type') seen++;
-  return seen === 1;
-}
-
 /**
  * `/mcp` on Fastify: DNS-rebinding protection and (in oauth mode) the bearer token first, then the
  * endpoint of both protocol generations. Fastify parses the JSON body; a body that is not JSON is a
@@ -162,8 +154,8 @@ export function registerMcpRoutes(
     endpoint: McpEndpoint;
     originPolicy: OriginPolicy;
     authenticate?: BearerAuthenticator;
-    /** How often a slow call's event stream gets a keep-alive comment; 15 s when not given. */
-    keepAliveMs?: number;
+    /** How often a slow call's event stream gets a keep-alive comment. */
+    keepAliveMs: number;
   },
 ): void {
   void app.register(async (scope) => {
@@ -210,14 +202,14 @@ export function registerMcpRoutes(
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
         const plain =
-          request.method === 'POST' && hasOneContentType(request.raw)
+          request.method === 'POST'
             ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
                 ...(auth ? { authInfo: auth } : {}),
                 signal: gone.signal,
               })
             : undefined;
         if (plain) {
-          await sendPlainAnswer(plain, res, gone.signal, deps.keepAliveMs ?? 15_000);
+          await sendPlainAnswer(plain, res, gone.signal, deps.keepAliveMs);
           return;
         }
         const response = await deps.endpoint.fetch(webRequestOf(request.raw, gone.signal), {
