@@ -12,6 +12,7 @@ export {
   startCommands,
 } from './infrastructure.ts';
 export { markDatabaseSetUp } from './markDatabaseSetUp.ts';
+export { migrateUpTo } from './migrateUpTo.ts';
 export { type PlatformNats, startPlatformNats } from './platformNats.ts';
 export {
   type ConformanceCheck,

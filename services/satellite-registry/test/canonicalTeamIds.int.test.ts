@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { migrateSchema } from '@orbital/db';
-import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import pg from 'pg';
+import { createTestEnvironment, migrateUpTo, type TestEnvironment } from '@orbital/testing';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../src/app.ts';
 
@@ -14,29 +9,18 @@ import { migrationsDir } from '../src/app.ts';
  * team's (or an installation's) UUID in capitals becomes the lower case gateway-api now hands on. A
  * real PostgreSQL, the real migrations.
  */
-const migration = '0003_canonical_team_ids.sql';
 let env: TestEnvironment;
-let before: string;
+let schema: Awaited<ReturnType<typeof migrateUpTo>>;
 let db: pg.Client;
-const logger = createLogger({ name: 'canonical-team-ids-test', level: 'silent' });
-const migrate = (dir: string) =>
-  migrateSchema({ connection: { ...env.postgres, ssl: false }, schema: 'registry', migrationsDir: dir, logger });
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  before = await mkdtemp(join(tmpdir(), 'orbital-migrations-'));
-  for (const file of await readdir(migrationsDir)) {
-    if (file.endsWith('.sql') && file < migration) await copyFile(join(migrationsDir, file), join(before, file));
-  }
-  await migrate(before);
-  db = new pg.Client(env.postgres);
-  await db.connect();
-  await db.query('SET search_path TO registry, public');
+  schema = await migrateUpTo({ env, schema: 'registry', migrationsDir, migration: '0003_canonical_team_ids.sql' });
+  db = schema.db;
 });
 
 afterAll(async () => {
-  await db?.end();
-  if (before) await rm(before, { recursive: true, force: true });
+  await schema?.close();
   await env?.cleanup();
 });
 
@@ -65,7 +49,7 @@ describe('the migration to canonical team ids', () => {
       [satellite, installation.toUpperCase(), team.toUpperCase()],
     );
 
-    await migrate(migrationsDir);
+    await schema.migrateRest();
 
     const teams = async (table: string) =>
       (await db.query<{ team_id: string }>(`SELECT team_id FROM ${table}`)).rows.map((r) => r.team_id).sort();
