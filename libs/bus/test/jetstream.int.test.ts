@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { defineEvent, type StreamDefinition } from '@orbital/contracts';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { defineEvent } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -16,10 +16,12 @@ import {
   ensureStream,
   listParked,
   type PublishOptions,
+  publishData,
   publishEvent,
   replayParked,
   streamName,
 } from '../src/index.ts';
+import { collector, defineTestStream } from './testHelpers.ts';
 
 let env: TestEnvironment;
 let bus: Bus;
@@ -27,17 +29,7 @@ const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'jetstream-test', level: 'silent' });
 
 /** A stream of this file's own, so tests do not depend on the platform's definitions. */
-const testStream: StreamDefinition = {
-  name: 'EVENTS_TEST',
-  subjects: ['evt.test.>'],
-  owner: 'test',
-  description: 'test events',
-  maxAgeMs: 60_000,
-  maxBytes: 16 * 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
-  discard: 'new',
-};
+const testStream = defineTestStream('EVENTS_TEST', ['evt.test.>']);
 
 const typedSubjects = new Set(['evt.test.typed', 'evt.test.ahead']);
 
@@ -59,33 +51,6 @@ function testEvent(subject: string) {
 /** Publishes on a concrete subject of the test stream, as its event. */
 function publishJson(bus: Bus, subject: string, payload: Record<string, unknown>, options: PublishOptions = {}) {
   return publishEvent(bus, testEvent(subject), payload, options);
-}
-
-/** Bytes as they are, past every contract: what a broken producer could store. */
-async function publishData(bus: Bus, subject: string, data: string) {
-  await jetstream(bus.connection).publish(bus.subject(subject), data);
-}
-
-/** Resolves when `predicate` holds, checking after each received event instead of sleeping. */
-function collector<T>() {
-  const items: T[] = [];
-  const waiters: Array<{ predicate: (items: T[]) => boolean; resolve: () => void }> = [];
-  return {
-    items,
-    push(item: T) {
-      items.push(item);
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(items)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-    },
-    until(predicate: (items: T[]) => boolean): Promise<void> {
-      if (predicate(items)) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ predicate, resolve }));
-    },
-  };
 }
 
 /** A logger whose lines the test can wait for. */

@@ -45,6 +45,18 @@ async function subscriptionRefusal(connection: NatsConnection, subject: string):
   return Promise.race([refused, stood]);
 }
 
+/** A bus of `process` on the authenticated server, as the process itself connects. */
+const busOf = (process: ProcessName, options: { streamMaxBytes?: number } = {}) =>
+  createBus({
+    servers: nats.url,
+    name: process,
+    prefix: 'orb',
+    logger: createLogger({ name: 'auth-test', level: 'silent' }),
+    identity: testIdentityKeys().of(process),
+    credentials: { process, nkeySeed: nats.seeds[process] },
+    ...options,
+  });
+
 beforeAll(async () => {
   nats = await startPlatformNats({ prefix: 'orb' });
 });
@@ -118,19 +130,8 @@ describe('NATS with the generated permissions', () => {
   });
 
   it("lets an owner manage its streams and nobody else's; the permissions name only the catalogue's subjects", async () => {
-    const logger = createLogger({ name: 'auth-test', level: 'silent' });
-    const busOf = (process: ProcessName) =>
-      createBus({
-        servers: nats.url,
-        name: process,
-        prefix: 'orb',
-        logger,
-        identity: testIdentityKeys().of(process),
-        credentials: { process, nkeySeed: nats.seeds[process] },
-        streamMaxBytes: 1024 * 1024,
-      });
-    const settings = await busOf('settings');
-    const jobs = await busOf('jobs');
+    const settings = await busOf('settings', { streamMaxBytes: 1024 * 1024 });
+    const jobs = await busOf('jobs', { streamMaxBytes: 1024 * 1024 });
     try {
       for (const stream of contractsOf('settings').owns) await ensureStream(settings, stream);
       const [stream] = contractsOf('settings').owns;
@@ -145,16 +146,6 @@ describe('NATS with the generated permissions', () => {
     expect(jobsPermissions.subscribe.allow).toEqual([`${inboxPrefixOf('jobs')}.>`, 'orb.jobs.status.get']);
   });
   it('fails a bus request the server refuses to carry at once, not at its timeout', async () => {
-    const logger = createLogger({ name: 'auth-test', level: 'silent' });
-    const busOf = (process: ProcessName) =>
-      createBus({
-        servers: nats.url,
-        name: process,
-        prefix: 'orb',
-        logger,
-        identity: testIdentityKeys().of(process),
-        credentials: { process, nkeySeed: nats.seeds[process] },
-      });
     const [settings, jobs] = await Promise.all([busOf('settings'), busOf('jobs')]);
     try {
       settings.serve(settingsSubjects.getValues, async () => ({ values: {} }) as never);

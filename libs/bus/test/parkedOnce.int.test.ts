@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { defineEvent, defineEventBatch, parkedEventsStream, type StreamDefinition } from '@orbital/contracts';
+import { defineEvent, defineEventBatch, parkedEventsStream } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -16,6 +16,7 @@ import {
   publishData,
   streamName,
 } from '../src/index.ts';
+import { collector, defineTestStream } from './testHelpers.ts';
 
 /**
  * An event of a batch message that breaks its contract is parked alone while the others are stored;
@@ -28,17 +29,7 @@ let bus: Bus;
 const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'parked-once-test', level: 'silent' });
 
-const stream: StreamDefinition = {
-  name: 'EVENTS_PARKED_ONCE_TEST',
-  subjects: ['evt.parkonce.>'],
-  owner: 'test',
-  description: 'test events',
-  maxAgeMs: 60_000,
-  maxBytes: 16 * 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
-  discard: 'new',
-};
+const stream = defineTestStream('EVENTS_PARKED_ONCE_TEST', ['evt.parkonce.>']);
 /** Each test its own batch event, so each durable reads only its own test's batches. */
 const itemPayload = z.object({ id: z.string(), n: z.number() }).strict();
 const batchOf = (name: string) =>
@@ -66,28 +57,6 @@ const withBrokenEvent = (name: string) =>
     { id: `${name}-broken`, n: 'two' },
     { id: `${name}-3`, n: 3 },
   ]);
-
-/** Resolves once `predicate` holds of what was collected, checked on every push instead of sleeping. */
-function collector<T>() {
-  const items: T[] = [];
-  const waiters: Array<{ predicate: (items: T[]) => boolean; resolve: () => void }> = [];
-  return {
-    items,
-    push(...more: T[]) {
-      items.push(...more);
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(items)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-    },
-    until(predicate: (items: T[]) => boolean): Promise<void> {
-      if (predicate(items)) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ predicate, resolve }));
-    },
-  };
-}
 
 async function consume(durable: string, name: string, handler: (events: Item[]) => Promise<void>) {
   const consumer = await consumeDurable(bus, {

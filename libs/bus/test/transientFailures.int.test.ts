@@ -1,4 +1,4 @@
-import { defineEvent, type StreamDefinition } from '@orbital/contracts';
+import { defineEvent } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -13,6 +13,7 @@ import {
   listParked,
   publishEvent,
 } from '../src/index.ts';
+import { defineTestStream } from './testHelpers.ts';
 
 /**
  * A dependency that is away is not a poison message: what fails transiently waits, held and renewed,
@@ -22,17 +23,7 @@ let env: TestEnvironment;
 let bus: Bus;
 const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'transient-test', level: 'silent' });
-const stream: StreamDefinition = {
-  name: 'EVENTS_TRANSIENT_TEST',
-  subjects: ['evt.transient.>'],
-  owner: 'test',
-  description: 'test events',
-  maxAgeMs: 60_000,
-  maxBytes: 16 * 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
-  discard: 'new',
-};
+const stream = defineTestStream('EVENTS_TRANSIENT_TEST', ['evt.transient.>']);
 const eventOf = (name: 'a' | 'b') =>
   defineEvent({
     subject: `evt.transient.${name}`,
