@@ -532,6 +532,18 @@ describe('status, logs and requests from satellite events', () => {
       (await listParked(h.client, { durable: 'installations_satellite_event_batches' })).filter((p) =>
         JSON.stringify(p.payload).includes(installationId),
       );
+    /** Once at least `total` of the installation's request logs are stored. */
+    const storedAtLeast = (installationId: string, total: number) =>
+      eventually(async () => {
+        const row = await storedOf(installationId);
+        return row.total >= total ? row : undefined;
+      });
+    /** Once something of the installation is parked. */
+    const parkedSoon = (installationId: string) =>
+      eventually(async () => {
+        const found = await parkedOf(installationId);
+        return found.length > 0 ? found : undefined;
+      });
 
     it('parks an event that breaks its contract alone and stores the rest of its batch', async () => {
       const created = await install('fs-batch-broken');
@@ -539,15 +551,9 @@ describe('status, logs and requests from satellite events', () => {
       data.splice(12, 0, { installation_id: created.id, team_id: teamA });
       const ids = await h.emitBatch('mcp.tool.executed', data);
 
-      const stored = await eventually(async () => {
-        const row = await storedOf(created.id);
-        return row.total >= 30 ? row : undefined;
-      });
+      const stored = await storedAtLeast(created.id, 30);
       expect(stored).toEqual({ total: 30, distinct: 30 });
-      const parked = await eventually(async () => {
-        const found = await parkedOf(created.id);
-        return found.length > 0 ? found : undefined;
-      });
+      const parked = await parkedSoon(created.id);
       expect(parked).toHaveLength(1);
       // Parked as a batch of one on the batch's own subject, so a replay goes where the original went.
       expect(parked[0]?.subject).toMatch(/\.batch\.mcp\.tool\.executed$/);
@@ -729,15 +735,9 @@ describe('status, logs and requests from satellite events', () => {
       data[7] = executed(created.id, 'read\u0000file');
       const ids = await h.emitBatch('mcp.tool.executed', data);
 
-      const stored = await eventually(async () => {
-        const row = await storedOf(created.id);
-        return row.total >= 19 ? row : undefined;
-      });
+      const stored = await storedAtLeast(created.id, 19);
       expect(stored).toEqual({ total: 19, distinct: 19 });
-      const parked = await eventually(async () => {
-        const found = await parkedOf(created.id);
-        return found.length > 0 ? found : undefined;
-      });
+      const parked = await parkedSoon(created.id);
       expect(parked).toHaveLength(1);
       expect(parked[0]?.payload).toEqual({ events: [expect.objectContaining({ id: ids[7] })] });
       const rows = await h.sql('SELECT 1 FROM installations.request_logs WHERE id = $1', [ids[7]]);
