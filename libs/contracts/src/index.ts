@@ -2,6 +2,7 @@ export * from './access/index.ts';
 export * from './catalogue/index.ts';
 export * from './db/index.ts';
 export * from './events/index.ts';
+export * from './exceedsNestingDepth.ts';
 export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './ids.ts';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
@@ -170,6 +171,14 @@ export function registerMcpRoutes(
         const auth = await deps.authenticate(request, reply);
         if (!auth) return reply;
         (request.raw as { auth?: AuthInfo }).auth = auth;
+      }
+    });
+
+    // Checked as soon as the body is parsed and before anything walks it: the SDK's schemas, a relayed
+    // call's JSON.stringify and the logs all call themselves per level and overflow past a few thousand.
+    scope.addHook('preValidation', async (request, reply) => {
+      if (exceedsNestingDepth(request.body)) {
+        return refuse(reply, 400, -32600, `Invalid Request: the body nests deeper than ${maxNestingDepth} levels`);
       }
     });
 

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Bus } from '@orbital/bus';
+import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import type { Readiness, ServiceMetrics } from '@orbital/service';
@@ -64,6 +65,11 @@ export type GatewayDeps = {
   consoleDir?: string;
 };
 
+const tooDeep = () =>
+  new AppError('validation_failed', `The request body nests deeper than ${maxNestingDepth} levels`, {
+    details: [{ path: 'body', message: `must not nest objects and arrays more than ${maxNestingDepth} deep` }],
+  });
+
 const registeredRoutes = new WeakMap<FastifyInstance, readonly RouteDefinition[]>();
 
 /** The routes a gateway registered, with their access; the access-matrix test checks each has a row. */
@@ -107,6 +113,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setErrorHandler(errorHandler);
   app.addHook('onRequest', async (request) => {
     if (request.url.length > maxUrlLength) throw new AppError('uri_too_long');
+  });
+  // Checked as soon as the body is parsed, before access, NUL checks, schemas or logs walk it: those walks
+  // (and JSON.stringify on the way to a service) call themselves per level and overflow past a few thousand.
+  app.addHook('preValidation', async (request) => {
+    if (exceedsNestingDepth(request.body)) throw tooDeep();
   });
   // Page navigations to the console's own paths get its index.html; everything else the JSON 404.
   let consoleFallback: ConsoleFallback = async () => false;

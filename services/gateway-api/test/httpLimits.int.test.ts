@@ -17,7 +17,7 @@ let env: TestEnvironment;
 let bus: Bus;
 let gateway: FastifyInstance;
 let port: number;
-const bodyLimit = 1024;
+const bodyLimit = 1024 * 1024;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -151,6 +151,26 @@ describe('HTTP limits', () => {
       status: 431,
       body: { success: false, error: { code: 'headers_too_large', message: 'The request headers are too large' } },
     });
+  });
+
+  it('answer a body nested deeper than 64 levels with 400 before anything walks it', async () => {
+    const depth = 10_000;
+    for (const body of ['['.repeat(depth) + ']'.repeat(depth), `{"a":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`]) {
+      const response = await fetch(`http://127.0.0.1:${port}/api/db/setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        success: false,
+        error: {
+          code: 'validation_failed',
+          message: 'The request body nests deeper than 64 levels',
+          details: [{ path: 'body', message: 'must not nest objects and arrays more than 64 deep' }],
+        },
+      });
+    }
   });
 
   it('answer a request that is not HTTP with 400', async () => {
