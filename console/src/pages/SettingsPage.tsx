@@ -5,6 +5,7 @@ import { useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
+import { SelectField } from '../components/SelectField.tsx';
 import { Tabs } from '../components/Tabs.tsx';
 
 /**
@@ -127,12 +128,52 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
     );
   }
 
+  const options = setting.definition?.options;
+  if (options && !setting.is_encrypted) {
+    // An enumeration: a choice among its options, saved as soon as it is made.
+    return (
+      <form className="setting" onSubmit={(e) => e.preventDefault()}>
+        <SelectField
+          label={label}
+          value={value}
+          disabled={pending}
+          options={[
+            ...(options.includes(value) ? [] : [{ value, label: value === '' ? '(not set)' : value }]),
+            ...options.map((o) => ({ value: o, label: o })),
+          ]}
+          onChange={(e) => {
+            const next = e.target.value;
+            setValue(next);
+            void save(next).then((ok) => {
+              if (!ok) setValue(initial);
+            });
+          }}
+          error={fieldError}
+        />
+        <p className="hint">{hint}</p>
+        {fieldError ? null : <ErrorMessage error={error} />}
+        <span className="saved" aria-live="polite">
+          {saved ? 'Saved' : ''}
+        </span>
+      </form>
+    );
+  }
+
+  // The input type follows the format, so the browser's keyboard fits; the server checks the value.
+  const format = setting.definition?.format;
+  const inputType = setting.is_encrypted
+    ? 'password'
+    : format === 'url'
+      ? 'url'
+      : format === 'email'
+        ? 'email'
+        : 'text';
   return (
     <form className="setting" onSubmit={submit} noValidate>
       <Field
         label={label}
         hint={hint}
-        type={setting.is_encrypted ? 'password' : 'text'}
+        type={inputType}
         inputMode={type === 'number' ? 'numeric' : undefined}
         autoComplete={setting.is_encrypted ? 'new-password' : 'off'}
         placeholder={

@@ -15,6 +15,16 @@ export const groupId = z
 
 /** Setting values are text; 64 KiB is far beyond any configuration value and bounds a row's size. */
 export const settingValue = z.string().max(65536);
+
+/**
+ * A value as a request may write it: text, or a JSON boolean or number for a setting of that type
+ * (`{"value": false}`); the settings service stores it as the text typed reads accept.
+ */
+export const settingInputValue = z.union([settingValue, z.boolean(), z.number()]);
+
+/** What a defined text or number setting must look like, checked on every write. */
+export const settingFormats = ['url', 'email', 'port', 'hostname'] as const;
+export type SettingFormat = (typeof settingFormats)[number];
 const description = z.string().max(2000);
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -36,7 +46,15 @@ export const settingView = z.object({
    * Writes of a defined setting are checked against it.
    */
   definition: z
-    .object({ name: z.string(), type: z.enum(['string', 'number', 'boolean']), required: z.boolean() })
+    .object({
+      name: z.string(),
+      type: z.enum(['string', 'number', 'boolean']),
+      required: z.boolean(),
+      /** What the text must look like (a URL, an e-mail address, a port, a host name), when the definition says. */
+      format: z.enum(settingFormats).nullable(),
+      /** The only values allowed (an enumeration), when the definition has them. */
+      options: z.array(z.string()).nullable(),
+    })
     .nullable(),
   created_at: isoTime,
   updated_at: isoTime,
@@ -89,7 +107,7 @@ export const updateGroupBody = z
 export const createSettingRequest = z
   .object({
     key: settingKey,
-    value: settingValue,
+    value: settingInputValue,
     description: description.optional(),
     encrypted: z.boolean().default(false),
     group_id: groupId.nullable().optional(),
@@ -98,7 +116,7 @@ export const createSettingRequest = z
 
 export const updateSettingBody = z
   .object({
-    value: settingValue.optional(),
+    value: settingInputValue.optional(),
     description: description.nullable().optional(),
     encrypted: z.boolean().optional(),
     group_id: groupId.nullable().optional(),
@@ -119,7 +137,7 @@ export const keyPattern = z
 export const bulkSettingItem = z
   .object({
     key: settingKey,
-    value: settingValue,
+    value: settingInputValue,
     group_id: groupId.nullable().optional(),
     encrypted: z.boolean().optional(),
     description: description.optional(),

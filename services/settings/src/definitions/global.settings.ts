@@ -17,6 +17,8 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Base URL of the frontend',
       encrypted: false,
       required: true,
+      format: 'url',
+      readBy: ['gateway-api'],
     },
     {
       key: 'global.send_mail',
@@ -26,6 +28,7 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Enables email sending',
       encrypted: false,
       required: false,
+      readBy: ['gateway-api'],
     },
     {
       key: 'global.enable_login',
@@ -35,6 +38,7 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Enables all login functionality',
       encrypted: false,
       required: false,
+      readBy: ['gateway-api'],
     },
     {
       key: 'global.enable_email_registration',
@@ -44,6 +48,7 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Enables email registration',
       encrypted: false,
       required: false,
+      readBy: ['gateway-api'],
     },
     {
       key: 'global.enable_swagger_docs',
@@ -53,6 +58,7 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Serves the API documentation at /documentation',
       encrypted: false,
       required: false,
+      readBy: ['gateway-api'],
     },
   ],
 };

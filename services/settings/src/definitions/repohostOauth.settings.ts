@@ -17,6 +17,8 @@ export const settingsDefinition: DefinitionModule = {
       description: 'OAuth application client id',
       encrypted: false,
       required: false,
+      onlyWhen: 'repohost.oauth.enabled',
+      readBy: ['gateway-api'],
     },
     {
       key: 'repohost.oauth.client_secret',
@@ -26,6 +28,8 @@ export const settingsDefinition: DefinitionModule = {
       description: 'OAuth application client secret',
       encrypted: true,
       required: false,
+      onlyWhen: 'repohost.oauth.enabled',
+      readBy: ['gateway-api'],
     },
     {
       key: 'repohost.oauth.enabled',
@@ -35,6 +39,7 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Offer sign-in with the code-hosting provider',
       encrypted: false,
       required: false,
+      readBy: ['gateway-api'],
     },
     {
       key: 'repohost.oauth.callback_url',
@@ -44,6 +49,9 @@ export const settingsDefinition: DefinitionModule = {
       description: 'Where the provider redirects after sign-in',
       encrypted: false,
       required: false,
+      format: 'url',
+      onlyWhen: 'repohost.oauth.enabled',
+      readBy: ['gateway-api'],
     },
     {
       key: 'repohost.oauth.scope',
@@ -53,6 +61,8 @@ export const settingsDefinition: DefinitionModule = {
       description: 'OAuth scopes requested',
       encrypted: false,
       required: false,
+      onlyWhen: 'repohost.oauth.enabled',
+      readBy: ['gateway-api'],
     },
   ],
 };

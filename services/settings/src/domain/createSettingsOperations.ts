@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import type { GroupRow, SettingRow } from '../db/settingsRows.ts';
 import * as store from '../db/settingsStore.ts';
 import type { SettingDefinition } from '../definitions/settingDefinition.ts';
-import { checkDefinedValue } from './checkDefinedValue.ts';
+import { acceptSettingValue } from './acceptSettingValue.ts';
 import type { SettingsCache } from './settingsCache.ts';
 import {
   keyPatternToRegExp,
@@ -46,15 +46,19 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
   const definitions = new Map((deps.definitions ?? []).map((d) => [d.key, d]));
   const toSettingView = (row: SettingRow) => toDefinedSettingView(row, definitions.get(row.key));
 
-  /** Refuses a value its definition does not allow, naming the field as the request named it. */
-  function checkValue(key: string, value: string | undefined, path: string): void {
+  /**
+   * The text to store for a written value, or a refusal naming the field as the request named it (and
+   * the setting's key) when its definition does not allow the value.
+   */
+  function acceptValue(key: string, value: string | number | boolean, path: string): string {
     const definition = definitions.get(key);
-    const problem = definition && value !== undefined ? checkDefinedValue(definition, value) : null;
-    if (problem) {
-      throw new AppError('validation_failed', `${definition?.name ?? key} ${problem}`, {
-        details: [{ path, message: problem }],
+    const accepted = acceptSettingValue(definition, value);
+    if (accepted.problem !== undefined) {
+      throw new AppError('validation_failed', `${definition?.name ?? key} ${accepted.problem}`, {
+        details: [{ path, key, message: accepted.problem }],
       });
     }
+    return accepted.text;
   }
 
   /** Reads come from memory; until the cache is loaded they fall back to the database. */
@@ -203,10 +207,10 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async createSetting(request: Req<'createSetting'>): Promise<SettingView> {
-      checkValue(request.key, request.value, 'body.value');
+      const value = acceptValue(request.key, request.value, 'body.value');
       const row = await store.insertSetting(pool.get(), {
         key: request.key,
-        value: storedValue(request.key, request.value, request.encrypted),
+        value: storedValue(request.key, value, request.encrypted),
         description: request.description ?? null,
         is_encrypted: request.encrypted,
         group_id: request.group_id ?? null,
@@ -216,14 +220,14 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async updateSetting({ key, changes }: Req<'updateSetting'>): Promise<SettingView> {
-      checkValue(key, changes.value, 'body.value');
+      const value = changes.value === undefined ? undefined : acceptValue(key, changes.value, 'body.value');
       const row = await pool.get().transaction(async (tx) => {
         const [current] = await store.lockSettings(tx, [key]);
         if (!current) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
         const encrypted = changes.encrypted ?? current.is_encrypted;
         // Turning encryption off would store the secret in clear where anyone reading the settings sees
         // it: that takes a new value, and the old one is never revealed.
-        if (current.is_encrypted && !encrypted && changes.value === undefined) {
+        if (current.is_encrypted && !encrypted && value === undefined) {
           throw new AppError('validation_failed', `Turning encryption off for ${key} needs a new value`, {
             details: [
               { path: 'body.value', message: 'give the new (unencrypted) value; the encrypted one stays secret' },
@@ -231,7 +235,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
           });
         }
         // Turning encryption on alone re-stores the current value in the new form.
-        const plain = changes.value ?? plainValue(current);
+        const plain = value ?? plainValue(current);
         return store.updateSettingRow(tx, key, {
           key,
           value: storedValue(key, plain, encrypted),
@@ -259,22 +263,30 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
     },
 
     async bulkSettings({ settings: items }: Req<'bulkSettings'>) {
-      const errors: Array<{ index: number; key: string; message: string }> = [];
+      const errors: Array<{ index: number; key: string; path: string; message: string }> = [];
       const seen = new Map<string, number>();
-      items.forEach((item, index) => {
+      const values = items.map((item, index) => {
+        const path = `body.settings.${index}`;
         const first = seen.get(item.key);
-        if (first !== undefined) errors.push({ index, key: item.key, message: `duplicate of item ${first}` });
+        if (first !== undefined) errors.push({ index, key: item.key, path, message: `duplicate of item ${first}` });
         else seen.set(item.key, index);
-        const definition = definitions.get(item.key);
-        const problem = definition ? checkDefinedValue(definition, item.value) : null;
-        if (problem) errors.push({ index, key: item.key, message: `value ${problem}` });
+        const accepted = acceptSettingValue(definitions.get(item.key), item.value);
+        if (accepted.problem !== undefined) {
+          errors.push({ index, key: item.key, path: `${path}.value`, message: `value ${accepted.problem}` });
+        }
+        return accepted.text ?? '';
       });
       const result = await pool.get().transaction(async (tx) => {
         const groupIds = [...new Set(items.map((i) => i.group_id).filter((g): g is string => typeof g === 'string'))];
         const known = await store.existingGroupIds(tx, groupIds);
         items.forEach((item, index) => {
           if (item.group_id && !known.has(item.group_id)) {
-            errors.push({ index, key: item.key, message: `setting group ${item.group_id} does not exist` });
+            errors.push({
+              index,
+              key: item.key,
+              path: `body.settings.${index}.group_id`,
+              message: `setting group ${item.group_id} does not exist`,
+            });
           }
         });
         if (errors.length > 0) {
@@ -296,14 +308,15 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
         );
         const rows: SettingRow[] = [];
         let created = 0;
-        for (const item of items) {
+        for (const [index, item] of items.entries()) {
+          const value = values[index] ?? '';
           const current = existing.get(item.key);
           if (!current) {
             const encrypted = item.encrypted ?? false;
             rows.push(
               await store.insertSetting(tx, {
                 key: item.key,
-                value: storedValue(item.key, item.value, encrypted),
+                value: storedValue(item.key, value, encrypted),
                 description: item.description ?? null,
                 is_encrypted: encrypted,
                 group_id: item.group_id ?? null,
@@ -315,7 +328,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
             rows.push(
               await store.updateSettingRow(tx, item.key, {
                 key: item.key,
-                value: storedValue(item.key, item.value, encrypted),
+                value: storedValue(item.key, value, encrypted),
                 description: item.description ?? current.description,
                 is_encrypted: encrypted,
                 group_id: item.group_id === undefined ? current.group_id : item.group_id,

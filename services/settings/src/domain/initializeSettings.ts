@@ -3,6 +3,7 @@ import type { DatabasePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import * as store from '../db/settingsStore.ts';
 import type { MergedDefinitions } from '../definitions/mergeDefinitions.ts';
+import { findEmptyRequiredSettings } from './findEmptyRequiredSettings.ts';
 
 export type InitializationSummary = {
   created: number;
@@ -50,9 +51,21 @@ export async function initializeSettings(deps: {
         };
       }),
     );
-    const required = definitions.settings.filter((d) => d.required).map((d) => d.key);
-    const current = await store.lockSettings(tx, required);
-    const requiredEmpty = current.filter((row) => row.value === '').map((row) => row.key);
+    const current = await store.lockSettings(
+      tx,
+      definitions.settings.map((d) => d.key),
+    );
+    // Conditions are read in clear; one that does not decrypt counts as set (health reports it).
+    const plain = (row: (typeof current)[number]) => {
+      if (!row.is_encrypted || row.value === '') return row.value;
+      try {
+        return box.decrypt(row.value, row.key);
+      } catch {
+        return row.value;
+      }
+    };
+    const values = new Map(current.map((row) => [row.key, plain(row)]));
+    const requiredEmpty = findEmptyRequiredSettings(definitions.settings, values);
     return { groupsCreated: groups.length, created: created.length, requiredEmpty };
   });
   const summary = { ...result, skipped: definitions.settings.length - result.created };
@@ -61,7 +74,7 @@ export async function initializeSettings(deps: {
     'settings initialised from definitions',
   );
   if (summary.requiredEmpty.length > 0) {
-    logger.warn({ settings: summary.requiredEmpty }, 'required settings are still empty');
+    logger.warn({ settings: summary.requiredEmpty }, 'required settings in use are still empty');
   }
   return summary;
 }

@@ -11,7 +11,15 @@ export function toSettingView(row: SettingRow, definition?: SettingDefinition): 
     is_encrypted: row.is_encrypted,
     has_value: row.value !== '',
     group_id: row.group_id,
-    definition: definition ? { name: definition.name, type: definition.type, required: definition.required } : null,
+    definition: definition
+      ? {
+          name: definition.name,
+          type: definition.type,
+          required: definition.required,
+          format: definition.format ?? null,
+          options: definition.options ?? null,
+        }
+      : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
