@@ -8,6 +8,7 @@ describe('AppError', () => {
       validation_failed: 400,
       unauthenticated: 401,
       forbidden: 403,
+      login_disabled: 403,
       not_found: 404,
       conflict: 409,
       payload_too_large: 413,

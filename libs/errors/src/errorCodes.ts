@@ -6,6 +6,8 @@ export const errorCodes = {
   validation_failed: { status: 400, message: 'The request is not valid' },
   unauthenticated: { status: 401, message: 'Authentication is required' },
   forbidden: { status: 403, message: 'You are not allowed to do this' },
+  // The platform's switch global.enable_login is off: no new session or token is handed out.
+  login_disabled: { status: 403, message: 'Login is turned off on this platform' },
   not_found: { status: 404, message: 'Not found' },
   conflict: { status: 409, message: 'The request conflicts with the current state' },
   // Requests over the HTTP limits, refused by gateway-api before any route runs.

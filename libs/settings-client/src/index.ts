@@ -5,3 +5,4 @@ export {
   type SettingsSource,
 } from './createSettingsReader.ts';
 export * from './typedValues.ts';
+export { withLastKnownValues } from './withLastKnownValues.ts';

@@ -4,7 +4,7 @@ import { serviceIdentity } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { type Readiness, type ServiceMetrics, type ShutdownStep, startDatabaseOwner } from '@orbital/service';
-import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
+import { createNatsSettingsSource, createSettingsReader, withLastKnownValues } from '@orbital/settings-client';
 import type { LiveStreams } from '@orbital/sse';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -90,8 +90,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     ...(tuning.satelliteKeyConfirmAfterMs ? { confirmAfterMs: tuning.satelliteKeyConfirmAfterMs } : {}),
   });
+  // Platform settings, read through on every use (a change holds at once on every replica), the last
+  // value read standing in while the settings service is unreachable.
+  const settings = createSettingsReader(
+    withLastKnownValues(createNatsSettingsSource(bus, serviceIdentity('gateway-api'))),
+  );
   identity = await createIdentityModule({
     bus,
+    settings,
     pool: identityDb.pool,
     redis,
     redisKeyPrefix: config.QUEUE_PREFIX,
@@ -118,6 +124,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       authorizationCodeSeconds: config.OAUTH_AUTHORIZATION_CODE_TTL_SECONDS,
     },
     personalTokenMaxDays: config.OAUTH_PERSONAL_TOKEN_MAX_DAYS,
+    loginGate: identity.loginGate,
     clientMetadataDocuments: config.OAUTH_CLIENT_METADATA_DOCUMENTS && {
       allowHttp: config.OAUTH_CLIENT_METADATA_ALLOW_HTTP,
       allowNetworks: config.OAUTH_CLIENT_METADATA_ALLOWED_NETWORKS,
@@ -136,7 +143,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       windowSeconds: config.EVENTS_RATE_LIMIT_WINDOW_SECONDS,
     },
   });
-  const settings = createSettingsReader(createNatsSettingsSource(bus, serviceIdentity('gateway-api')));
   let closing = false;
   options.readiness.add('http', () => !closing);
   const app = await buildGateway({

@@ -96,7 +96,7 @@ describe('settings over HTTP', () => {
   it.each([
     ['a missing value', 'POST', '/api/settings', { key: 'x.y' }, 400, 'validation_failed'],
     ['a missing key', 'POST', '/api/settings', { value: 'v' }, 400, 'validation_failed'],
-    ['a value of the wrong type', 'POST', '/api/settings', { key: 'x.y', value: 1 }, 400, 'validation_failed'],
+    ['a value of the wrong type', 'POST', '/api/settings', { key: 'x.y', value: [1] }, 400, 'validation_failed'],
     [
       'an unknown field',
       'POST',
@@ -139,25 +139,36 @@ describe('settings over HTTP', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details).toEqual([
-      { index: 1, key: 'bulk.http.b', message: expect.stringContaining('missing-group') },
+      {
+        index: 1,
+        key: 'bulk.http.b',
+        path: 'body.settings.1.group_id',
+        message: expect.stringContaining('missing-group'),
+      },
     ]);
     expect((await call('GET', '/api/settings/bulk.http.a')).statusCode).toBe(404);
   });
 
   it("checks a defined setting's value against its definition and names the field it refuses", async () => {
     const port = await call('GET', '/api/settings/smtp.port');
-    expect(port.json().data.definition).toEqual({ name: 'SMTP port', type: 'number', required: true });
+    expect(port.json().data.definition).toEqual({
+      name: 'SMTP port',
+      type: 'number',
+      required: true,
+      format: 'port',
+      options: null,
+    });
     const before = port.json().data.value;
 
     const notANumber = await call('PUT', '/api/settings/smtp.port', { value: 'five hundred' });
     expect(notANumber.statusCode).toBe(400);
     expect(notANumber.json().error).toMatchObject({
       code: 'validation_failed',
-      details: [{ path: 'body.value', message: 'must be a number' }],
+      details: [{ path: 'body.value', key: 'smtp.port', message: 'must be a port number from 1 to 65535' }],
     });
     expect(notANumber.body).not.toContain('five hundred');
     const emptied = await call('PUT', '/api/settings/smtp.host', { value: '' });
-    expect(emptied.json().error.details).toEqual([{ path: 'body.value', message: 'is required' }]);
+    expect(emptied.json().error.details).toEqual([{ path: 'body.value', key: 'smtp.host', message: 'is required' }]);
     const notABoolean = await call('POST', '/api/settings/bulk', {
       settings: [
         { key: 'smtp.port', value: '2525' },
@@ -166,7 +177,7 @@ describe('settings over HTTP', () => {
     });
     expect(notABoolean.statusCode).toBe(400);
     expect(notABoolean.json().error.details).toEqual([
-      { index: 1, key: 'smtp.secure', message: 'value must be true or false' },
+      { index: 1, key: 'smtp.secure', path: 'body.settings.1.value', message: 'value must be true or false' },
     ]);
     // Nothing was written, and a value of the right type is.
     expect((await call('GET', '/api/settings/smtp.port')).json().data.value).toBe(before);
@@ -175,6 +186,46 @@ describe('settings over HTTP', () => {
     expect(
       (await call('POST', '/api/settings', { key: 'custom.free', value: 'anything' })).json().data.definition,
     ).toBe(null);
+  });
+
+  it.each([
+    ['global.page_url', 'not a url', 'must be a URL starting with http:// or https://'],
+    ['global.page_url', 'ftp://files.example.org', 'must be a URL starting with http:// or https://'],
+    ['smtp.from_email', 'orbital at example', 'must be an e-mail address'],
+    ['smtp.port', '70000', 'must be a port number from 1 to 65535'],
+    ['smtp.host', 'smtp://mail.example.org:25', 'must be a host name or an IP address, without a scheme or port'],
+    ['global.enable_login', 'perhaps', 'must be true or false'],
+    ['global.enable_login', 1, 'must be true or false'],
+    ['smtp.host', true, 'must be text'],
+  ] as const)('refuses %s = %j at the field, keeping the stored value', async (key, value, message) => {
+    const before = (await call('GET', `/api/settings/${key}`)).json().data.value;
+    const refused = await call('PUT', `/api/settings/${key}`, { value });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      success: false,
+      error: { code: 'validation_failed', details: [{ path: 'body.value', key, message }] },
+    });
+    expect((await call('GET', `/api/settings/${key}`)).json().data.value).toBe(before);
+  });
+
+  it('takes a JSON boolean for a boolean setting and a JSON number for a number setting', async () => {
+    const off = await call('PUT', '/api/settings/smtp.secure', { value: false });
+    expect(off.statusCode).toBe(200);
+    expect(off.json().data).toMatchObject({ value: 'false', definition: { type: 'boolean' } });
+    const port = await call('PUT', '/api/settings/smtp.port', { value: 2525 });
+    expect(port.json().data.value).toBe('2525');
+    const bulk = await call('POST', '/api/settings/bulk', {
+      settings: [
+        { key: 'smtp.secure', value: true },
+        { key: 'smtp.port', value: 465 },
+      ],
+    });
+    expect(bulk.statusCode).toBe(200);
+    expect(bulk.json().data.settings.map((x: { value: string }) => x.value)).toEqual(['true', '465']);
+    expect(
+      (await call('PUT', '/api/settings/global.page_url', { value: ' https://orbital.example.org ' })).json().data
+        .value,
+    ).toBe('https://orbital.example.org');
   });
 
   it('serves /documentation only while global.enable_swagger_docs is true', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { sessionCookieName, sessionOf } from './createAccessResolver.ts';
+import type { LoginGate } from './createLoginGate.ts';
 import type { LoginRateLimiter } from './createLoginRateLimiter.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwordHashing.ts';
@@ -17,7 +18,9 @@ import { createSessionToken, hashSessionToken } from './sessionToken.ts';
 const cookieOptions = (expiresAt: Date) =>
   ({ httpOnly: true, secure: true, sameSite: 'strict', path: '/', expires: expiresAt }) as const;
 
-export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter; sessionTtlMs: number }) {
+export function authRoutes(
+  deps: IdentityRouteDeps & { limiter: LoginRateLimiter; loginGate: LoginGate; sessionTtlMs: number },
+) {
   const { store, broadcast, logger, limiter } = deps;
   return [
     defineRoute({
@@ -30,6 +33,8 @@ export function authRoutes(deps: IdentityRouteDeps & { limiter: LoginRateLimiter
       response: loginReply,
       async handler({ body, request, reply }) {
         const address = request.ip;
+        // Before the rate limit and the password: with login off, no attempt is counted or checked.
+        await deps.loginGate.assertEnabled();
         const attempt = await limiter.attempt(body.email, address);
         if (!attempt.allowed) {
           logger.warn(

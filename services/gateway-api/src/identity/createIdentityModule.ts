@@ -1,10 +1,12 @@
 import type { Bus } from '@orbital/bus';
 import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
+import type { SettingsReader } from '@orbital/settings-client';
 import type { Redis } from 'ioredis';
 import type { AccessResolver, RouteDefinition, SatelliteAuthenticator } from '../http/defineRoute.ts';
 import { authRoutes } from './authRoutes.ts';
 import { createAccessResolver } from './createAccessResolver.ts';
+import { createLoginGate, type LoginGate } from './createLoginGate.ts';
 import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateLimiter.ts';
 import { createReplicaBroadcast } from './createReplicaBroadcast.ts';
 import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
@@ -20,6 +22,8 @@ export type IdentityModuleOptions = {
   /** The identity schema's pool, behind its getter (it is not ready before database setup). */
   pool: LivePool;
   redis: Redis;
+  /** The platform's settings (the login switch, e-mail registration, mail, the console's address). */
+  settings: SettingsReader;
   /** Namespace of this stack's Redis keys. */
   redisKeyPrefix: string;
   logger: Logger;
@@ -37,6 +41,8 @@ export type IdentityModule = {
   routes: RouteDefinition[];
   resolveAccess: AccessResolver;
   replicaId: string;
+  /** The login switch (`global.enable_login`): every way of obtaining a new session or token asks it. */
+  loginGate: LoginGate;
   /** Called after identity's migrations are applied: creates the first admin if needed. */
   afterMigrations(): Promise<void>;
   stop(): Promise<void>;
@@ -63,12 +69,13 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     keyPrefix: options.redisKeyPrefix,
     ...(options.loginRateLimits ? { limits: options.loginRateLimits } : {}),
   });
+  const loginGate = createLoginGate(options.settings);
   serveIdentitySubjects(bus, store);
   await broadcast.start();
 
   const deps = { store, broadcast, logger, now };
   const routes = [
-    ...authRoutes({ ...deps, limiter, sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000 }),
+    ...authRoutes({ ...deps, limiter, loginGate, sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000 }),
     ...userRoutes(deps),
     ...teamRoutes(deps),
   ];
@@ -80,6 +87,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
       ...(options.satellite ? { satellite: options.satellite } : {}),
     }),
     replicaId: broadcast.replicaId,
+    loginGate,
     afterMigrations: () => ensureFirstAdmin({ store, admin: options.firstAdmin, logger }),
     stop: () => broadcast.stop(),
   };

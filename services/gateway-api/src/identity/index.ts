@@ -5,5 +5,6 @@
  */
 export { sessionCookieName, sessionOf } from './createAccessResolver.ts';
 export { createIdentityModule, type IdentityModule, type IdentityModuleOptions } from './createIdentityModule.ts';
+export { type LoginGate, loginDisabledMessage } from './createLoginGate.ts';
 export { defaultLoginRateLimits, type LoginRateLimits } from './createLoginRateLimiter.ts';
 export { type FirstAdmin, firstAdminFromConfig } from './ensureFirstAdmin.ts';

@@ -3,7 +3,7 @@ import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { sessionOf } from '../identity/index.ts';
+import { type LoginGate, sessionOf } from '../identity/index.ts';
 import { createSecret, hashSecret } from './oauthSecrets.ts';
 import type { GrantView, OAuthStore } from './oauthStore.ts';
 
@@ -28,6 +28,7 @@ export function accessTokenRoutes(deps: {
   logger: Logger;
   now: () => number;
   personalTokenMaxDays: number;
+  loginGate: LoginGate;
 }) {
   const { store, logger } = deps;
   const notFound = () => new AppError('not_found', 'No such token');
@@ -55,6 +56,7 @@ export function accessTokenRoutes(deps: {
       response: createdAccessToken,
       successStatus: 201,
       async handler({ request, body }) {
+        await deps.loginGate.assertEnabled();
         const session = sessionOf(request);
         if (!(await store.isMember(session.user.id, body.team_id))) {
           throw new AppError('forbidden', 'You can only create tokens for a team you are a member of');

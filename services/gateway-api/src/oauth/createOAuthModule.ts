@@ -1,6 +1,7 @@
 import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { RouteDefinition } from '../http/defineRoute.ts';
+import type { LoginGate } from '../identity/index.ts';
 import { accessTokenRoutes } from './accessTokenRoutes.ts';
 import {
   type ClientMetadataDocumentOptions,
@@ -20,6 +21,8 @@ export type OAuthModuleOptions = {
   authenticateResourceServer: ResourceServerAuthenticator;
   lifetimes?: Partial<OAuthLifetimes>;
   personalTokenMaxDays?: number;
+  /** The login switch: consent, code exchange and personal access tokens stop while login is off. */
+  loginGate: LoginGate;
   /**
    * Client ID Metadata Documents: how they are fetched (partial options over the defaults), or false
    * to accept registered clients only.
@@ -61,12 +64,14 @@ export function createOAuthModule(options: OAuthModuleOptions): { routes: RouteD
         lifetimes: { ...defaultLifetimes, ...options.lifetimes },
         authenticateResourceServer: options.authenticateResourceServer,
         documents,
+        loginGate: options.loginGate,
       }),
       ...accessTokenRoutes({
         store,
         logger: options.logger,
         now,
         personalTokenMaxDays: options.personalTokenMaxDays ?? 365,
+        loginGate: options.loginGate,
       }),
     ],
   };

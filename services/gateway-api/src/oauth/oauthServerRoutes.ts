@@ -22,7 +22,7 @@ import type { Logger } from '@orbital/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { sessionOf } from '../identity/index.ts';
+import { type LoginGate, loginDisabledMessage, sessionOf } from '../identity/index.ts';
 import { acceptClientMetadata, firstIssue, supportedAuthMethods, supportedGrantTypes } from './acceptClientMetadata.ts';
 import { type ClientMetadataDocuments, isMetadataDocumentClientId } from './createClientMetadataDocuments.ts';
 import { answerOAuth, sendOAuthError } from './oauthErrors.ts';
@@ -53,6 +53,8 @@ export type OAuthServerDeps = {
   authenticateResourceServer: ResourceServerAuthenticator;
   /** Clients identified by their metadata document's URL; null when the server accepts registered clients only. */
   documents: ClientMetadataDocuments | null;
+  /** While login is off, consent and code exchange refuse: no new token is handed out. */
+  loginGate: LoginGate;
 };
 
 /**
@@ -304,6 +306,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             const { client, redirectUri } = await resolveClient(input);
             try {
               parseAuthorization(input);
+              if (!(await deps.loginGate.isEnabled())) throw new AccessDeniedError(loginDisabledMessage);
             } catch (error) {
               if ((error as OAuthError).errorCode) {
                 return redirectWithError(reply, redirectUri, error as OAuthError, input.state) as never;
@@ -358,6 +361,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
             const { client, redirectUri } = await resolveClient(input);
             try {
               const authorization = parseAuthorization(input);
+              if (!(await deps.loginGate.isEnabled())) throw new AccessDeniedError(loginDisabledMessage);
               const decision = decisionParams.safeParse(input);
               if (!decision.success) throw new InvalidRequestError(firstIssue(decision.error));
               if (decision.data.decision === 'deny') throw new AccessDeniedError('The user denied the request');
@@ -426,6 +430,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
               })
               .safeParse(body);
             if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
+            if (!(await deps.loginGate.isEnabled())) throw new InvalidGrantError(loginDisabledMessage);
             if (!codeVerifierShape.test(parsed.data.code_verifier)) {
               throw new InvalidRequestError('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
             }
