@@ -1,1 +1,2 @@
 export { checkSecretBox, createSecretBox, DecryptionError, type SecretBox } from './createSecretBox.ts';
+export { satelliteKeyDigest } from './satelliteKeyDigest.ts';

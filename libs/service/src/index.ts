@@ -1,4 +1,5 @@
 export { collectConsumerLag } from './collectConsumerLag.ts';
+export { type BoundedQueue, createBoundedQueue } from './createBoundedQueue.ts';
 export { createMetrics, type ServiceMetrics } from './createMetrics.ts';
 export { createReadiness, excludedChecks, type Readiness, type ReadinessReport } from './createReadiness.ts';
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';

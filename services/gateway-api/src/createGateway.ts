@@ -47,6 +47,8 @@ export type GatewayOptions = {
     replicaAckTimeoutMs?: number;
     /** How long a known satellite key is served before it is confirmed with the registry again. */
     satelliteKeyConfirmAfterMs?: number;
+    /** The bounds of the queue of Argon2 runs for keys the registry has no digest of (argon2Queue). */
+    satelliteKeyArgon2?: { concurrency?: number; maxWaiting?: number; maxWaitMs?: number };
   };
 };
 
@@ -88,7 +90,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const satellites = await createSatelliteAuthenticator({
     bus,
     logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(tuning.satelliteKeyConfirmAfterMs ? { confirmAfterMs: tuning.satelliteKeyConfirmAfterMs } : {}),
+    ...(tuning.satelliteKeyArgon2 ? { argon2: tuning.satelliteKeyArgon2 } : {}),
   });
   // Platform settings, read through on every use (a change holds at once on every replica), the last
   // value read standing in while the settings service is unreachable.

@@ -19,7 +19,7 @@ import {
   startRegistryUnderTest,
   type TestClock,
 } from '@orbital/satellite-registry/testing';
-import { createReadiness } from '@orbital/service';
+import { createMetrics, createReadiness, type ServiceMetrics } from '@orbital/service';
 import { createSettingsApp, type SettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import {
@@ -36,7 +36,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { gatewayConfigSchema } from '../src/config.ts';
-import { createGateway, type Gateway } from '../src/createGateway.ts';
+import { createGateway, type Gateway, type GatewayOptions } from '../src/createGateway.ts';
 
 export { globalAdmin, heartbeatBody, satelliteBody, teamMember } from '@orbital/satellite-registry/testing';
 
@@ -55,12 +55,24 @@ export type SatelliteStack = {
   settings: SettingsApp | undefined;
   adminBus: Bus;
   satellites: Gateway['satellites'];
+  /**
+   * Another gateway-api on the same stack, as a replica or a restarted process is: its own bus connection,
+   * Redis connection, metrics and caches (nothing known yet). Stopped with the stack, or before by the test.
+   */
+  startReplica(tuning?: GatewayOptions['tuning']): Promise<GatewayReplica>;
   clock: TestClock;
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
   db: pg.Client;
   /** Between the registry and PostgreSQL, when asked for (`registryDatabaseProxy: true`), to cut it. */
   registryDatabase: TcpProxy | undefined;
+  stop(): Promise<void>;
+};
+
+export type GatewayReplica = {
+  app: FastifyInstance;
+  satellites: Gateway['satellites'];
+  metrics: ServiceMetrics;
   stop(): Promise<void>;
 };
 
@@ -102,43 +114,66 @@ export async function startSatelliteStack(
     });
   }
 
-  const gatewayBus = await bus('gateway');
-  const redis = new Redis(env.redisUrl);
   // gateway-api as main.ts builds it: identity resolves every route's access, satellites through the
-  // API-key authenticator, event batches through the rate limiter.
-  const gatewayApp = await createGateway({
-    config: loadConfig(gatewayConfigSchema, {
-      ...env.env,
-      ADMIN_EMAIL: adminCredentials.email,
-      ADMIN_PASSWORD: adminCredentials.password,
-      ADMIN_NAME: adminCredentials.name,
-    }),
-    bus: gatewayBus,
-    logger,
-    redis,
-    readiness: createReadiness(),
-    tuning: options.keyConfirmAfterMs ? { satelliteKeyConfirmAfterMs: options.keyConfirmAfterMs } : {},
-  });
-  await gatewayApp.migrateIdentity();
+  // API-key authenticator, event batches through the rate limiter. Each replica has its own connections
+  // and metrics, as a process of its own would.
+  const replicas: GatewayReplica[] = [];
+  const startReplica = async (tuning: GatewayOptions['tuning'] = {}): Promise<GatewayReplica> => {
+    const redis = new Redis(env.redisUrl);
+    const metrics = createMetrics('gateway-api');
+    const built = await createGateway({
+      config: loadConfig(gatewayConfigSchema, {
+        ...env.env,
+        ADMIN_EMAIL: adminCredentials.email,
+        ADMIN_PASSWORD: adminCredentials.password,
+        ADMIN_NAME: adminCredentials.name,
+      }),
+      bus: await bus(`gateway-${replicas.length}`),
+      logger,
+      redis,
+      metrics,
+      readiness: createReadiness(),
+      tuning: {
+        ...(options.keyConfirmAfterMs ? { satelliteKeyConfirmAfterMs: options.keyConfirmAfterMs } : {}),
+        ...tuning,
+      },
+    });
+    await buses.flush();
+    let stopped = false;
+    const replica: GatewayReplica = {
+      app: built.app,
+      satellites: built.satellites,
+      metrics,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        for (const step of [...built.beforeDrain, ...built.afterDrain]) await step.run();
+        redis.disconnect();
+      },
+    };
+    replicas.push(replica);
+    if (replicas.length === 1) await built.migrateIdentity();
+    return replica;
+  };
+  const first = await startReplica();
   const adminBus = await bus('admin');
   await buses.flush();
-  const gateway = gatewayApp.app;
   const db = await connectToRegistrySchema(env);
   return {
     env,
-    gateway,
+    gateway: first.app,
     registry: registry.app,
     settings: settings?.app,
     adminBus,
-    satellites: gatewayApp.satellites,
+    satellites: first.satellites,
+    startReplica,
     clock,
     installations,
     installationRequests,
     db,
     registryDatabase,
     async stop() {
-      for (const step of [...gatewayApp.beforeDrain, ...gatewayApp.afterDrain]) await step.run();
-      redis.disconnect();
+      for (const replica of replicas) await replica.stop();
       await db.end();
       await settings?.stop();
       await registry.stop();

@@ -161,6 +161,11 @@ export const subjectMatrix: SubjectRow[] = [
     expect: 'public',
   },
   { def: registry.lookupApiKey, request: () => ({ key_id: 'sk_unknown' }), expect: only('gateway-api') },
+  {
+    def: registry.rememberApiKeyDigest,
+    request: () => ({ key_id: 'sk_unknown', api_key_hash: '$argon2id$unknown', api_key_digest: 'sha256:unknown' }),
+    expect: only('gateway-api'),
+  },
   // A satellite's own subjects: that satellite alone.
   {
     def: registry.heartbeat,

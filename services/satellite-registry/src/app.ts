@@ -28,6 +28,7 @@ export async function createApp(deps: {
   config: Config;
   now?: () => Date;
   argon2Options?: RegistryDeps['argon2Options'];
+  registrationHashing?: RegistryDeps['registrationHashing'];
 }): Promise<RegistryApp> {
   const { bus, logger, config } = deps;
   const now = deps.now ?? (() => new Date());
@@ -55,6 +56,7 @@ export async function createApp(deps: {
     defaultCommandExpiryMs: config.COMMAND_DEFAULT_EXPIRY_MS,
     heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS,
     ...(deps.argon2Options ? { argon2Options: deps.argon2Options } : {}),
+    ...(deps.registrationHashing ? { registrationHashing: deps.registrationHashing } : {}),
   };
   const operations: RegistryOperations = {
     tokens: createTokenOperations(shared),

@@ -1,3 +1,4 @@
+import { satelliteKeyDigest } from '@orbital/crypto';
 import { stackForFile } from '@orbital/testing/stackForFile';
 import argon2 from 'argon2';
 import { describe, expect, it } from 'vitest';
@@ -87,7 +88,7 @@ describe('registration tokens', () => {
 });
 
 describe('registration', () => {
-  it('issues an API key once, stores only its Argon2 hash, and starts the satellite inactive', async () => {
+  it('issues an API key once, stores only its Argon2 hash and digest, and starts the satellite inactive', async () => {
     const token = await createToken(stack, { scope: 'team', team_id: 'team-a' });
     const made = await register(stack, token.authorization, satelliteBody('edge-1'));
     expect(made).toEqual({
@@ -110,6 +111,33 @@ describe('registration', () => {
     expect(found).toMatchObject({ satellite_id: made.satellite_id, status: 'inactive', team_id: 'team-a' });
     expect(await argon2.verify(found.api_key_hash, secret)).toBe(true);
     expect(await argon2.verify(found.api_key_hash, `${secret.slice(0, -1)}x`)).toBe(false);
+    // And its digest, by which a replica knows the key without Argon2.
+    expect(found.api_key_digest).toBe(satelliteKeyDigest(keyId, secret));
+  });
+
+  it("keeps the digest gateway-api reports for a key verified with Argon2, only against the row's own hash", async () => {
+    const sat = await registerSatellite(stack, { scope: 'global' }, 'from-before-digests');
+    const [keyId, secret] = sat.apiKey.split('.') as [string, string];
+    // A key issued before digests existed: its row holds the Argon2 hash alone.
+    await stack.sql('UPDATE satellites SET api_key_digest = NULL WHERE id = $1', [sat.id]);
+    const { api_key_hash: hash } = await stack.request('lookupApiKey', { key_id: keyId }, gatewayApi);
+    const digest = satelliteKeyDigest(keyId, secret);
+    const remember = (apiKeyHash: string, apiKeyDigest: string) =>
+      stack.request(
+        'rememberApiKeyDigest',
+        { key_id: keyId, api_key_hash: apiKeyHash, api_key_digest: apiKeyDigest },
+        gatewayApi,
+      );
+    // Verified against another hash (the row changed since): nothing is written.
+    expect(await remember('$argon2id$v=19$m=8192,t=2,p=1$other', digest)).toEqual({ stored: false });
+    expect((await stack.request('lookupApiKey', { key_id: keyId }, gatewayApi)).api_key_digest).toBeNull();
+    expect(await remember(hash, digest)).toEqual({ stored: true });
+    // Once there, a digest is never replaced.
+    expect(await remember(hash, 'sha256:another')).toEqual({ stored: false });
+    expect((await stack.request('lookupApiKey', { key_id: keyId }, gatewayApi)).api_key_digest).toBe(digest);
+    await expect(
+      stack.request('rememberApiKeyDigest', { key_id: keyId, api_key_hash: hash, api_key_digest: digest }, globalAdmin),
+    ).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('uses a token once: a replay is refused', async () => {

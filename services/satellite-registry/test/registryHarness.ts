@@ -59,7 +59,10 @@ type RequestAs = <K extends keyof Subjects>(
  * small stand-in answering the one installations subject it calls for satellite configuration.
  */
 export async function startRegistryStack(
-  options: { leaseMs?: number; defaultCommandExpiryMs?: number } = {},
+  options: Pick<
+    Parameters<typeof shared.startRegistryUnderTest>[0],
+    'leaseMs' | 'defaultCommandExpiryMs' | 'registrationHashing'
+  > = {},
 ): Promise<RegistryStack> {
   const env = await createTestEnvironment();
   const buses = createTestBuses(env, logger);

@@ -9,6 +9,7 @@ import { type ServiceUnderTest, startServiceUnderTest, type TestBuses, type Test
 import pg from 'pg';
 import { createApp, type RegistryApp } from '../src/app.ts';
 import { configSchema } from '../src/config.ts';
+import type { RegistryDeps } from '../src/domain/registryDeps.ts';
 
 /** A clock the tests move, for token expiry, command leases and command expiry. */
 export type TestClock = { now: Date; advance(ms: number): void };
@@ -34,6 +35,8 @@ export async function startRegistryUnderTest(options: {
   defaultCommandExpiryMs?: number;
   /** More of the registry's environment (a database address through a proxy a test cuts). */
   configEnv?: Record<string, string>;
+  /** Bounds of registration's Argon2 queue other than the production ones. */
+  registrationHashing?: RegistryDeps['registrationHashing'];
 }): Promise<RegistryUnderTest> {
   const clock: TestClock = {
     now: new Date(),
@@ -58,6 +61,7 @@ export async function startRegistryUnderTest(options: {
         now: () => clock.now,
         // Argon2id still, with a smaller memory cost so a test run registers satellites quickly.
         argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
+        ...(options.registrationHashing ? { registrationHashing: options.registrationHashing } : {}),
       }),
     release: (app) => app.database.pool.end(),
   });

@@ -157,7 +157,7 @@ export const registrySubjects = {
     service: 'registry',
     access: serviceAccess('gateway-api'),
     description:
-      "The satellite an API key id names, with the key's Argon2 hash, for gateway-api to verify the secret itself. gateway-api only.",
+      "The satellite an API key id names, with the key's Argon2 hash and its fast digest (null until the key is first verified), for gateway-api to verify the secret itself. gateway-api only.",
     request: z.object({ key_id: z.string().min(1).max(100) }).strict(),
     reply: z.object({
       satellite_id: satelliteId,
@@ -165,8 +165,24 @@ export const registrySubjects = {
       team_id: z.string().nullable(),
       status: satelliteStatus,
       api_key_hash: z.string(),
+      api_key_digest: z.string().nullable(),
       ip_allowlist: ipAllowlist,
     }),
+  }),
+  rememberApiKeyDigest: defineSubject({
+    subject: 'registry.apikey.remember',
+    service: 'registry',
+    access: serviceAccess('gateway-api'),
+    description:
+      'Stores the fast digest of a key gateway-api has just verified with Argon2, if the row still holds the hash it was verified against and no digest yet, so no replica runs Argon2 for that key again. gateway-api only.',
+    request: z
+      .object({
+        key_id: z.string().min(1).max(100),
+        api_key_hash: z.string().min(1).max(1000),
+        api_key_digest: z.string().min(1).max(200),
+      })
+      .strict(),
+    reply: z.object({ stored: z.boolean() }),
   }),
   heartbeat: defineSubject({
     subject: 'registry.heartbeat.record',

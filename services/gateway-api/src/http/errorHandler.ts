@@ -30,6 +30,10 @@ function fromFastifyError(error: FastifyError): AppError | null {
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const appError = ('code' in error && fromFastifyError(error as FastifyError)) || toAppError(error);
   if (appError.code === 'payload_too_large') drainRejectedBody(request, reply);
+  const retryAfter = (appError.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+  if ((appError.code === 'unavailable' || appError.code === 'rate_limited') && typeof retryAfter === 'number') {
+    reply.header('retry-after', String(retryAfter));
+  }
   if (appError.code === 'unavailable') {
     // An outage is logged, but as what it is: one line per request, not an error with a stack each.
     request.log.warn({ code: appError.code, details: appError.details }, 'request failed: a dependency is unavailable');

@@ -1,7 +1,10 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Bus } from '@orbital/bus';
 import { apiKeyInvalidatedBroadcast, parseApiKey, registrySubjects, serviceIdentity } from '@orbital/contracts';
+import { satelliteKeyDigest } from '@orbital/crypto';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
+import { createBoundedQueue, type ServiceMetrics } from '@orbital/service';
 import argon2 from 'argon2';
 import type { FastifyRequest } from 'fastify';
 import type { SatelliteAccess, SatelliteAuthenticator } from '../http/defineRoute.ts';
@@ -28,14 +31,19 @@ export type SatelliteKeyVerifier = (
 
 /**
  * Satellite API-key authentication. The key id names one satellite row (never a scan of every hash); the
- * registry answers with that row's Argon2 hash and the gateway verifies the secret itself, so the secret
- * never leaves the process that received it (only the hash, useless against a 256-bit secret, crosses
- * NATS) and the Argon2 cost lands on the gateway replicas, which scale with traffic.
+ * registry answers with that row's Argon2 hash and fast digest, and the gateway verifies the secret
+ * itself, so the secret never leaves the process that received it (only the hash and digest, useless
+ * against a 256-bit secret, cross NATS).
  *
- * Argon2 runs once per key and replica: the verified key is then known by its key id (createApiKeyCache),
- * and every later request costs an HMAC and a constant-time comparison. Concurrent first requests with one
- * key share one verification. The registry's broadcast on revocation or allowlist change drops the
- * satellite on every replica; a known key is also confirmed with a plain lookup (no Argon2) every
+ * Argon2 runs only on a key's first sight anywhere: the registry stores a digest of every key it issues
+ * (satelliteKeyDigest), and of an older key once a replica has verified it with Argon2
+ * (`registry.apikey.remember`), so every replica, after every restart, knows a key with one lookup and
+ * one SHA-256. The Argon2 runs that remain go through a bounded queue (`argon2Queue`): one at a time,
+ * beyond a few waiting the satellite is told to come back (503 with Retry-After), so a fleet of unseen
+ * keys cannot take the cores user routes need. In the replica a known key is then kept by its key id
+ * (createApiKeyCache) and a request costs one salted SHA-256 and a constant-time comparison. Concurrent
+ * first requests with one key share one verification. The registry's broadcast on revocation or allowlist
+ * change drops the satellite on every replica; a known key is also confirmed with a plain lookup every
  * `confirmAfterMs` and after a NATS reconnect (broadcasts may have been missed), in the background, so no
  * request waits for it and a database outage does not stop satellites this replica knows.
  *
@@ -43,12 +51,17 @@ export type SatelliteKeyVerifier = (
  * cache: `verifyKey` (the key alone, for callers not named in a path, such as token introspection) and
  * `authenticate` (the satellite routes: the key, then the path's own id only, so a key never reaches another satellite).
  */
+export const argon2Queue = { concurrency: 1, maxWaiting: 8, maxWaitMs: 3000 };
+
 export async function createSatelliteAuthenticator(deps: {
   bus: Bus;
   logger: Logger;
+  metrics?: ServiceMetrics;
   confirmAfterMs?: number;
   refusedTtlMs?: number;
   maxEntries?: number;
+  /** The bounds of the Argon2 queue (argon2Queue), for tests. */
+  argon2?: { concurrency?: number; maxWaiting?: number; maxWaitMs?: number };
 }): Promise<{
   authenticate: SatelliteAuthenticator;
   verifyKey: SatelliteKeyVerifier;
@@ -62,6 +75,16 @@ export async function createSatelliteAuthenticator(deps: {
     maxEntries: deps.maxEntries ?? 100000,
   });
   const verifying = new Map<string, Promise<KnownKey | null>>();
+  const argon2Runs = createBoundedQueue({
+    what: 'satellite keys seen for the first time',
+    ...argon2Queue,
+    ...deps.argon2,
+  });
+  const firstSights = deps.metrics?.counter(
+    'orbital_satellite_key_first_sights_total',
+    'Satellite keys this replica had not seen, by how they were checked: digest (one SHA-256), argon2, busy (refused with 503: the Argon2 queue was full), invalid',
+    ['check'],
+  );
   const confirming = new Map<string, Promise<VerifiedKey | null>>();
 
   const subscription = bus.listen(apiKeyInvalidatedBroadcast, ({ satellite_id }) =>
@@ -91,11 +114,46 @@ export async function createSatelliteAuthenticator(deps: {
 
   const allowlistOf = (row: KeyRow) => (row.satellite_type === 'team' ? buildAllowlist(row.ip_allowlist) : null);
 
-  /** First sight of a key in this replica: the row, then Argon2. */
+  /**
+   * Whether the secret is the row's: by its digest when the registry has one, otherwise by Argon2 in the
+   * queue, after which the digest is handed to the registry for every replica's next first sight.
+   */
+  async function secretMatches(row: KeyRow, keyId: string, secret: string, requestId: string): Promise<boolean> {
+    const digest = satelliteKeyDigest(keyId, secret);
+    if (row.api_key_digest !== null) {
+      const stored = Buffer.from(row.api_key_digest);
+      const given = Buffer.from(digest);
+      const matches = stored.length === given.length && timingSafeEqual(stored, given);
+      firstSights?.inc({ check: matches ? 'digest' : 'invalid' });
+      return matches;
+    }
+    let matches: boolean;
+    try {
+      matches = await argon2Runs.run(() => argon2.verify(row.api_key_hash, secret));
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unavailable') firstSights?.inc({ check: 'busy' });
+      throw error;
+    }
+    firstSights?.inc({ check: matches ? 'argon2' : 'invalid' });
+    if (matches) {
+      bus
+        .request(
+          registrySubjects.rememberApiKeyDigest,
+          { key_id: keyId, api_key_hash: row.api_key_hash, api_key_digest: digest },
+          { identity: serviceIdentity('gateway-api'), requestId },
+        )
+        .catch((error: unknown) =>
+          logger.warn({ err: error, key_id: keyId }, 'satellite key verified, but its digest could not be stored now'),
+        );
+    }
+    return matches;
+  }
+
+  /** First sight of a key in this replica: the row, then its digest (or Argon2). */
   async function verify(keyId: string, secret: string, requestId: string): Promise<KnownKey | null> {
     const epoch = cache.epoch();
     const row = await lookup(keyId, requestId);
-    if (!row || row.status === 'revoked' || !(await argon2.verify(row.api_key_hash, secret))) return null;
+    if (!row || row.status === 'revoked' || !(await secretMatches(row, keyId, secret, requestId))) return null;
     const key: VerifiedKey = {
       satelliteId: row.satellite_id,
       keyId,

@@ -23,7 +23,7 @@ export type SatelliteRow = z.infer<typeof satelliteRow>;
 
 export const apiKeyRow = satelliteRow
   .pick({ id: true, satellite_type: true, team_id: true, status: true, ip_allowlist: true })
-  .extend({ api_key_hash: z.string() });
+  .extend({ api_key_hash: z.string(), api_key_digest: z.string().nullable() });
 
 export const tokenRow = z.object({
   id: z.string(),

@@ -86,6 +86,7 @@ export async function insertSatellite(
     satelliteUrl: string | null;
     apiKeyId: string;
     apiKeyHash: string;
+    apiKeyDigest: string;
     tokenId: string;
     createdBy: string | null;
     now: Date;
@@ -93,9 +94,9 @@ export async function insertSatellite(
 ) {
   return db.one(sql.type(satelliteRow)`
     INSERT INTO satellites (id, name, satellite_type, team_id, capabilities, system_info, satellite_url,
-      api_key_id, api_key_hash, registration_token_id, created_by, registered_at, updated_at)
+      api_key_id, api_key_hash, api_key_digest, registration_token_id, created_by, registered_at, updated_at)
     VALUES (${s.id}, ${s.name}, ${s.type}, ${s.teamId}, ${sql.jsonb(s.capabilities)}, ${sql.jsonb(s.systemInfo as never)},
-      ${s.satelliteUrl}, ${s.apiKeyId}, ${s.apiKeyHash}, ${s.tokenId}, ${s.createdBy},
+      ${s.satelliteUrl}, ${s.apiKeyId}, ${s.apiKeyHash}, ${s.apiKeyDigest}, ${s.tokenId}, ${s.createdBy},
       ${sql.timestamp(s.now)}, ${sql.timestamp(s.now)})
     RETURNING ${satelliteColumns}`);
 }
@@ -106,7 +107,19 @@ export async function findSatellite(db: CommonQueryMethods, id: string) {
 
 export async function findApiKey(db: CommonQueryMethods, keyId: string) {
   return db.maybeOne(sql.type(apiKeyRow)`
-    SELECT id, satellite_type, team_id, status, ip_allowlist, api_key_hash FROM satellites WHERE api_key_id = ${keyId}`);
+    SELECT id, satellite_type, team_id, status, ip_allowlist, api_key_hash, api_key_digest
+    FROM satellites WHERE api_key_id = ${keyId}`);
+}
+
+/**
+ * Keeps the digest of a key just verified against `apiKeyHash`: only while the row still holds that hash,
+ * is not revoked and has no digest yet, so a late verification never writes over anything newer.
+ */
+export async function rememberApiKeyDigest(db: CommonQueryMethods, keyId: string, apiKeyHash: string, digest: string) {
+  const result = await db.query(sql.unsafe`
+    UPDATE satellites SET api_key_digest = ${digest}
+    WHERE api_key_id = ${keyId} AND api_key_hash = ${apiKeyHash} AND api_key_digest IS NULL AND status <> 'revoked'`);
+  return result.rowCount > 0;
 }
 
 /** All satellites (teamIds null) or the team satellites of the given teams. */

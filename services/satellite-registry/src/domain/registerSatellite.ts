@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type ParsedRequestOf, registrationBearerPrefix, type registrySubjects } from '@orbital/contracts';
+import { satelliteKeyDigest } from '@orbital/crypto';
 import { AppError } from '@orbital/errors';
+import { createBoundedQueue } from '@orbital/service';
 import argon2 from 'argon2';
 import * as store from '../db/registryStore.ts';
 import { type RefusalReason, registrationRefusal } from './registrationRefusal.ts';
@@ -24,15 +26,29 @@ function bearerToken(authorization: string | null): { token: string } | { refuse
 }
 
 /**
+ * Argon2 runs of registrations: one at a time (a run takes every core it is given for a moment), at most
+ * 16 waiting, none started more than 2 s after it was asked for. gateway-api waits 5 s for the answer:
+ * a registration it gave up on would still consume the token and issue a key nobody receives, so past
+ * that point the satellite is told to come back (503 with Retry-After) before its token is touched.
+ */
+export const registrationHashing = { concurrency: 1, maxWaiting: 16, maxWaitMs: 2000 };
+
+/**
  * Registration: verify the token's signature and expiry, check its scope,
  * then in one transaction create the satellite and consume the token. The consumption is a
  * conditional update of the token's row, so of two concurrent registrations with one token exactly one
  * commits; the other rolls back its satellite and is refused as "already used". The API key is
- * returned once and stored only as an Argon2id hash. Every refusal is logged as a security event with
- * the reason and the client address, never the token.
+ * returned once and stored as an Argon2id hash and, beside it, its fast digest (satelliteKeyDigest), by
+ * which gateway-api replicas know the key without running Argon2 again. Every refusal is logged as a
+ * security event with the reason and the client address, never the token.
  */
 export function createRegistration(deps: RegistryDeps) {
   const { pool, signer, now, logger } = deps;
+  const hashing = createBoundedQueue({
+    what: 'satellite registrations',
+    ...registrationHashing,
+    ...deps.registrationHashing,
+  });
 
   async function refuse(reason: RefusalReason, request: Request, tokenId: string | null): Promise<never> {
     logger.warn(
@@ -70,7 +86,9 @@ export function createRegistration(deps: RegistryDeps) {
 
     // Hashed before the transaction: Argon2's ~100 ms must not hold the token's row lock.
     const key = generateApiKey();
-    const apiKeyHash = await argon2.hash(key.secret, { type: argon2.argon2id, ...deps.argon2Options });
+    const apiKeyHash = await hashing.run(() =>
+      argon2.hash(key.secret, { type: argon2.argon2id, ...deps.argon2Options }),
+    );
     const satelliteId = randomUUID();
     const at = now();
     const outcome = await pool
@@ -88,6 +106,7 @@ export function createRegistration(deps: RegistryDeps) {
           satelliteUrl: body.satellite_url ?? null,
           apiKeyId: key.keyId,
           apiKeyHash,
+          apiKeyDigest: satelliteKeyDigest(key.keyId, key.secret),
           tokenId: claims.tokenId,
           createdBy: token.created_by,
           now: at,

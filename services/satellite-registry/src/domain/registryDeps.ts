@@ -16,4 +16,6 @@ export type RegistryDeps = {
   heartbeatIntervalMs: number;
   /** Argon2 options for new API keys; the defaults of the argon2 package when not given. */
   argon2Options?: { memoryCost?: number; timeCost?: number; parallelism?: number };
+  /** The bounds of registration's Argon2 queue (registrationHashing), for tests. */
+  registrationHashing?: { concurrency?: number; maxWaiting?: number; maxWaitMs?: number };
 };

@@ -62,8 +62,13 @@ export function createSatelliteOperations(deps: RegistryDeps) {
         team_id: row.team_id,
         status: row.status,
         api_key_hash: row.api_key_hash,
+        api_key_digest: row.api_key_digest,
         ip_allowlist: row.ip_allowlist,
       };
+    },
+
+    async rememberApiKeyDigest({ key_id, api_key_hash, api_key_digest }: Req<'rememberApiKeyDigest'>) {
+      return { stored: await store.rememberApiKeyDigest(pool.get(), key_id, api_key_hash, api_key_digest) };
     },
 
     async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>) {

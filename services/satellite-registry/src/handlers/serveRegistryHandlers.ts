@@ -25,6 +25,7 @@ export function serveRegistryHandlers(bus: Bus, ops: RegistryOperations): void {
   bus.serve(s.revokeToken, (req, ctx) => ops.tokens.revokeToken(req, ctx.access));
   bus.serve(s.register, (req) => ops.register(req));
   bus.serve(s.lookupApiKey, (req) => ops.satellites.lookupApiKey(req));
+  bus.serve(s.rememberApiKeyDigest, (req) => ops.satellites.rememberApiKeyDigest(req));
   bus.serve(s.heartbeat, (req) => ops.satellites.heartbeat(req));
   bus.serve(s.pollCommands, (req, ctx) => ops.commands.poll(req, ctx.access));
   bus.serve(s.reportResult, (req) => ops.commands.report(req));
