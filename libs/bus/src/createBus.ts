@@ -25,7 +25,9 @@ import {
   type ReplyEnvelope,
   type ReplyOf,
   type RequestOf,
+  type RequestOrigin,
   replyEnvelope,
+  requestOrigin,
   type SubjectDef,
 } from '@orbital/contracts';
 import { AppError, toAppError } from '@orbital/errors';
@@ -37,6 +39,7 @@ import {
   createIdentityVerifier,
   type IdentityKeyConfig,
   type IdentityKeys,
+  issuerOf,
   parseIdentityKeys,
 } from './identityTokens.ts';
 import { busDisconnected, translateRequestError } from './natsErrors.ts';
@@ -83,6 +86,8 @@ export type RequestContext = {
   identity: CallerIdentity;
   requestId?: string;
   timeoutMs?: number;
+  /** Where the request came from and who made it (gateway-api sets it for people and satellites). */
+  origin?: RequestOrigin;
 };
 
 export type HandlerContext = {
@@ -90,6 +95,11 @@ export type HandlerContext = {
   /** What the subject's declared access granted this caller (its team scope, its user id). */
   access: AccessGrant;
   requestId: string;
+  /**
+   * Where the request came from, as gateway-api saw it; null unless gateway-api vouches for the
+   * identity (a service speaking for itself has none) and sent one.
+   */
+  origin: RequestOrigin | null;
   logger: Logger;
   headers: MsgHdrs | undefined;
 };
@@ -212,6 +222,7 @@ export function createBusFromConnection(
     const hdrs = natsHeaders();
     hdrs.set(headerNames.requestId, context.requestId ?? randomUUID());
     hdrs.set(headerNames.identity, await signIdentity(context.identity, wireSubject));
+    if (context.origin) hdrs.set(headerNames.origin, encodeOrigin(context.origin));
     let msg: Msg;
     try {
       msg = await replies.request(wireSubject, JSON.stringify(payload), {
@@ -281,6 +292,10 @@ export function createBusFromConnection(
         identity,
         access,
         requestId,
+        // Read on first use: only handlers that record an audit entry ask, and the poll path never does.
+        get origin() {
+          return issuerOf(identity) === 'gateway-api' ? decodeOrigin(msg.headers?.get(headerNames.origin)) : null;
+        },
         get logger() {
           return requestLog();
         },
@@ -376,6 +391,22 @@ export function createBusFromConnection(
       if (!connection.isClosed()) await connection.drain();
     },
   };
+}
+
+/** Base64url, so any text (a name with accents, a quote) travels in a header as it was. */
+function encodeOrigin(origin: RequestOrigin): string {
+  return Buffer.from(JSON.stringify(origin)).toString('base64url');
+}
+
+/** The origin a request carries, or null when it carries none or one that is not well formed. */
+function decodeOrigin(header: string | undefined): RequestOrigin | null {
+  if (!header) return null;
+  try {
+    const parsed = requestOrigin.safeParse(JSON.parse(Buffer.from(header, 'base64url').toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 function decodeJson(msg: Msg): unknown {

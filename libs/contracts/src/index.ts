@@ -1,4 +1,5 @@
 export * from './access/index.ts';
+export * from './audit/index.ts';
 export * from './catalogue/index.ts';
 export * from './db/index.ts';
 export * from './events/index.ts';

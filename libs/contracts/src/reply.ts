@@ -21,4 +21,6 @@ export const headerNames = {
   identity: 'x-identity',
   satelliteId: 'x-satellite-id',
   teamId: 'x-team-id',
+  /** Where a request came from and who made it (requestOrigin), as base64url JSON. */
+  origin: 'x-origin',
 } as const;

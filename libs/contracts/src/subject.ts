@@ -4,9 +4,10 @@ import type { ProcessName } from './processes.ts';
 
 /**
  * The namespaces of request/reply subjects. Each is also the queue group its replicas share, and each
- * is answered by one process (`identity` by gateway-api, which owns users, teams and sessions).
+ * is answered by one process (`identity` by gateway-api, which owns users, teams and sessions; `audit`
+ * by settings, which stores the audit log).
  */
-export const serviceNames = ['settings', 'registry', 'installations', 'identity', 'jobs'] as const;
+export const serviceNames = ['settings', 'registry', 'installations', 'identity', 'jobs', 'audit'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 const servingProcess: Record<ServiceName, ProcessName> = {
@@ -15,6 +16,8 @@ const servingProcess: Record<ServiceName, ProcessName> = {
   installations: 'installations',
   identity: 'gateway-api',
   jobs: 'jobs',
+  // The audit log is stored by the settings service, beside the platform's other records of its own.
+  audit: 'settings',
 };
 
 /**

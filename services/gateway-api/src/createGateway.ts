@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type AuditRelay, createAuditRelay } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import { serviceIdentity } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
@@ -57,6 +58,8 @@ export type Gateway = {
   identity: IdentityModule;
   /** Satellite API-key verification and its cache (kept coherent across replicas by broadcast). */
   satellites: SatelliteAuthentication;
+  /** Delivers the audit entries gateway-api records (identity, OAuth) to the audit log. */
+  auditRelay: AuditRelay;
   /** Applies identity's pending migrations now (database setup normally asks for it). */
   migrateIdentity(): Promise<unknown>;
   /** Shutdown, in order: before the bus is drained (stop taking requests), and after (close the pools). */
@@ -87,6 +90,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
   });
   options.readiness.add('database', identityDb.isReachable);
+  // Identity and OAuth record their actions in identity's audit_outbox; this delivers them.
+  const auditRelay = createAuditRelay({ pool: identityDb.pool, bus, logger, source: 'gateway-api' });
+  auditRelay.start();
   const satellites = await createSatelliteAuthenticator({
     bus,
     logger,
@@ -175,6 +181,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     app,
     identity,
     satellites,
+    auditRelay,
     migrateIdentity: identityDb.migrate,
     beforeDrain: [
       {
@@ -186,6 +193,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         },
       },
       { name: 'stop identity', run: () => ownIdentity.stop() },
+      { name: 'stop the audit relay', run: () => auditRelay.stop() },
     ],
     afterDrain: [{ name: 'close identity pool', run: () => identityDb.pool.end() }],
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  auditSubjects,
   databaseOwners,
   dbSetupSubject,
   dbStatusSubject,
@@ -312,4 +313,36 @@ export const subjectMatrix: SubjectRow[] = [
   { def: jobWorkSubjects.templateHealth, request: () => ({ tick_at: tickAt() }), expect: only('jobs') },
   { def: jobWorkSubjects.logCleanup, request: () => ({}), expect: only('jobs') },
   { def: jobsStatusSubject, request: () => ({}), expect: only('global_admin') },
+
+  // The audit log: its owners deliver entries, the schedule prunes; global admins read all of it, a
+  // team's admins their team's entries.
+  {
+    def: auditSubjects.record,
+    request: () => ({
+      entries: [
+        {
+          id: randomUUID(),
+          occurred_at: new Date().toISOString(),
+          action: 'team.updated',
+          actor: { kind: 'anonymous', id: null, email: null, name: null },
+          target: { kind: 'team', id: null },
+          team_id: null,
+          outcome: 'success',
+          reason: null,
+          source_ip: null,
+          request_id: null,
+          details: {},
+        },
+      ],
+    }),
+    expect: only('gateway-api', 'settings', 'satellite-registry', 'installations'),
+  },
+  { def: auditSubjects.list, variant: 'all', request: () => ({}), expect: only('global_admin') },
+  {
+    def: auditSubjects.list,
+    variant: 'team',
+    request: (c) => ({ team_id: c.teamA }),
+    expect: only(...teamAAdmins),
+  },
+  { def: auditSubjects.prune, request: () => ({}), expect: only('jobs') },
 ];

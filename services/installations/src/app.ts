@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type AuditRelay, createAuditRelay } from '@orbital/audit';
 import { type Bus, ensureStream } from '@orbital/bus';
 import {
   identityTeamGetSubject,
@@ -31,6 +32,8 @@ export type InstallationsApp = {
   database: DatabaseOwnerHandle;
   operations: InstallationsOperations;
   relay: OutboxRelay;
+  /** Delivers the audit entries this service records to the audit log. */
+  auditRelay: AuditRelay;
   /** Configuration levels for distribution to satellites (secrets decrypted); null teamIds: every team. */
   configurationRecords(teamIds: readonly string[] | null): Promise<ConfigurationRecord[]>;
   /** Stops the consumer and the relay (before the bus is drained). */
@@ -108,17 +111,21 @@ export async function createApp(deps: {
   bus.serve(installationsConfigForSatelliteSubject, async (request) => {
     return { installations: await readConfigurationRecords(database.pool.get(), box, logger, request.team_ids) };
   });
+  const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'installations' });
   await database.start();
   relay.start();
+  auditRelay.start();
 
   return {
     database,
     operations,
     relay,
+    auditRelay,
     configurationRecords: (teamIds) => readConfigurationRecords(database.pool.get(), box, logger, teamIds),
     async stop() {
       await consumer?.stop();
       await relay.stop();
+      await auditRelay.stop();
     },
   };
 }

@@ -1,5 +1,11 @@
 import { type Bus, createBus } from '@orbital/bus';
-import { type CallerIdentity, jobWorkSubjects, type ScheduleName, type ScheduleStatus } from '@orbital/contracts';
+import {
+  auditSubjects,
+  type CallerIdentity,
+  jobWorkSubjects,
+  type ScheduleName,
+  type ScheduleStatus,
+} from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { captureLog, type ServiceUnderTest, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import { Queue } from 'bullmq';
@@ -29,7 +35,8 @@ const defaultReplies: Record<ScheduleName, WorkBehaviour> = {
 
 /**
  * A small real NATS service answering the installations work subjects, in the `installations` queue
- * group, as the installations service will. It records every request so tests can count ticks.
+ * group, as the installations service will, and the audit log's prune (asked by the cleanup tick after
+ * its log lines) as the settings service does. It records every request so tests can count ticks.
  */
 export async function startWorkResponder(
   env: Pick<TestEnvironment, 'busOptions'>,
@@ -55,6 +62,7 @@ export async function startWorkResponder(
       return behaviour(entry.payload, mine) as never;
     });
   }
+  bus.serve(auditSubjects.prune, () => ({ removed: 0, retention_days: 90, cutoff: new Date().toISOString() }));
   await bus.flush();
   return {
     received,

@@ -60,7 +60,12 @@ describe('jobs.status.get', () => {
     expect(cleanup).toMatchObject({
       every_ms: 3600000,
       failed_last_24h: 0,
-      last_run: { outcome: 'succeeded', attempts: 1, result: { removed: 1234 }, error: null },
+      last_run: {
+        outcome: 'succeeded',
+        attempts: 1,
+        result: { removed: 1234, audit_entries_removed: 0, audit_retention_days: 90 },
+        error: null,
+      },
     });
     const run = cleanup.last_run;
     expect(run?.duration_ms).toBeGreaterThanOrEqual(0);

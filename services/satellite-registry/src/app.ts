@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type AuditRelay, createAuditRelay } from '@orbital/audit';
 import { type Bus, ensureStream } from '@orbital/bus';
 import { commandEventsStream, heartbeatEventsStream, satelliteEventsStream } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
@@ -16,7 +17,14 @@ import { type RegistryOperations, serveRegistryHandlers } from './handlers/serve
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
-export type RegistryApp = { database: DatabaseOwnerHandle; operations: RegistryOperations };
+export type RegistryApp = {
+  database: DatabaseOwnerHandle;
+  operations: RegistryOperations;
+  /** Delivers the audit entries this service records to the audit log. */
+  auditRelay: AuditRelay;
+  /** Stops the audit relay (before the bus is drained). */
+  stop(): Promise<void>;
+};
 
 /**
  * Wires the service onto a bus. No environment access: tests build the same app, and may pass a clock
@@ -66,5 +74,7 @@ export async function createApp(deps: {
     configurationFor: createConfigurationDistribution(shared),
   };
   serveRegistryHandlers(bus, operations);
-  return { database, operations };
+  const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'satellite-registry' });
+  auditRelay.start();
+  return { database, operations, auditRelay, stop: () => auditRelay.stop() };
 }

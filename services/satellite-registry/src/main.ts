@@ -8,6 +8,9 @@ await runService({
   async start(context) {
     const app = await createApp(context);
     context.readiness.add('database', app.database.isReachable);
-    return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
+    return {
+      beforeDrain: [{ name: 'stop the audit relay', run: () => app.stop() }],
+      afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }],
+    };
   },
 });

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { createAuditRelay } from '@orbital/audit';
 import { type Bus, ensureStream } from '@orbital/bus';
-import { settingsCacheSyncBroadcast, settingsEventsStream } from '@orbital/contracts';
+import { auditEventsStream, settingsCacheSyncBroadcast, settingsEventsStream } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
@@ -8,18 +9,26 @@ import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service'
 import type { SettingsConfig } from './config.ts';
 import { discoverDefinitions, loadPluginExtensions } from './definitions/discoverDefinitions.ts';
 import { mergeDefinitions } from './definitions/mergeDefinitions.ts';
+import { createAuditLog } from './domain/createAuditLog.ts';
 import { createSettingsOperations, type SettingsOperations } from './domain/createSettingsOperations.ts';
 import { initializeSettings } from './domain/initializeSettings.ts';
 import { createDatabaseStatusReader } from './domain/readDatabaseStatus.ts';
+import { readRetentionDays } from './domain/readRetentionDays.ts';
 import { runDatabaseSetup } from './domain/runDatabaseSetup.ts';
 import { createSettingsCache } from './domain/settingsCache.ts';
+import { serveAuditHandlers } from './handlers/auditHandlers.ts';
 import { serveDbHandlers } from './handlers/dbHandlers.ts';
 import { serveSettingsHandlers } from './handlers/settingsHandlers.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 const definitionsDir = fileURLToPath(new URL('./definitions', import.meta.url));
 
-export type SettingsApp = { database: DatabaseOwnerHandle; operations: SettingsOperations; stop(): void };
+export type SettingsApp = {
+  database: DatabaseOwnerHandle;
+  operations: SettingsOperations;
+  /** Stops the timers; the audit relay's delivery in flight is awaited. */
+  stop(): Promise<void>;
+};
 
 /** Wires the settings service onto a bus. No environment access: tests build the same app. */
 export async function createSettingsApp(deps: {
@@ -37,6 +46,8 @@ export async function createSettingsApp(deps: {
   const cache = createSettingsCache();
   // Settings owns EVENTS_SETTINGS, so evt.settings.changed is kept for durable consumers.
   await ensureStream(bus, settingsEventsStream);
+  // Settings stores the audit log, and owns the stream its stored entries are published on.
+  await ensureStream(bus, auditEventsStream);
 
   // Broadcast changes from other replicas; subscribed before the first load so none is missed.
   bus.listen(settingsCacheSyncBroadcast, (sync) => operations.receive(sync));
@@ -76,6 +87,13 @@ export async function createSettingsApp(deps: {
   })();
 
   serveSettingsHandlers(bus, operations);
+  serveAuditHandlers(
+    bus,
+    createAuditLog({ pool: database.pool, bus, logger, retentionDays: () => readRetentionDays(operations, logger) }),
+  );
+  // Settings records its own actions (setting changes, database setup) like every owner.
+  const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'settings' });
+  auditRelay.start();
   serveDbHandlers(bus, {
     readStatus: createDatabaseStatusReader(connection),
     setup: () =>
@@ -88,5 +106,12 @@ export async function createSettingsApp(deps: {
         migrateOwnSchema: database.migrate,
       }),
   });
-  return { database, operations, stop: () => clearInterval(resync) };
+  return {
+    database,
+    operations,
+    async stop() {
+      clearInterval(resync);
+      await auditRelay.stop();
+    },
+  };
 }

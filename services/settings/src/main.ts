@@ -8,6 +8,9 @@ await runService({
   async start({ config, logger, bus, readiness }) {
     const app = await createSettingsApp({ bus, logger, config });
     readiness.add('database', app.database.isReachable);
-    return { afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }] };
+    return {
+      beforeDrain: [{ name: 'stop timers and the audit relay', run: () => app.stop() }],
+      afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }],
+    };
   },
 });

@@ -53,9 +53,9 @@ afterAll(async () => {
 });
 
 describe('initialisation from definitions', () => {
-  it('creates the three built-in groups and their settings with the spec defaults', async () => {
+  it('creates the four built-in groups and their settings with the spec defaults', async () => {
     const groups = await client.request(s.listGroups, {}, admin);
-    expect(groups.map((g) => g.id)).toEqual(['global', 'smtp', 'repohost-oauth', 'audit']);
+    expect(groups.map((g) => g.id)).toEqual(['global', 'smtp', 'repohost-oauth', 'audit', 'siem']);
     const smtp = groups.find((g) => g.id === 'smtp');
     expect(smtp).toMatchObject({ name: 'SMTP Mail Settings', icon: 'mail', sort_order: 1 });
     expect(Object.fromEntries((smtp?.settings ?? []).map((x) => [x.key, x.value]))).toEqual({
@@ -89,7 +89,7 @@ describe('initialisation from definitions', () => {
     });
     const warning = lines.find((l) => l.msg === 'required settings in use are still empty');
     expect(warning).toMatchObject({ level: 'warn' });
-    expect(warning?.settings).toContain('audit.token');
+    expect(warning?.settings).toContain('siem.token');
     expect(warning?.settings).not.toContain('smtp.host');
     expect(warning?.settings).not.toContain('smtp.password');
   });
@@ -110,14 +110,14 @@ describe('initialisation from definitions', () => {
 
   it('applies plugin extensions: core wins, and the first plugin wins over later ones', async () => {
     expect((await client.request(s.getSetting, { key: 'smtp.host' }, admin)).value).toBe('');
-    expect((await client.request(s.getSetting, { key: 'audit.endpoint' }, admin)).value).toBe(
-      'https://audit.example.org',
+    expect((await client.request(s.getSetting, { key: 'siem.endpoint' }, admin)).value).toBe(
+      'https://siem.example.org',
     );
-    expect((await client.request(s.getSetting, { key: 'audit.retention_days' }, admin)).value).toBe('30');
+    expect((await client.request(s.getSetting, { key: 'siem.retention_days' }, admin)).value).toBe('30');
     const ignored = logLines(a.logs()).filter((l) => l.msg === 'plugin setting ignored: the key is already defined');
     expect(ignored.map((l) => [l.key, l.definedBy])).toEqual([
       ['smtp.host', 'core'],
-      ['audit.endpoint', expect.stringContaining('firstPlugin.ts')],
+      ['siem.endpoint', expect.stringContaining('firstPlugin.ts')],
     ]);
   });
 

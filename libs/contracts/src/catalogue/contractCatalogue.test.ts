@@ -54,6 +54,7 @@ describe('the contract catalogue', () => {
 
     const jobs = contractsOf('jobs');
     expect(jobs.requests.map((d) => d.subject).sort()).toEqual([
+      'audit.entry.prune',
       'installations.jobs.credential_validation',
       'installations.jobs.log_cleanup',
       'installations.jobs.template_health',

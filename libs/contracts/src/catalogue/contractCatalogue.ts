@@ -1,4 +1,5 @@
 import { requestersOf } from '../access/subjectAccess.ts';
+import { auditEntryRecordedEvent, auditSubjects } from '../audit/auditSubjects.ts';
 import { databaseSetupCompletedBroadcast, dbSetupSubject, dbStatusSubject, migrateSubjects } from '../db/dbSubjects.ts';
 import type { BroadcastDef } from '../events/defineBroadcast.ts';
 import type { EventDef } from '../events/defineEvent.ts';
@@ -36,6 +37,7 @@ export const subjectCatalogue: readonly SubjectDef[] = [
   ...Object.values(installationSubjects),
   ...Object.values(jobWorkSubjects),
   jobsStatusSubject,
+  ...Object.values(auditSubjects),
 ];
 
 /** Every event kept in JetStream. */
@@ -49,6 +51,7 @@ export const eventCatalogue: readonly EventDef[] = [
   clientActivityRecordedEvent,
   satelliteHeartbeatRecordedEvent,
   commandCreatedEvent,
+  auditEntryRecordedEvent,
 ];
 
 /** Every broadcast between replicas (core NATS, not stored). */

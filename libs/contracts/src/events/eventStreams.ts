@@ -115,6 +115,24 @@ export const heartbeatEventsStream: StreamDefinition = {
 };
 
 /**
+ * Audit entries as the audit log stored them (`evt.audit.recorded.<team id or platform>`), feeding the
+ * live audit streams. Owned by settings, which stores the log. PostgreSQL keeps the log itself for its
+ * retention period; the stream only has to cover a client's reconnection, so a day is enough, and when
+ * full it drops the oldest (a replay that reaches past it gets a fresh snapshot).
+ */
+export const auditEventsStream: StreamDefinition = {
+  name: 'EVENTS_AUDIT',
+  subjects: ['evt.audit.>'],
+  owner: 'settings',
+  description: 'Audit entries as stored (feeds GET /api/audit/stream and the team audit streams)',
+  maxAgeMs: day,
+  maxBytes: 256 * mebibyte,
+  maxMessageBytes: mebibyte,
+  duplicateWindowMs: 10 * minute,
+  discard: 'old',
+};
+
+/**
  * Messages a durable consumer gave up on after its last attempt, `parked.<durable>` (an event of a batch
  * message alone on `parked.<durable>.<key>`), kept for 30 days
  * so someone can read them (libs/bus `listParked`) and replay them once the cause is fixed. Every
@@ -139,6 +157,7 @@ export const eventStreams = [
   installationEventsStream,
   commandEventsStream,
   heartbeatEventsStream,
+  auditEventsStream,
   parkedEventsStream,
 ] as const;
 

@@ -17,6 +17,8 @@ export const globalPermissions = [
   'mcp_servers.manage',
   // Operators' view of the background job schedules (GET /api/jobs/status).
   'jobs.view',
+  // The whole audit log (GET /api/audit).
+  'audit.view',
 ] as const;
 export const globalPermission = z.enum(globalPermissions);
 export type GlobalPermission = z.infer<typeof globalPermission>;
@@ -31,6 +33,8 @@ export const teamPermissions = [
   'satellites.register',
   'satellites.manage',
   'tokens.manage',
+  // The team's own entries of the audit log (GET /api/teams/:teamId/audit): team admins only.
+  'audit.view',
 ] as const;
 export const teamPermission = z.enum(teamPermissions);
 export type TeamPermission = z.infer<typeof teamPermission>;

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { anonymousIdentity, type CallerIdentity, findNulCharacter, withoutNulCharacters } from '@orbital/contracts';
+import {
+  anonymousIdentity,
+  type CallerIdentity,
+  findNulCharacter,
+  type RequestOrigin,
+  withoutNulCharacters,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { z } from 'zod';
 import { errorResponsesOf, operationIdOf, securityOf } from './describeOperation.ts';
+import { originOf } from './requestOrigin.ts';
 import type { Access, AccessResolver } from './routeAccess.ts';
 
 export type { Access, AccessResolver, SatelliteAccess, SatelliteAuthenticator } from './routeAccess.ts';
@@ -14,6 +21,8 @@ export type RouteInput<B, Q, P> = {
   params: P;
   identity: CallerIdentity;
   requestId: string;
+  /** Where the request came from and who made it; sent beside the identity for audit entries. */
+  origin: RequestOrigin;
   request: FastifyRequest;
   reply: FastifyReply;
 };
@@ -140,6 +149,7 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
         params: params?.success ? params.data : parseInput(def.params, request.params, 'params'),
         identity,
         requestId: request.id,
+        origin: originOf(request),
         request,
         reply,
       });

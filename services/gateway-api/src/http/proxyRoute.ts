@@ -33,6 +33,10 @@ export function proxyRoute<
     ...route,
     response: subject.reply,
     handler: (input) =>
-      bus.request(subject, toRequest(input), { identity: input.identity, requestId: input.requestId }),
+      bus.request(subject, toRequest(input), {
+        identity: input.identity,
+        requestId: input.requestId,
+        origin: input.origin,
+      }),
   });
 }

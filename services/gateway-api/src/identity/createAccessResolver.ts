@@ -2,6 +2,7 @@ import { anonymousIdentity, hasGlobalPermission, hasTeamPermission } from '@orbi
 import { AppError } from '@orbital/errors';
 import type { FastifyRequest } from 'fastify';
 import type { AccessResolver, SatelliteAuthenticator } from '../http/defineRoute.ts';
+import { rememberPerson } from '../http/requestOrigin.ts';
 import type { SessionAuthenticator } from './createSessionAuthenticator.ts';
 import type { AuthenticatedSession } from './createSessionCache.ts';
 import { isWellFormedSessionToken } from './sessionToken.ts';
@@ -58,6 +59,7 @@ export function createAccessResolver(deps: {
     const session = await deps.authenticate(token);
     if (!session) throw new AppError('unauthenticated', 'The session is not valid or has expired; log in again');
     sessions.set(request, session);
+    rememberPerson(request, session.user);
     return session;
   }
 

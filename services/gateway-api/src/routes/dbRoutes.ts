@@ -28,8 +28,8 @@ export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
       body: dbSetupRequest,
       response: dbSetupReply,
       responseShape: 'bare',
-      handler: ({ body, identity, requestId }) =>
-        bus.request(dbSetupSubject, body, { identity, requestId, timeoutMs: options.setupTimeoutMs }),
+      handler: ({ body, identity, requestId, origin }) =>
+        bus.request(dbSetupSubject, body, { identity, requestId, origin, timeoutMs: options.setupTimeoutMs }),
     }),
   ];
 }

@@ -78,7 +78,7 @@ export function installationRoutes(bus: Bus) {
       body: serverJsonImport,
       response: z.object({ template: templateView, inputs: z.array(templateInput) }),
       successStatus: 201,
-      async handler({ body, identity, requestId }) {
+      async handler({ body, identity, requestId, origin }) {
         const refuse = (problems: Array<{ path: string; message: string }>) =>
           new AppError('validation_failed', 'The server.json document cannot be imported', {
             details: problems.map((p) => ({ path: `body.${p.path}`, message: p.message })),
@@ -94,7 +94,7 @@ export function installationRoutes(bus: Bus) {
         }
         const converted = templateFromServerJson(document.data, body.slug ? { slug: body.slug } : {});
         if ('problems' in converted) throw refuse(converted.problems);
-        const template = await bus.request(s.createTemplate, converted.template, { identity, requestId });
+        const template = await bus.request(s.createTemplate, converted.template, { identity, requestId, origin });
         return { template, inputs: converted.inputs };
       },
     }),

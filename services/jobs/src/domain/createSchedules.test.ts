@@ -1,4 +1,4 @@
-import { jobWorkSubjects, type SubjectDef } from '@orbital/contracts';
+import { auditSubjects, jobWorkSubjects, type SubjectDef } from '@orbital/contracts';
 import { describe, expect, it } from 'vitest';
 import { createSchedules, recordedIdsLimit, type WorkRequester } from './createSchedules.ts';
 
@@ -49,14 +49,19 @@ describe('createSchedules', () => {
     });
   });
 
-  it('asks for template health with the tick and for cleanup with the lines kept', async () => {
-    const { asked, request } = recorder({ templates_updated: 1, removed: 1 });
+  it('asks for template health with the tick, for cleanup with the lines kept, then the audit log to prune', async () => {
+    const { asked, request } = recorder({ templates_updated: 1, removed: 1, retention_days: 30 });
     const [, health, cleanup] = createSchedules({ ...settings, logLinesKept: 250 });
     await health?.perform(tickAt, request);
-    await cleanup?.perform(tickAt, request);
-    expect(asked.map((a) => a.payload)).toEqual([
-      { tick_at: '2025-01-01T12:01:00.000Z' },
-      { keep_per_installation: 250, tick_at: '2025-01-01T12:01:00.000Z' },
+    const result = await cleanup?.perform(tickAt, request);
+    expect(asked).toEqual([
+      { subject: jobWorkSubjects.templateHealth.subject, payload: { tick_at: '2025-01-01T12:01:00.000Z' } },
+      {
+        subject: jobWorkSubjects.logCleanup.subject,
+        payload: { keep_per_installation: 250, tick_at: '2025-01-01T12:01:00.000Z' },
+      },
+      { subject: auditSubjects.prune.subject, payload: { tick_at: '2025-01-01T12:01:00.000Z' } },
     ]);
+    expect(result).toMatchObject({ removed: 1, audit_entries_removed: 1, audit_retention_days: 30 });
   });
 });

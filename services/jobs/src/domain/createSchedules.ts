@@ -1,4 +1,11 @@
-import { jobWorkSubjects, type ReplyOf, type RequestOf, type ScheduleName, type SubjectDef } from '@orbital/contracts';
+import {
+  auditSubjects,
+  jobWorkSubjects,
+  type ReplyOf,
+  type RequestOf,
+  type ScheduleName,
+  type SubjectDef,
+} from '@orbital/contracts';
 
 /** Sends one request to the service that owns the work; the caller adds identity, request id and timeout. */
 export type WorkRequester = <S extends SubjectDef>(def: S, payload: RequestOf<S>) => Promise<ReplyOf<S>>;
@@ -28,7 +35,8 @@ export const recordedIdsLimit = 50;
 
 /**
  * The three schedules: credential validation every minute, template health every 3 minutes, log cleanup
- * every 10 minutes by default, timed by configuration.
+ * every 10 minutes by default, timed by configuration. The cleanup tick also asks the audit log (the
+ * settings service) to remove the entries its retention setting no longer keeps.
  */
 export function createSchedules(settings: ScheduleSettings): Schedule[] {
   return [
@@ -63,10 +71,14 @@ export function createSchedules(settings: ScheduleSettings): Schedule[] {
       name: 'log_cleanup',
       everyMs: settings.logCleanupEveryMs,
       async perform(tickAt, request) {
-        return request(jobWorkSubjects.logCleanup, {
+        const logs = await request(jobWorkSubjects.logCleanup, {
           keep_per_installation: settings.logLinesKept,
           tick_at: tickAt.toISOString(),
         });
+        // Pruning is idempotent by nature (it removes what is older than a cutoff): a retried tick, which
+        // finds the log lines already done, simply asks again.
+        const audit = await request(auditSubjects.prune, { tick_at: tickAt.toISOString() });
+        return { ...logs, audit_entries_removed: audit.removed, audit_retention_days: audit.retention_days };
       },
     },
   ];

@@ -1,0 +1,51 @@
+/**
+ * The actions the audit log records, by name, with what each one means. The owner of an action records
+ * it under one of these names (recordAudit takes only these), the console offers them as a filter, and
+ * the reference shows them; the store accepts any well-formed name, so an owner that is deployed before
+ * the store still has its entries kept.
+ *
+ * A name is `<target kind>.<what happened>`. An action that can fail records `outcome: failure` with a
+ * reason under the same name (a refused login is `auth.login` failed, not another action).
+ */
+export const auditActions = {
+  'auth.login': 'A person signed in with e-mail and password (failure: wrong credentials, too many attempts)',
+  'auth.logout': 'A person signed out (their session ended)',
+  'session.revoked': 'An administrator ended every session of a user',
+  'user.created': 'A user was created',
+  'team.created': 'A team was created',
+  'team.updated': 'A team was renamed or described',
+  'team.deleted': 'A team was deleted',
+  'team.member_added': 'A user was made a member of a team',
+  'team.member_role_changed': "A member's role in a team changed",
+  'team.member_removed': 'A member was removed from a team',
+  'setting.created': 'A setting was created (details: key, and the value unless it is encrypted)',
+  'setting.updated': 'A setting was changed (details: key, and the values unless encrypted)',
+  'setting.deleted': 'A setting was deleted',
+  'setting_group.created': 'A setting group was created',
+  'setting_group.updated': 'A setting group was changed',
+  'database.setup': 'The database was set up (POST /api/db/setup)',
+  'audit.pruned': 'Entries older than the retention period were removed',
+  'template.created': 'An MCP server template was added to the catalogue',
+  'template.updated': 'An MCP server template was changed',
+  'template.deleted': 'An MCP server template was removed from the catalogue',
+  'installation.created': 'An MCP server was installed into a team',
+  'installation.updated': "An installation's name or configuration was changed",
+  'installation.deleted': 'An installation was removed',
+  'installation.settings_updated': "An installation's settings (request logging) were changed",
+  'installation.user_config_updated': "A member changed their own level of an installation's configuration",
+  'registration_token.created': 'A satellite registration token was made (details: its id, never the token)',
+  'registration_token.revoked': 'A satellite registration token was revoked',
+  'satellite.registered': 'A satellite registered with a registration token (failure: the reason it was refused)',
+  'satellite.activated': 'A registered satellite reported in for the first time and became active',
+  'satellite.revoked': 'A satellite was revoked and deleted: its key stops working',
+  'satellite.allowlist_updated': "A satellite's IP allowlist was changed",
+  'personal_token.created': 'A personal access token was made (details: its id and name, never the token)',
+  'personal_token.revoked': 'A personal access token was revoked',
+  'oauth.client_registered': 'An OAuth client registered itself (dynamic client registration)',
+  'oauth.consent_granted': "A person approved an OAuth client's access",
+  'oauth.consent_denied': "A person refused an OAuth client's access",
+  'oauth.token_revoked': 'An OAuth client revoked one of its tokens',
+} as const satisfies Record<string, string>;
+
+export type AuditAction = keyof typeof auditActions;
+export const auditActionNames = Object.keys(auditActions) as AuditAction[];

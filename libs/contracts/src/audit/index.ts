@@ -1,0 +1,3 @@
+export * from './auditActions.ts';
+export * from './auditSchemas.ts';
+export * from './auditSubjects.ts';
