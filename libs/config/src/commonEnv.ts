@@ -38,6 +38,9 @@ export const postgresEnv = z.object({
   POSTGRES_SSL: envBoolean.default(false),
 });
 
+/** In production the database must be named outright (a process there never runs "not configured"). */
+export const postgresProductionVariables = ['POSTGRES_HOST', 'POSTGRES_DATABASE', 'POSTGRES_USER', 'POSTGRES_PASSWORD'];
+
 export const natsEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   // Every subject and stream name sits under this prefix, so two stacks can share one NATS server.
@@ -61,11 +64,17 @@ export const natsEnv = z.object({
   IDENTITY_PUBLIC_KEYS: z.string().min(1),
 });
 
+/** In production NATS is a cluster's address and every process connects as its own user. */
+export const natsProductionVariables = ['NATS_URL', 'NATS_NKEY_SEED'];
+
 export const redisEnv = z.object({
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   // Keeps BullMQ keys of two stacks (or two test runs) apart on one Redis.
   QUEUE_PREFIX: z.string().default('orbital'),
 });
+
+/** In production Redis is the cluster's (with its password in the URL), never the local default. */
+export const redisProductionVariables = ['REDIS_URL'];
 
 export const logEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -4,12 +4,16 @@ export {
   metricsEnv,
   type NatsEnv,
   natsEnv,
+  natsProductionVariables,
   networkList,
   type PostgresEnv,
   port,
   positiveInt,
   postgresEnv,
+  postgresProductionVariables,
   type RedisEnv,
   redisEnv,
+  redisProductionVariables,
 } from './commonEnv.ts';
 export { ConfigError, loadConfig, loadConfigOrExit } from './loadConfig.ts';
+export { productionNodeEnv, productionRequirements, requireInProduction } from './requireInProduction.ts';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { envBoolean, postgresEnv } from './commonEnv.ts';
 import { ConfigError, loadConfig } from './loadConfig.ts';
+import { requireInProduction } from './requireInProduction.ts';
 
 describe('loadConfig', () => {
   const schema = z.object({
@@ -42,5 +43,35 @@ describe('loadConfig', () => {
     expect(loadConfig(postgresEnv, {})).toMatchObject({ POSTGRES_PORT: 5432, POSTGRES_SSL: false });
     expect(loadConfig(postgresEnv, {}).POSTGRES_HOST).toBeUndefined();
     expect(loadConfig(postgresEnv, { POSTGRES_SSL: 'true' }).POSTGRES_SSL).toBe(true);
+  });
+});
+
+describe('variables required in production', () => {
+  const schema = requireInProduction(
+    z.object({ NATS_URL: z.string().default('nats://127.0.0.1:4222'), SECRET: z.string().min(4) }),
+    ['NATS_URL'],
+  );
+
+  it('keeps the development default outside production', () => {
+    expect(loadConfig(schema, { SECRET: 'long enough' }).NATS_URL).toBe('nats://127.0.0.1:4222');
+    expect(loadConfig(schema, { SECRET: 'long enough', NODE_ENV: 'test' }).NATS_URL).toBe('nats://127.0.0.1:4222');
+  });
+
+  it('refuses to start in production without them, naming each beside the other problems', () => {
+    expect(() => loadConfig(schema, { SECRET: 'long enough', NODE_ENV: 'production' })).toThrow(
+      /NATS_URL: is required in production \(NODE_ENV=production\)/,
+    );
+    let error: unknown;
+    try {
+      loadConfig(schema, { NODE_ENV: 'production', NATS_URL: '' });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).variables).toEqual(['SECRET', 'NATS_URL']);
+  });
+
+  it('accepts them when given', () => {
+    const env = { SECRET: 'long enough', NODE_ENV: 'production', NATS_URL: 'nats://nats:4222' };
+    expect(loadConfig(schema, env).NATS_URL).toBe('nats://nats:4222');
   });
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { productionNodeEnv, productionRequirements } from './requireInProduction.ts';
 
 export class ConfigError extends Error {
   readonly variables: readonly string[];
@@ -17,11 +18,20 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   // Empty strings count as unset, as they do in most shells and in Kubernetes env blocks.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(cleaned);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => ({
-    variable: issue.path.map(String).join('.') || '(environment)',
-    problem: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : describe(issue),
-  }));
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => ({
+        variable: issue.path.map(String).join('.') || '(environment)',
+        problem: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : describe(issue),
+      }));
+  if (cleaned.NODE_ENV === productionNodeEnv) {
+    for (const variable of productionRequirements(schema)) {
+      if (cleaned[variable] === undefined && !problems.some((p) => p.variable === variable)) {
+        problems.push({ variable, problem: `is required in production (NODE_ENV=${productionNodeEnv})` });
+      }
+    }
+  }
+  if (result.success && problems.length === 0) return result.data;
   throw new ConfigError(problems);
 }
 

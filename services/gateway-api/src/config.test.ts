@@ -65,3 +65,31 @@ describe('TRUST_PROXY', () => {
     );
   });
 });
+
+describe('in production (NODE_ENV=production)', () => {
+  const production: Record<string, string> = {
+    NODE_ENV: 'production',
+    POSTGRES_HOST: 'orbital-postgres-rw',
+    POSTGRES_DATABASE: 'orbital',
+    POSTGRES_USER: 'orbital',
+    POSTGRES_PASSWORD: 'from the operator',
+    NATS_URL: 'nats://orbital-nats:4222',
+    NATS_NKEY_SEED: 'SUAseed',
+    REDIS_URL: 'redis://:password@orbital-redis-master:6379',
+    OAUTH_ISSUER_URL: 'https://orbital.example.org',
+  };
+
+  it('starts with every address given, and outside production on the development defaults', () => {
+    expect(problemsOf(production)).toBe('');
+    expect(load({}).OAUTH_ISSUER_URL).toBeUndefined();
+  });
+
+  it('refuses to start without the issuer, an engine or its NATS user, naming each', () => {
+    for (const variable of Object.keys(production).filter((name) => name !== 'NODE_ENV')) {
+      const { [variable]: _left, ...rest } = production;
+      expect(problemsOf(rest), variable).toBe(
+        `Invalid configuration:\n  - ${variable}: is required in production (NODE_ENV=production)`,
+      );
+    }
+  });
+});
