@@ -16,6 +16,7 @@ import { createDatabaseStatusReader } from './domain/readDatabaseStatus.ts';
 import { readRetentionDays } from './domain/readRetentionDays.ts';
 import { runDatabaseSetup } from './domain/runDatabaseSetup.ts';
 import { createSettingsCache } from './domain/settingsCache.ts';
+import { startAutomaticSetup } from './domain/startAutomaticSetup.ts';
 import { serveAuditHandlers } from './handlers/auditHandlers.ts';
 import { serveDbHandlers } from './handlers/dbHandlers.ts';
 import { serveSettingsHandlers } from './handlers/settingsHandlers.ts';
@@ -26,6 +27,8 @@ const definitionsDir = fileURLToPath(new URL('./definitions', import.meta.url));
 export type SettingsApp = {
   database: DatabaseOwnerHandle;
   operations: SettingsOperations;
+  /** With DATABASE_SETUP=auto: settles once this replica saw the database set up (by itself or another). */
+  automaticSetup: Promise<'set up' | 'already set up' | 'stopped'> | undefined;
   /** Stops the timers; the audit relay's delivery in flight is awaited. */
   stop(): Promise<void>;
 };
@@ -94,23 +97,26 @@ export async function createSettingsApp(deps: {
   // Settings records its own actions (setting changes, database setup) like every owner.
   const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'settings' });
   auditRelay.start();
-  serveDbHandlers(bus, {
-    readStatus: createDatabaseStatusReader(connection),
-    setup: () =>
-      runDatabaseSetup({
-        connection,
-        bus,
-        logger,
-        persistentDataDir: config.PERSISTENT_DATA_DIR,
-        serviceTimeoutMs: config.DB_SETUP_SERVICE_TIMEOUT_MS,
-        migrateOwnSchema: database.migrate,
-      }),
-  });
+  const readStatus = createDatabaseStatusReader(connection);
+  const setup = () =>
+    runDatabaseSetup({
+      connection,
+      bus,
+      logger,
+      persistentDataDir: config.PERSISTENT_DATA_DIR,
+      serviceTimeoutMs: config.DB_SETUP_SERVICE_TIMEOUT_MS,
+      migrateOwnSchema: database.migrate,
+    });
+  serveDbHandlers(bus, { readStatus, setup });
+  const automaticSetup =
+    config.DATABASE_SETUP === 'auto' ? startAutomaticSetup({ readStatus, setup, logger }) : undefined;
   return {
     database,
     operations,
+    automaticSetup: automaticSetup?.done,
     async stop() {
       clearInterval(resync);
+      automaticSetup?.stop();
       await auditRelay.stop();
     },
   };
