@@ -89,6 +89,8 @@ export const satelliteEnv = logEnv.extend({
   BACKEND_URL: z.url().optional(),
   // The token an administrator generated; needed only until the satellite holds an API key.
   SATELLITE_REGISTRATION_TOKEN: z.string().min(1).optional(),
+  // Or the file holding it (a mounted Secret: one file per replica, named for the pod), read at start.
+  SATELLITE_REGISTRATION_TOKEN_FILE: z.string().min(1).optional(),
   // Where the satellite id and API key are kept (owner-only files).
   SATELLITE_STATE_DIR: z.string().min(1).default('.satellite'),
   // The name shown to administrators; the host name when unset.

@@ -1,8 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptAll, type ScriptedBackend, startScriptedBackend } from '../../test/createScriptedBackend.ts';
+import {
+  acceptAll,
+  type RecordedRequest,
+  type ScriptedBackend,
+  type ScriptedReply,
+  startScriptedBackend,
+} from '../../test/createScriptedBackend.ts';
 import { freePort } from '../../test/helpers.ts';
 import { storedCredentials, tempStateDir } from '../../test/linkFixture.ts';
 import { createCredentialsStore } from './createCredentialsStore.ts';
@@ -58,8 +65,10 @@ function startSatellite(env: Record<string, string>) {
 }
 
 /** A backend that answers the satellite's routes and holds every event batch open. */
-function answerLinkRoutes(events: 'hang' | 'accept') {
+function answerLinkRoutes(events: 'hang' | 'accept', first?: (request: RecordedRequest) => ScriptedReply | undefined) {
   backend?.respond((request) => {
+    const answer = first?.(request);
+    if (answer) return answer;
     if (request.path.endsWith('/heartbeat')) {
       return {
         status: 200,
@@ -131,7 +140,59 @@ describe('the satellite process in backend mode', () => {
       SATELLITE_STATE_DIR: await tempStateDir(),
     });
     const fatal = await satellite.waitForLine((l) => l.msg === 'cannot link to the backend');
-    expect(JSON.stringify(fatal)).toContain('SATELLITE_REGISTRATION_TOKEN is not set');
+    expect(JSON.stringify(fatal)).toContain(
+      'no registration token (SATELLITE_REGISTRATION_TOKEN or SATELLITE_REGISTRATION_TOKEN_FILE)',
+    );
+    expect(await satellite.exited).toBe(1);
+    expect(backend.requests).toHaveLength(0);
+  });
+
+  it('registers with the token in SATELLITE_REGISTRATION_TOKEN_FILE (a mounted Secret) and keeps the credentials', async () => {
+    backend = await startScriptedBackend();
+    const stateDir = dirname(await tempStateDir());
+    const tokenFile = join(stateDir, 'registration-token');
+    await writeFile(tokenFile, 'token-from-the-secret\n');
+    answerLinkRoutes('accept', (request) => {
+      if (request.path !== '/api/satellites/register') return undefined;
+      return {
+        status: 201,
+        body: {
+          success: true,
+          data: {
+            satellite_id: '7f3c2a0e-5b1d-4c8e-9a6f-2d4b8e1c0a55',
+            api_key: 'sk_1.secret',
+            status: 'inactive',
+            satellite_type: 'global',
+            team_id: null,
+          },
+        },
+      };
+    });
+    const satellite = startSatellite({
+      PORT: String(await freePort()),
+      BACKEND_URL: backend.url,
+      SATELLITE_STATE_DIR: join(stateDir, 'state'),
+      SATELLITE_REGISTRATION_TOKEN_FILE: tokenFile,
+    });
+    await satellite.waitForLine((l) => l.msg === 'registered with the backend');
+    const registration = backend.requests.find((r) => r.path === '/api/satellites/register');
+    expect(registration?.authorization).toBe('Bearer service_satellite_token-from-the-secret');
+    const saved = await createCredentialsStore({ dir: join(stateDir, 'state') }).load();
+    expect(saved?.satellite_id).toBe('7f3c2a0e-5b1d-4c8e-9a6f-2d4b8e1c0a55');
+    satellite.child.kill('SIGTERM');
+    expect(await satellite.exited).toBe(0);
+  });
+
+  it('a token file that is not there counts as no token', async () => {
+    backend = await startScriptedBackend();
+    const satellite = startSatellite({
+      PORT: String(await freePort()),
+      BACKEND_URL: backend.url,
+      SATELLITE_STATE_DIR: await tempStateDir(),
+      SATELLITE_REGISTRATION_TOKEN_FILE: '/nonexistent/orbital/registration/satellite-0',
+    });
+    const fatal = await satellite.waitForLine((l) => l.msg === 'cannot link to the backend');
+    expect(JSON.stringify(fatal)).toContain('SATELLITE_REGISTRATION_TOKEN_FILE');
     expect(await satellite.exited).toBe(1);
     expect(backend.requests).toHaveLength(0);
   });

@@ -14,6 +14,7 @@ import { createHeartbeat } from './createHeartbeat.ts';
 import { createLinkHealth, createMetricsCollector } from './createMetricsCollector.ts';
 import { createSatelliteApi } from './createSatelliteApi.ts';
 import { createSatelliteIdentity } from './createSatelliteIdentity.ts';
+import { readRegistrationToken } from './readRegistrationToken.ts';
 import { type Scheduler, systemScheduler } from './scheduler.ts';
 import { createEventBatchSender } from './sendEventBatch.ts';
 
@@ -21,6 +22,7 @@ export type BackendLinkConfig = Pick<
   SatelliteEnv,
   | 'BACKEND_URL'
   | 'SATELLITE_REGISTRATION_TOKEN'
+  | 'SATELLITE_REGISTRATION_TOKEN_FILE'
   | 'SATELLITE_STATE_DIR'
   | 'SATELLITE_NAME'
   | 'SATELLITE_PUBLIC_URL'
@@ -59,7 +61,7 @@ export function createBackendLink(options: {
   const identity = createSatelliteIdentity({
     client,
     store,
-    registrationToken: config.SATELLITE_REGISTRATION_TOKEN,
+    registrationToken: readRegistrationToken(config, logger),
     scheduler,
     logger,
     details: () => ({

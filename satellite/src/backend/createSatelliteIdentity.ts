@@ -32,7 +32,7 @@ const retryBaseMs = 1000;
 const retryMaxMs = 60000;
 
 const operatorSteps =
-  'generate a new registration token (POST /api/satellites/registration-tokens, or the team route for a team satellite), set SATELLITE_REGISTRATION_TOKEN to it and restart the satellite';
+  'generate a new registration token (POST /api/satellites/registration-tokens, or the team route for a team satellite), set SATELLITE_REGISTRATION_TOKEN to it (or write it to the file SATELLITE_REGISTRATION_TOKEN_FILE names) and restart the satellite';
 
 /** Registration and the credentials life cycle: credentials survive transient failures; only a 401 re-registers. */
 export function createSatelliteIdentity(options: {
@@ -122,7 +122,7 @@ export function createSatelliteIdentity(options: {
       if (!options.registrationToken) {
         throw new AppError(
           'unauthenticated',
-          `not registered (no credentials in ${store.path}) and SATELLITE_REGISTRATION_TOKEN is not set: ${operatorSteps}`,
+          `not registered (no credentials in ${store.path}) and no registration token (SATELLITE_REGISTRATION_TOKEN or SATELLITE_REGISTRATION_TOKEN_FILE): ${operatorSteps}`,
         );
       }
       for (let failures = 0; ; failures++) {
