@@ -150,6 +150,20 @@ describe('the web console, day one, in a real browser', () => {
     const token = /SATELLITE_REGISTRATION_TOKEN='([^']+)'/.exec(command ?? '')?.[1];
     expect(command).toContain(`BACKEND_URL=${platform.api}`);
     expect(token).toBeTruthy();
+    // Beside npm start's satellite: a name and a port of its own, its own credentials folder, and clients
+    // that must sign in (nothing pre-filled opens a satellite to anyone).
+    expect(command).toMatch(/SATELLITE_NAME='satellite-[0-9a-f]{6}'/);
+    expect(command).toContain('PORT=3002');
+    expect(command).toMatch(/SATELLITE_STATE_DIR=\.satellite-satellite-[0-9a-f]{6}/);
+    expect(command).toContain('SATELLITE_AUTH_MODE=oauth');
+    expect(command).not.toContain('SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL');
+    await page.getByLabel('Port').fill('3012');
+    await page.getByLabel('Satellite name').fill('build-runner');
+    const edited = await page
+      .getByRole('region', { name: 'command to start the satellite from a checkout' })
+      .textContent();
+    expect(edited).toContain("SATELLITE_NAME='build-runner'");
+    expect(edited).toContain('SATELLITE_PUBLIC_URL=http://localhost:3012/mcp');
     const satellite = await platform.startSatellite(token as string);
     state.satelliteUrl = satellite.url;
     await eventually('the satellite to show online', async () => {

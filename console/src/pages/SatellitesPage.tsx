@@ -54,22 +54,43 @@ export function SatellitesPage() {
   );
 }
 
+/** Where and as what a new satellite runs: a machine may already run one (`npm start`'s on 3001). */
+export type SatelliteLaunch = { name: string; port: string };
+
 /**
  * The ways to start a satellite with a fresh token: from a checkout of this repository, or the container
- * image. A global satellite without client authentication must say so explicitly.
+ * image. Each names the satellite (two called after the same host could not be told apart in the lists),
+ * listens on its own port and keeps its credentials in a folder of its own, so it runs beside another
+ * satellite on the same machine. Its MCP clients sign in with tokens of this backend (OAuth or personal
+ * access tokens): nothing here opens a satellite to unauthenticated clients.
  */
-export function satelliteStartCommands(token: string, teamScoped: boolean): { checkout: string; container: string } {
-  const variables = [
-    `BACKEND_URL=${window.location.origin}`,
+export function satelliteStartCommands(
+  token: string,
+  launch: SatelliteLaunch,
+): { checkout: string; container: string } {
+  const origin = window.location.origin;
+  const name = launch.name.trim() || 'satellite';
+  const folder = name.replace(/[^A-Za-z0-9._-]+/g, '-');
+  const port = launch.port.trim() || '3002';
+  const shared = [
+    `BACKEND_URL=${origin}`,
     `SATELLITE_REGISTRATION_TOKEN='${token}'`,
-    'SATELLITE_PUBLIC_URL=http://localhost:3001',
-    ...(teamScoped ? [] : ['SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true']),
+    `SATELLITE_NAME='${name.replaceAll("'", '')}'`,
+    `PORT=${port}`,
+    'SATELLITE_AUTH_MODE=oauth',
+    `SATELLITE_PUBLIC_URL=http://localhost:${port}/mcp`,
+    `SATELLITE_AUTH_SERVER_URL=${origin}`,
   ];
   return {
-    checkout: [...variables, 'npm start -w satellite'].join(' \\\n'),
-    container: ['docker run --rm -p 3001:3001', ...variables.map((v) => `  -e ${v}`), '  orbital satellite'].join(
-      ' \\\n',
-    ),
+    checkout: [...shared, `SATELLITE_STATE_DIR=.satellite-${folder}`, 'npm start -w satellite'].join(' \\\n'),
+    // Host networking: the satellite reaches the backend at the address this page came from.
+    container: [
+      'docker run --rm --network host',
+      `  -v orbital-satellite-${folder}:/var/lib/orbital-satellite`,
+      '  -e SATELLITE_STATE_DIR=/var/lib/orbital-satellite',
+      ...shared.map((v) => `  -e ${v}`),
+      '  orbital:local satellite',
+    ].join(' \\\n'),
   };
 }
 
@@ -82,6 +103,7 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
   const [description, setDescription] = useState('');
   const [minutes, setMinutes] = useState('60');
   const [created, setCreated] = useState<CreatedRegistrationToken | undefined>();
+  const [launch, setLaunch] = useState<SatelliteLaunch>({ name: '', port: '3002' });
   const chosen = scopes.some((s) => s.value === scope) ? scope : (scopes[0]?.value ?? '');
   const tokens = useLoad(async () => {
     const lists = await Promise.all([
@@ -96,6 +118,7 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
       ? await api.satellites.createTeamToken(chosen, body)
       : await api.satellites.createGlobalToken(body);
     setCreated(token);
+    setLaunch((current) => ({ ...current, name: `satellite-${token.id.slice(0, 6)}` }));
     setDescription('');
     tokens.reload();
   });
@@ -106,7 +129,7 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
   });
 
   if (scopes.length === 0) return null;
-  const commands = created ? satelliteStartCommands(created.token, created.scope === 'team') : null;
+  const commands = created ? satelliteStartCommands(created.token, launch) : null;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -143,16 +166,30 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
         <div className="created-token" aria-live="polite">
           <h3>Start the satellite with this token</h3>
           <p>
-            Valid until <When at={created.expires_at} />. From a checkout of Orbital:
+            Valid until <When at={created.expires_at} />. Name the satellite and give it a port of its own:
           </p>
+          <div className="form-grid">
+            <Field
+              label="Satellite name"
+              value={launch.name}
+              onChange={(e) => setLaunch({ ...launch, name: e.target.value })}
+            />
+            <Field
+              label="Port"
+              inputMode="numeric"
+              hint="A port no other satellite on that machine uses (npm start's satellite has 3001)."
+              value={launch.port}
+              onChange={(e) => setLaunch({ ...launch, port: e.target.value })}
+            />
+          </div>
+          <p>From a checkout of Orbital:</p>
           <CopyBlock label="command to start the satellite from a checkout" text={commands.checkout} />
           <p>Or with the container image:</p>
           <CopyBlock label="command to start the satellite container" text={commands.container} />
           <p className="hint">
-            The satellite keeps its API key in its state directory (<code>SATELLITE_STATE_DIR</code>, mount a volume
-            there in a container) and needs no token on later starts. A global satellite without client authentication
-            is for trusted networks only; set <code>SATELLITE_AUTH_MODE=oauth</code> for production (see
-            satellite/README.md).
+            The satellite keeps its API key in its state directory (<code>SATELLITE_STATE_DIR</code>, a volume in the
+            container) and needs no token on later starts. Its MCP clients sign in with this platform's tokens (OAuth,
+            or a personal access token); see satellite/README.md.
           </p>
         </div>
       ) : null}
