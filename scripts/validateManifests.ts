@@ -1,7 +1,8 @@
 /**
  * Offline validation of deploy/: every Kubernetes object is checked against the Kubernetes API schemas
- * (kubernetes-models), each overlay is rendered with `kubectl kustomize` when kubectl is installed and
- * its output checked the same way, and the rules we hold ourselves to are checked on what renders:
+ * (kubernetes-models), each overlay is rendered as `kubectl kustomize` renders it (by our renderer of the
+ * kustomize subset we use, scripts/rehearsal/renderKustomization.ts, so no kubectl is needed) and its
+ * output checked the same way, and the rules we hold ourselves to are checked on what renders:
  * probes, resources, a grace period longer than the drain, a PodDisruptionBudget per Deployment,
  * autoscalers that point at Deployments, non-root read-only containers. Run: `npm run check:deploy`.
  */
@@ -12,6 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { generateNatsUser, natsServerConfig } from '@orbital/bus';
 import { processNames } from '@orbital/contracts';
 import { parseAllDocuments } from 'yaml';
+import { renderKustomization } from './rehearsal/renderKustomization.ts';
 
 type K8sObject = { apiVersion?: string; kind?: string; metadata?: { name?: string }; [key: string]: unknown };
 
@@ -217,15 +219,6 @@ function checkInfrastructureIngress(policies: NetworkPolicy[], overlay: string):
   }
 }
 
-function kubectlAvailable(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // 1. Every manifest file on its own; the base's NetworkPolicies also as written (kubectl may be missing).
 const basePolicies: NetworkPolicy[] = [];
 for (const file of yamlFiles(kubernetesDir)) {
@@ -242,27 +235,23 @@ checkInfrastructureIngress(basePolicies, 'base');
 const overlays = readdirSync(join(kubernetesDir, 'overlays')).filter((d) =>
   statSync(join(kubernetesDir, 'overlays', d)).isDirectory(),
 );
-if (kubectlAvailable()) {
-  const scratch = mkdtempSync(join(tmpdir(), 'orbital-kustomize-'));
-  cpSync(kubernetesDir, scratch, { recursive: true });
-  for (const overlay of overlays) {
-    const dir = join(scratch, 'overlays', overlay);
-    for (const file of ['secrets.env', 'credentials.env']) {
-      if (!existsSync(join(dir, file))) cpSync(join(scratch, `overlays/production/${file}.example`), join(dir, file));
-    }
-    let rendered: string;
-    try {
-      rendered = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
-    } catch (error) {
-      problems.push(`overlays/${overlay}: kustomize failed: ${(error as Error).message}`);
-      continue;
-    }
-    const objects = parse(rendered, `overlays/${overlay}`);
-    for (const object of objects) await validateObject(object, `overlays/${overlay} (rendered)`);
-    checkPolicies(objects, `overlays/${overlay}`);
+const scratch = mkdtempSync(join(tmpdir(), 'orbital-kustomize-'));
+cpSync(kubernetesDir, scratch, { recursive: true });
+for (const overlay of overlays) {
+  const dir = join(scratch, 'overlays', overlay);
+  for (const example of readdirSync(join(scratch, 'overlays/production')).filter((f) => f.endsWith('.example'))) {
+    const file = join(dir, example.replace(/\.example$/, ''));
+    if (!existsSync(file)) cpSync(join(scratch, 'overlays/production', example), file);
   }
-} else {
-  console.warn('kubectl is not installed: overlays were not rendered; only the manifest files were validated.');
+  let objects: K8sObject[];
+  try {
+    objects = renderKustomization(dir) as K8sObject[];
+  } catch (error) {
+    problems.push(`overlays/${overlay}: kustomize rendering failed: ${(error as Error).message}`);
+    continue;
+  }
+  for (const object of objects) await validateObject(object, `overlays/${overlay} (rendered)`);
+  checkPolicies(objects, `overlays/${overlay}`);
 }
 
 // 4. The NATS users and permissions generated from the contract catalogue are a configuration the NATS
