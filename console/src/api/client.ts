@@ -7,6 +7,7 @@
 import type {
   AccessTokenView,
   AddMemberBody,
+  ChangePasswordBody,
   ClientActivityPage,
   CreatedAccessToken,
   CreateTeamBody,
@@ -16,6 +17,7 @@ import type {
   InstallationStatusView,
   InstallationView,
   installationCreate,
+  ListUsersQuery,
   LoginBody,
   LoginReply,
   MemberView,
@@ -32,6 +34,8 @@ import type {
   TemplateInput,
   TemplateView,
   templateCreate,
+  UpdateUserBody,
+  UserPage,
   UserView,
 } from '@orbital/contracts';
 import type { z } from 'zod';
@@ -114,6 +118,12 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return json?.data as T;
 }
 
+/** `?a=1&b=2` of the given values, leaving out those not given; empty without any. */
+function queryString(values: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(values).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
+}
+
 const team = (teamId: string) => `/api/teams/${encodeURIComponent(teamId)}`;
 const installation = (teamId: string, installationId: string) =>
   `${team(teamId)}/mcp/installations/${encodeURIComponent(installationId)}`;
@@ -132,8 +142,13 @@ export const api = {
   },
 
   users: {
-    list: () => call<UserView[]>('GET', '/api/users'),
+    list: (query: ListUsersQuery = {}) => call<UserPage>('GET', `/api/users${queryString(query)}`),
     create: (body: CreateUserBody) => call<UserView>('POST', '/api/users', body),
+    update: (userId: string, body: UpdateUserBody) =>
+      call<UserView>('PUT', `/api/users/${encodeURIComponent(userId)}`, body),
+    remove: (userId: string) => call<{ deleted: true }>('DELETE', `/api/users/${encodeURIComponent(userId)}`),
+    changePassword: (body: ChangePasswordBody) =>
+      call<{ changed: true; other_sessions_revoked: true }>('PUT', '/api/users/me/password', body),
   },
 
   teams: {

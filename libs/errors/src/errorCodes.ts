@@ -8,8 +8,16 @@ export const errorCodes = {
   forbidden: { status: 403, message: 'You are not allowed to do this' },
   // The platform's switch global.enable_login is off: no new session or token is handed out.
   login_disabled: { status: 403, message: 'Login is turned off on this platform' },
+  // global.enable_email_registration is off: nobody may register by e-mail.
+  registration_disabled: { status: 403, message: 'Registration by e-mail is turned off on this platform' },
+  // A global admin disabled the account: it cannot sign in.
+  account_disabled: { status: 403, message: 'This account is disabled' },
+  // The account's address was never confirmed by the mailed link.
+  email_unverified: { status: 403, message: 'Confirm your e-mail address first' },
   not_found: { status: 404, message: 'Not found' },
   conflict: { status: 409, message: 'The request conflicts with the current state' },
+  // global.send_mail is off, and what was asked needs a mail (a link to confirm, reset or join).
+  mail_disabled: { status: 409, message: 'This platform does not send mail' },
   // Requests over the HTTP limits, refused by gateway-api before any route runs.
   payload_too_large: { status: 413, message: 'The request body is too large' },
   uri_too_long: { status: 414, message: 'The request URL is too long' },

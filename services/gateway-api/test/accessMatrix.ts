@@ -113,6 +113,23 @@ export const accessMatrix: AccessRow[] = [
     url: () => `/api/users/${randomUUID()}/sessions`,
     expect: adminOnly(404),
   },
+  { method: 'GET', route: '/api/users/:userId', url: () => `/api/users/${randomUUID()}`, expect: adminOnly(404) },
+  {
+    method: 'PUT',
+    route: '/api/users/:userId',
+    url: () => `/api/users/${randomUUID()}`,
+    body: () => ({ disabled: false }),
+    expect: adminOnly(404),
+  },
+  { method: 'DELETE', route: '/api/users/:userId', url: () => `/api/users/${randomUUID()}`, expect: adminOnly(404) },
+  // A wrong current password for everyone signed in: changing one's own password is everyone's.
+  {
+    method: 'PUT',
+    route: '/api/users/me/password',
+    url: () => '/api/users/me/password',
+    body: () => ({ current_password: 'not the password', new_password: 'another long pass phrase' }),
+    expect: loggedIn(400),
+  },
   { method: 'GET', route: '/api/teams', url: () => '/api/teams', expect: loggedIn(200) },
   {
     method: 'POST',

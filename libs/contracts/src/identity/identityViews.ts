@@ -14,14 +14,67 @@ export const emailField = z
   .max(254)
   .pipe(z.email({ error: 'must be an e-mail address' }));
 
+/**
+ * Where an account is in its life: `active`; `unverified` (registered, the mailed link not followed yet:
+ * it cannot sign in); `disabled` (by a global admin: it cannot sign in, its sessions and tokens stopped).
+ * A deleted account is not listed: only a tombstone of its id and name is kept.
+ */
+export const userStatus = z.enum(['active', 'unverified', 'disabled']);
+export type UserStatus = z.infer<typeof userStatus>;
+
 export const userView = z.object({
   id: z.string(),
   email: z.string(),
   name: z.string(),
   global_role: globalRole,
+  status: userStatus,
+  /** Whether the account has a password (one that signs in only with single sign-on has none). */
+  has_password: z.boolean(),
+  email_verified_at: z.string().nullable(),
+  disabled_at: z.string().nullable(),
+  last_login_at: z.string().nullable(),
   created_at: z.string(),
 });
 export type UserView = z.infer<typeof userView>;
+
+/** The account fields a login answers with and `GET /api/users/me` starts with. */
+export const accountSummary = userView.pick({ id: true, email: true, name: true, global_role: true });
+
+/** `GET /api/users`: search (`q`, over e-mail address and name), paging, and a status filter. */
+export const listUsersQuery = z
+  .object({
+    q: z.string().trim().max(200).optional(),
+    status: userStatus.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+/** The query as a client writes it (the schema coerces the text of a URL). */
+export type ListUsersQuery = { q?: string; status?: UserStatus; limit?: number; offset?: number };
+
+export const userPage = z.object({
+  items: z.array(userView),
+  /** How many users match, over every page. */
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+export type UserPage = z.infer<typeof userPage>;
+
+/** What a global admin changes of an account: its global role, or whether it is disabled. */
+export const updateUserBody = z
+  .object({ global_role: globalRole.optional(), disabled: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.global_role !== undefined || b.disabled !== undefined, { error: 'give global_role, disabled or both' });
+export type UpdateUserBody = z.input<typeof updateUserBody>;
+
+/** A password as it is set (its strength is checked by the policy); never when it is tried. */
+export const newPassword = z.string().max(1024);
+
+export const changePasswordBody = z
+  .object({ current_password: z.string().min(1, 'give your current password').max(1024), new_password: newPassword })
+  .strict();
+export type ChangePasswordBody = z.input<typeof changePasswordBody>;
 
 export const membershipView = z.object({
   team_id: z.string(),
@@ -32,7 +85,7 @@ export const membershipView = z.object({
 });
 export type MembershipView = z.infer<typeof membershipView>;
 
-export const meView = userView.omit({ created_at: true }).extend({
+export const meView = accountSummary.extend({
   memberships: z.array(membershipView),
   permissions: z.array(globalPermission),
   session_expires_at: z.string(),
@@ -68,7 +121,7 @@ export const loginBody = z
   .object({
     email: emailField,
     // No strength rule here: the policy applies when a password is set, not when it is tried.
-    password: z.string().min(1).max(1024),
+    password: z.string().min(1, 'give your password').max(1024),
   })
   .strict();
 export type LoginBody = z.input<typeof loginBody>;
@@ -77,7 +130,7 @@ export const loginReply = z.object({
   token: z.string(),
   token_type: z.literal('Bearer'),
   expires_at: z.string(),
-  user: userView.omit({ created_at: true }),
+  user: accountSummary,
 });
 export type LoginReply = z.infer<typeof loginReply>;
 
@@ -85,7 +138,7 @@ export const createUserBody = z
   .object({
     email: emailField,
     name: z.string().trim().min(1).max(200),
-    password: z.string().max(1024),
+    password: newPassword,
     global_role: globalRole.default('global_user'),
   })
   .strict();

@@ -5,21 +5,12 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { sessionCookieName, sessionOf } from './createAccessResolver.ts';
 import type { LoginGate } from './createLoginGate.ts';
 import type { LoginRateLimiter } from './createLoginRateLimiter.ts';
+import type { SessionIssuer } from './createSessionIssuer.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwordHashing.ts';
-import { createSessionToken, hashSessionToken } from './sessionToken.ts';
-
-/**
- * The session cookie: HttpOnly (no script reads it), Secure, and SameSite=Strict: no other site can
- * make a browser send it, which rules out cross-site request forgery without CSRF tokens; the API has
- * no link-followed GET that needs the cookie from another site. Browsers treat http://localhost as
- * secure, so development works as is.
- */
-const cookieOptions = (expiresAt: Date) =>
-  ({ httpOnly: true, secure: true, sameSite: 'strict', path: '/', expires: expiresAt }) as const;
 
 export function authRoutes(
-  deps: IdentityRouteDeps & { limiter: LoginRateLimiter; loginGate: LoginGate; sessionTtlMs: number },
+  deps: IdentityRouteDeps & { limiter: LoginRateLimiter; loginGate: LoginGate; issueSession: SessionIssuer },
 ) {
   const { store, broadcast, logger, limiter } = deps;
   return [
@@ -47,7 +38,8 @@ export function authRoutes(
           });
         }
         const user = await store.findUserByEmail(body.email);
-        const valid = user
+        // An account without a password (single sign-on only) is checked like an unknown one.
+        const valid = user?.password_hash
           ? await verifyPassword(user.password_hash, body.password)
           : await verifyAgainstDecoy(body.password);
         if (!user || !valid) {
@@ -62,26 +54,9 @@ export function authRoutes(
           );
           throw new AppError('unauthenticated', 'The e-mail address or the password is wrong');
         }
+        const answer = await deps.issueSession({ user, request, reply, method: 'password' });
         await limiter.succeeded(body.email, address);
-        const token = createSessionToken();
-        const expiresAt = new Date(deps.now() + deps.sessionTtlMs);
-        const session = await store.createSession({
-          userId: user.id,
-          tokenHash: hashSessionToken(token),
-          expiresAt,
-          createdFrom: address,
-        });
-        logger.info(
-          { event: 'auth.login_succeeded', user_id: user.id, session_id: session.id, address },
-          'security: login succeeded',
-        );
-        reply.setCookie(sessionCookieName, token, cookieOptions(expiresAt));
-        return {
-          token,
-          token_type: 'Bearer' as const,
-          expires_at: expiresAt.toISOString(),
-          user: { id: user.id, email: user.email, name: user.name, global_role: user.global_role },
-        };
+        return answer;
       },
     }),
     defineRoute({

@@ -11,6 +11,7 @@ import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateL
 import { createReplicaBroadcast } from './createReplicaBroadcast.ts';
 import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
 import { createSessionCache } from './createSessionCache.ts';
+import { createSessionIssuer, type SessionIssuer } from './createSessionIssuer.ts';
 import { ensureFirstAdmin, type FirstAdmin } from './ensureFirstAdmin.ts';
 import { createIdentityStore } from './identityStore.ts';
 import { serveIdentitySubjects } from './serveIdentitySubjects.ts';
@@ -43,6 +44,11 @@ export type IdentityModule = {
   replicaId: string;
   /** The login switch (`global.enable_login`): every way of obtaining a new session or token asks it. */
   loginGate: LoginGate;
+  /**
+   * Hands out a session to a person who proved who they are (any sign-in route: the login switch, a
+   * disabled or unconfirmed account are checked there).
+   */
+  issueSession: SessionIssuer;
   /** Called after identity's migrations are applied: creates the first admin if needed. */
   afterMigrations(): Promise<void>;
   stop(): Promise<void>;
@@ -74,8 +80,15 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
   await broadcast.start();
 
   const deps = { store, broadcast, logger, now };
+  const issueSession = createSessionIssuer({
+    store,
+    loginGate,
+    logger,
+    now,
+    sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000,
+  });
   const routes = [
-    ...authRoutes({ ...deps, limiter, loginGate, sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000 }),
+    ...authRoutes({ ...deps, limiter, loginGate, issueSession }),
     ...userRoutes(deps),
     ...teamRoutes(deps),
   ];
@@ -88,6 +101,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     }),
     replicaId: broadcast.replicaId,
     loginGate,
+    issueSession,
     afterMigrations: () => ensureFirstAdmin({ store, admin: options.firstAdmin, logger }),
     stop: () => broadcast.stop(),
   };

@@ -1,4 +1,4 @@
-import type { GlobalRole, TeamRole } from '@orbital/contracts';
+import type { GlobalRole, TeamRole, UserStatus } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
@@ -9,11 +9,16 @@ const userRow = z.object({
   email: z.string(),
   name: z.string(),
   global_role: z.enum(['global_admin', 'global_user']),
+  has_password: z.boolean(),
+  email_verified_at: z.number().nullable(),
+  disabled_at: z.number().nullable(),
+  last_login_at: z.number().nullable(),
   created_at: z.number(),
 });
 export type UserRow = z.infer<typeof userRow>;
 
-const userWithHashRow = userRow.extend({ password_hash: z.string() });
+const userWithHashRow = userRow.extend({ password_hash: z.string().nullable() });
+export type UserWithHash = z.infer<typeof userWithHashRow>;
 
 const teamRow = z.object({
   id: z.string(),
@@ -60,8 +65,17 @@ export type StoredSession = {
   memberships: MembershipRow[];
 };
 
-const userColumns = sql.fragment`id, email, name, global_role, created_at`;
+const userColumns = sql.fragment`id, email, name, global_role, password_hash IS NOT NULL AS has_password,
+  email_verified_at, disabled_at, last_login_at, created_at`;
+/** Accounts that exist: a deleted account is a tombstone, found by no query but those of attribution. */
+const notDeleted = sql.fragment`deleted_at IS NULL`;
 const teamColumns = sql.fragment`id, slug, name, created_at, updated_at`;
+
+const statusCondition: Record<UserStatus, ReturnType<typeof sql.fragment>> = {
+  active: sql.fragment`disabled_at IS NULL AND email_verified_at IS NOT NULL`,
+  unverified: sql.fragment`disabled_at IS NULL AND email_verified_at IS NULL`,
+  disabled: sql.fragment`disabled_at IS NOT NULL`,
+};
 
 /** Database errors the caller can act on, as the platform's codes; everything else stays internal. */
 function translate(error: unknown, messages: { unique?: string; foreignKey?: string }): never {
@@ -90,27 +104,59 @@ export function createIdentityStore(pool: LivePool) {
   return {
     async findUserByEmail(email: string) {
       return db().maybeOne(sql.type(userWithHashRow)`
-        SELECT ${userColumns}, password_hash FROM identity.users WHERE lower(email) = lower(${email})`);
+        SELECT ${userColumns}, password_hash FROM identity.users WHERE lower(email) = lower(${email}) AND ${notDeleted}`);
     },
 
     async getUser(userId: string): Promise<UserRow | null> {
-      return db().maybeOne(sql.type(userRow)`SELECT ${userColumns} FROM identity.users WHERE id = ${userId}`);
+      return db().maybeOne(
+        sql.type(userRow)`SELECT ${userColumns} FROM identity.users WHERE id = ${userId} AND ${notDeleted}`,
+      );
     },
 
-    async listUsers(): Promise<readonly UserRow[]> {
-      return db().any(sql.type(userRow)`SELECT ${userColumns} FROM identity.users ORDER BY lower(email)`);
+    async getUserWithHash(userId: string) {
+      return db().maybeOne(sql.type(userWithHashRow)`
+        SELECT ${userColumns}, password_hash FROM identity.users WHERE id = ${userId} AND ${notDeleted}`);
+    },
+
+    /**
+     * A page of accounts, by address: `q` matches anywhere in the address or the name, whatever the case
+     * (its LIKE wildcards are taken literally); `status` keeps one state.
+     */
+    async listUsers(query: {
+      q?: string | undefined;
+      status?: UserStatus | undefined;
+      limit: number;
+      offset: number;
+    }): Promise<{ items: readonly UserRow[]; total: number }> {
+      const conditions = [notDeleted];
+      if (query.q) {
+        const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        conditions.push(sql.fragment`(lower(email) LIKE ${pattern} OR lower(name) LIKE ${pattern})`);
+      }
+      if (query.status) conditions.push(statusCondition[query.status]);
+      const where = sql.join(conditions, sql.fragment` AND `);
+      const total = await db().oneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT count(*)::int AS n FROM identity.users WHERE ${where}`);
+      const items = await db().any(sql.type(userRow)`
+        SELECT ${userColumns} FROM identity.users WHERE ${where}
+        ORDER BY lower(email), id LIMIT ${query.limit} OFFSET ${query.offset}`);
+      return { items, total };
     },
 
     async createUser(input: {
       email: string;
       name: string;
-      passwordHash: string;
+      /** Null for an account that signs in only with single sign-on. */
+      passwordHash: string | null;
       globalRole: GlobalRole;
+      /** Whether the address is known to be the person's (created by an admin, invited, or from a provider). */
+      emailVerified: boolean;
     }): Promise<UserRow> {
       try {
         return await db().one(sql.type(userRow)`
-          INSERT INTO identity.users (email, name, password_hash, global_role)
-          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, ${input.globalRole})
+          INSERT INTO identity.users (email, name, password_hash, global_role, email_verified_at)
+          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, ${input.globalRole},
+                  ${input.emailVerified ? sql.fragment`now()` : null})
           RETURNING ${userColumns}`);
       } catch (error) {
         translate(error, { unique: 'A user with this e-mail address already exists' });
@@ -130,17 +176,19 @@ export function createIdentityStore(pool: LivePool) {
         await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext('orbital.identity.first-admin'))`);
         const existing = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
           SELECT id FROM identity.users
-          WHERE global_role = 'global_admin' OR lower(email) = lower(${input.email}) LIMIT 1`);
+          WHERE ${notDeleted} AND (global_role = 'global_admin' OR lower(email) = lower(${input.email})) LIMIT 1`);
         if (existing) return 'exists';
         await tx.query(sql.unsafe`
-          INSERT INTO identity.users (email, name, password_hash, global_role)
-          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, 'global_admin')`);
+          INSERT INTO identity.users (email, name, password_hash, global_role, email_verified_at)
+          VALUES (${input.email}, ${input.name}, ${input.passwordHash}, 'global_admin', now())`);
         return 'created';
       });
     },
 
     async hasGlobalAdmin(): Promise<boolean> {
-      return db().exists(sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin'`);
+      return db().exists(
+        sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin' AND ${notDeleted}`,
+      );
     },
 
     async createSession(input: { userId: string; tokenHash: Buffer; expiresAt: Date; createdFrom: string }) {
@@ -154,7 +202,7 @@ export function createIdentityStore(pool: LivePool) {
       const row = await db().maybeOne(sql.type(sessionRow)`
         SELECT s.id AS session_id, s.user_id, s.expires_at, s.revoked_at, u.email, u.name, u.global_role
         FROM identity.sessions s JOIN identity.users u ON u.id = s.user_id
-        WHERE s.token_hash = ${sql.binary(tokenHash)}`);
+        WHERE s.token_hash = ${sql.binary(tokenHash)} AND u.disabled_at IS NULL AND u.deleted_at IS NULL`);
       if (!row) return null;
       return {
         sessionId: row.session_id,
@@ -175,6 +223,98 @@ export function createIdentityStore(pool: LivePool) {
       const result = await db().query(sql.unsafe`
         UPDATE identity.sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
       return result.rowCount;
+    },
+
+    /** Records a sign-in (shown to admins on the People page). */
+    async markLoggedIn(userId: string): Promise<void> {
+      await db().query(sql.unsafe`UPDATE identity.users SET last_login_at = now() WHERE id = ${userId}`);
+    },
+
+    /**
+     * Changes a global admin's hold on an account: its global role, whether it is disabled, or deletes it.
+     * Never leaves the platform without an active global admin (nobody else could manage it): the check
+     * runs under a lock every such change takes, so two admins demoting each other cannot both pass.
+     * Disabling and deleting revoke the account's sessions (the caller evicts them from every replica);
+     * deleting leaves a tombstone (id and name, so what the person created stays attributed), frees the
+     * address and removes memberships, tokens, links and open invitations sent to it. Null when the account
+     * does not exist.
+     */
+    async changeAccount(
+      userId: string,
+      change: { globalRole?: GlobalRole | undefined; disabled?: boolean | undefined } | { delete: true },
+    ): Promise<UserRow | 'deleted' | null> {
+      return db().transaction(async (tx) => {
+        await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext('orbital.identity.global-admins'))`);
+        const current = await tx.maybeOne(sql.type(userRow)`
+          SELECT ${userColumns} FROM identity.users WHERE id = ${userId} AND ${notDeleted} FOR UPDATE`);
+        if (!current) return null;
+        const removing = 'delete' in change;
+        const staysAdmin =
+          !removing &&
+          (change.globalRole ?? current.global_role) === 'global_admin' &&
+          !(change.disabled ?? current.disabled_at !== null);
+        if (current.global_role === 'global_admin' && current.disabled_at === null && !staysAdmin) {
+          const others = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
+            SELECT count(*)::int AS n FROM identity.users
+            WHERE global_role = 'global_admin' AND disabled_at IS NULL AND ${notDeleted} AND id <> ${userId}`);
+          if (others === 0) {
+            throw new AppError('conflict', 'This is the last active global admin: the platform would have none', {
+              instructions: 'Make another account global_admin first.',
+            });
+          }
+        }
+        if (removing) {
+          await tx.query(sql.unsafe`DELETE FROM identity.memberships WHERE user_id = ${userId}`);
+          await tx.query(sql.unsafe`DELETE FROM identity.oauth_grants WHERE user_id = ${userId}`);
+          await tx.query(sql.unsafe`DELETE FROM identity.oauth_authorization_codes WHERE user_id = ${userId}`);
+          await tx.query(sql.unsafe`DELETE FROM identity.account_tokens WHERE user_id = ${userId}`);
+          await tx.query(sql.unsafe`
+            UPDATE identity.sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
+          await tx.query(sql.unsafe`
+            UPDATE identity.invitations SET revoked_at = now()
+            WHERE lower(email) = lower(${current.email}) AND accepted_at IS NULL AND revoked_at IS NULL`);
+          await tx.query(sql.unsafe`
+            UPDATE identity.users
+            SET email = NULL, password_hash = NULL, deleted_at = now(), disabled_at = coalesce(disabled_at, now()),
+                updated_at = now()
+            WHERE id = ${userId}`);
+          return 'deleted' as const;
+        }
+        if (change.disabled === true) {
+          await tx.query(sql.unsafe`
+            UPDATE identity.sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
+        }
+        return tx.one(sql.type(userRow)`
+          UPDATE identity.users
+          SET global_role = ${change.globalRole ?? current.global_role},
+              disabled_at = ${
+                change.disabled === undefined
+                  ? sql.fragment`disabled_at`
+                  : change.disabled
+                    ? sql.fragment`coalesce(disabled_at, now())`
+                    : null
+              },
+              updated_at = now()
+          WHERE id = ${userId} RETURNING ${userColumns}`);
+      });
+    },
+
+    /**
+     * Sets a new password and revokes every session of the account but `keepSessionId` (the one that
+     * changed it, if any). Returns false when the account does not exist.
+     */
+    async setPassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<boolean> {
+      return db().transaction(async (tx) => {
+        const updated = await tx.query(sql.unsafe`
+          UPDATE identity.users SET password_hash = ${passwordHash}, updated_at = now()
+          WHERE id = ${userId} AND ${notDeleted}`);
+        if (updated.rowCount === 0) return false;
+        await tx.query(sql.unsafe`
+          UPDATE identity.sessions SET revoked_at = now()
+          WHERE user_id = ${userId} AND revoked_at IS NULL
+            AND (${keepSessionId}::uuid IS NULL OR id <> ${keepSessionId}::uuid)`);
+        return true;
+      });
     },
 
     membershipsOf: (userId: string) => membershipsOf(db(), userId),

@@ -1,13 +1,24 @@
+import type { UserStatus, UserView } from '@orbital/contracts';
 import { timestampToIso } from '@orbital/db';
 import type { MemberRow, TeamRow, UserRow } from './identityStore.ts';
 
 /** Identity rows as the API shows them (the views are defined in libs/contracts). */
 
-export const toUserView = (u: UserRow) => ({
+const isoOrNull = (time: number | null) => (time === null ? null : timestampToIso(time));
+
+export const statusOf = (u: Pick<UserRow, 'disabled_at' | 'email_verified_at'>): UserStatus =>
+  u.disabled_at !== null ? 'disabled' : u.email_verified_at === null ? 'unverified' : 'active';
+
+export const toUserView = (u: UserRow): UserView => ({
   id: u.id,
   email: u.email,
   name: u.name,
   global_role: u.global_role,
+  status: statusOf(u),
+  has_password: u.has_password,
+  email_verified_at: isoOrNull(u.email_verified_at),
+  disabled_at: isoOrNull(u.disabled_at),
+  last_login_at: isoOrNull(u.last_login_at),
   created_at: timestampToIso(u.created_at),
 });
 

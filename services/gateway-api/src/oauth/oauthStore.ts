@@ -138,9 +138,11 @@ export function createOAuthStore(pool: LivePool) {
         FROM identity.oauth_clients WHERE client_id = ${clientId}`);
     },
 
+    /** Whether the user is in the team and may use it: a disabled account counts as no member. */
     async isMember(userId: string, teamId: string): Promise<boolean> {
       return db().exists(sql.unsafe`
-        SELECT 1 FROM identity.memberships WHERE user_id = ${userId} AND team_id = ${teamId}`);
+        SELECT 1 FROM identity.memberships m JOIN identity.users u ON u.id = m.user_id
+        WHERE m.user_id = ${userId} AND m.team_id = ${teamId} AND u.disabled_at IS NULL`);
     },
 
     async createCode(input: {
@@ -227,8 +229,10 @@ export function createOAuthStore(pool: LivePool) {
         const row = await tx.maybeOne(sql.type(refreshRow)`
           SELECT t.grant_id, g.client_id, g.user_id, g.team_id, g.scope, g.resource,
             t.expires_at AS token_expires_at, t.revoked_at AS token_revoked_at, g.revoked_at AS grant_revoked_at,
-            EXISTS (SELECT 1 FROM identity.memberships m WHERE m.user_id = g.user_id AND m.team_id = g.team_id)
-              AS is_member
+            EXISTS (
+              SELECT 1 FROM identity.memberships m JOIN identity.users u ON u.id = m.user_id
+              WHERE m.user_id = g.user_id AND m.team_id = g.team_id AND u.disabled_at IS NULL
+            ) AS is_member
           FROM identity.oauth_tokens t JOIN identity.oauth_grants g ON g.id = t.grant_id
           WHERE t.token_hash = ${sql.binary(input.hash)} AND t.kind = 'refresh'
           FOR UPDATE OF t, g`);
@@ -264,7 +268,8 @@ export function createOAuthStore(pool: LivePool) {
 
     /**
      * The access token named by a hash when it is in force: token and grant unrevoked and unexpired,
-     * and its user still a member of its team (leaving the team ends every token for it).
+     * its user still a member of its team (leaving the team ends every token for it) and not disabled
+     * (disabling an account stops its tokens at once; enabling it again lets them work until they end).
      */
     async findActiveAccessToken(hash: Buffer, now: Date): Promise<ActiveToken | null> {
       return db().maybeOne(sql.type(activeTokenRow)`
@@ -273,6 +278,7 @@ export function createOAuthStore(pool: LivePool) {
         FROM identity.oauth_tokens t
         JOIN identity.oauth_grants g ON g.id = t.grant_id
         JOIN identity.memberships m ON m.user_id = g.user_id AND m.team_id = g.team_id
+        JOIN identity.users u ON u.id = g.user_id AND u.disabled_at IS NULL
         WHERE t.token_hash = ${sql.binary(hash)} AND t.kind = 'access'
           AND t.revoked_at IS NULL AND g.revoked_at IS NULL
           AND t.expires_at > ${iso(now)} AND g.expires_at > ${iso(now)}`);
