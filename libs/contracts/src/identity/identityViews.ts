@@ -65,7 +65,9 @@ export type UserPage = z.infer<typeof userPage>;
 export const updateUserBody = z
   .object({ global_role: globalRole.optional(), disabled: z.boolean().optional() })
   .strict()
-  .refine((b) => b.global_role !== undefined || b.disabled !== undefined, { error: 'give global_role, disabled or both' });
+  .refine((b) => b.global_role !== undefined || b.disabled !== undefined, {
+    error: 'give global_role, disabled or both',
+  });
 export type UpdateUserBody = z.input<typeof updateUserBody>;
 
 /** A password as it is set (its strength is checked by the policy); never when it is tried. */

@@ -186,9 +186,7 @@ export function createIdentityStore(pool: LivePool) {
     },
 
     async hasGlobalAdmin(): Promise<boolean> {
-      return db().exists(
-        sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin' AND ${notDeleted}`,
-      );
+      return db().exists(sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin' AND ${notDeleted}`);
     },
 
     async createSession(input: { userId: string; tokenHash: Buffer; expiresAt: Date; createdFrom: string }) {
