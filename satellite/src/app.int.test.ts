@@ -211,8 +211,9 @@ describe('the MCP gateway', () => {
       expect((await discover(client, 'doomed-http')).tools.map((t) => t.tool_path)).not.toContain('doomed:greet');
       const refused = await execute(client, 'doomed:greet', { name: 'x' });
       expect(refused.isError).toBe(true);
+      // Lost, then (once a reconnection attempt has failed) not reachable: the latest failure is the reason.
       expect(refused.content[0]?.text).toMatch(
-        /^MCP server "doomed" is not online \(status: offline; connection lost: .+\); its tools cannot be executed until it is\.$/,
+        /^MCP server "doomed" is not online \(status: offline; (connection lost|not reachable): .+\); its tools cannot be executed until it is\.$/,
       );
       expect((await execute(client, 'remote:greet', { name: 'still' })).content[0]?.text).toContain('hello still');
     }

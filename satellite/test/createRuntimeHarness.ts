@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, expect } from 'vitest';
 import { createRecordingEventSink, type RecordingEventSink } from '../src/events/createRecordingEventSink.ts';
-import { createServerRuntime, type RuntimeSettings, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
-import { silentLogger, stopChild, testSettings } from './helpers.ts';
+import { createServerRuntime, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
+import { type SettingsOverrides, silentLogger, stopChild, withSettings } from './helpers.ts';
 
 /**
  * A runtime over real processes for one test at a time: `start` builds it with the test settings,
@@ -26,13 +26,13 @@ export function createRuntimeHarness() {
     get events(): RecordingEventSink {
       return recorded;
     },
-    start(servers: readonly ServerConfiguration[], settings: Partial<RuntimeSettings> = {}, now?: () => number) {
+    start(servers: readonly ServerConfiguration[], settings: SettingsOverrides = {}, now?: () => number) {
       recorded = createRecordingEventSink();
       runtime = createServerRuntime({
         servers,
         events: recorded,
         logger: silentLogger,
-        settings: { ...testSettings, ...settings },
+        settings: withSettings(settings),
         ...(now ? { now } : {}),
       });
       return runtime;

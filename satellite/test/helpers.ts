@@ -30,20 +30,33 @@ export const silentLogger = createLogger({ name: 'satellite-test', level: 'silen
 
 /** Short intervals so tests never wait for real time to pass; idle is driven by a fake clock. */
 export const testSettings: RuntimeSettings = {
-  handshakeTimeoutMs: 15000,
-  requestTimeoutMs: 15000,
-  requestMaxTotalMs: 60000,
-  maxMessageBytes: 32 * 1024 * 1024,
-  idleTimeoutMs: 0,
-  idleCheckIntervalMs: 0,
-  restartBackoffMs: 5,
-  stableAfterMs: 600000,
-  killGraceMs: 2000,
-  stderrIntervalMs: 20,
-  remoteHealthIntervalMs: 0,
-  reconnectBaseMs: 20,
-  reconnectMaxMs: 200,
+  connection: {
+    handshakeTimeoutMs: 15000,
+    requestTimeoutMs: 15000,
+    requestMaxTotalMs: 60000,
+    maxMessageBytes: 32 * 1024 * 1024,
+  },
+  stdio: {
+    restartBackoffMs: 5,
+    stableAfterMs: 600000,
+    idleTimeoutMs: 0,
+    idleCheckIntervalMs: 0,
+    killGraceMs: 2000,
+    stderrIntervalMs: 20,
+  },
+  remote: { reconnectBaseMs: 20, reconnectMaxMs: 200, healthIntervalMs: 0 },
 };
+
+/** Test settings with some of each group's replaced. */
+export type SettingsOverrides = { [G in keyof RuntimeSettings]?: Partial<RuntimeSettings[G]> };
+
+export function withSettings(overrides: SettingsOverrides = {}): RuntimeSettings {
+  return {
+    connection: { ...testSettings.connection, ...overrides.connection },
+    stdio: { ...testSettings.stdio, ...overrides.stdio },
+    remote: { ...testSettings.remote, ...overrides.remote },
+  };
+}
 
 /** A reference MCP server run over stdio by the satellite, as installation `name` of team alpha. */
 export function referenceServer(name: string, args: string[], env: Record<string, string> = {}): ServerConfiguration {

@@ -92,7 +92,7 @@ export function createToolExecutor(deps: ExecutorDependencies) {
     const executedAt = new Date().toISOString();
     const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
       if (!deps.events) return;
-      const config = deps.runtime.configuration(tool.installation_id) ?? tool.server.config;
+      const config = deps.runtime.configuration(tool.installation_id);
       deps.events.emit('mcp.tool.executed', {
         installation_id: tool.installation_id,
         team_id: tool.team_id,
@@ -101,7 +101,7 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         session_id: context.sessionId ?? null,
         request_params: args,
         // The response only when the installation asked for it (request_logging_enabled).
-        ...(config.settings.request_logging_enabled && response ? { tool_response: loggedResponse(response) } : {}),
+        ...(config?.settings.request_logging_enabled && response ? { tool_response: loggedResponse(response) } : {}),
         duration_ms: Math.round((performance.now() - began) * 1000) / 1000,
         success,
         error_message: errorMessage?.slice(0, 4000) ?? null,

@@ -28,7 +28,7 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
   );
   metrics.gauge(
     'orbital_satellite_processes',
-    'stdio processes by state (running, dormant, crashed, ...)',
+    'stdio processes by lifecycle state (running, dormant, restarting, failed, ...)',
     ['state'],
     (gauge) => {
       gauge.reset();

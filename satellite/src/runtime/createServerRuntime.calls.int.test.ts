@@ -79,7 +79,7 @@ describe('progress and cancellation', () => {
 
 describe('time limits', () => {
   it('lets a call run past the per-call limit while it reports progress', async () => {
-    const rt = await threeGenerations({ requestTimeoutMs: 1500 });
+    const rt = await threeGenerations({ connection: { requestTimeoutMs: 1500 } });
     const results = await Promise.all(
       generations.map((server) => rt.callTool(harness.found(`${server}:slow_task`), { steps: 8, delay_ms: 400 })),
     );
@@ -87,7 +87,7 @@ describe('time limits', () => {
   });
 
   it('answers a silent call with a tool error naming the per-call limit, and cancels it upstream', async () => {
-    const rt = harness.start([stdioServer('legacy')], { requestTimeoutMs: 300 });
+    const rt = harness.start([stdioServer('legacy')], { connection: { requestTimeoutMs: 300 } });
     await rt.start();
     const result = await rt.callTool(harness.found('legacy:slow_task'), { steps: 1, delay_ms: 1500 });
     expect(result).toEqual({
@@ -103,7 +103,9 @@ describe('time limits', () => {
   });
 
   it('stops a call at the overall ceiling even while it reports progress', async () => {
-    const rt = harness.start([stdioServer('legacy')], { requestTimeoutMs: 5000, requestMaxTotalMs: 800 });
+    const rt = harness.start([stdioServer('legacy')], {
+      connection: { requestTimeoutMs: 5000, requestMaxTotalMs: 800 },
+    });
     await rt.start();
     const seen: Progress[] = [];
     const result = await rt.callTool(

@@ -53,7 +53,7 @@ describe('large messages from a stdio server', () => {
   });
 
   it('skips a huge line that is not JSON-RPC and keeps serving', async () => {
-    const rt = harness.start([stdioServer('noisy')], { maxMessageBytes: MB });
+    const rt = harness.start([stdioServer('noisy')], { connection: { maxMessageBytes: MB } });
     await rt.start();
     const pid = pidOf(rt, 'noisy');
     expect(textOf(await rt.callTool(harness.found('noisy:stdout_garbage'), { bytes: 5 * MB }))).toBe('wrote garbage');
@@ -61,7 +61,7 @@ describe('large messages from a stdio server', () => {
   });
 
   it('restarts a server whose oversized answer matches no request, failing its calls clearly', async () => {
-    const rt = harness.start([stdioServer('lost')], { maxMessageBytes: MB });
+    const rt = harness.start([stdioServer('lost')], { connection: { maxMessageBytes: MB } });
     await rt.start();
     const pid = pidOf(rt, 'lost') as number;
     const waiting = rt.callTool(harness.found('lost:slow_task'), { steps: 1, delay_ms: 60_000 });
@@ -131,7 +131,7 @@ describe('errors an agent and an operator can act on', () => {
 
   it('says why a server that cannot start is not online: restarting, then permanently failed, with the spawn error', async () => {
     const rt = harness.start([stdioServer('ghost', { command: '/nonexistent/mcp-server' })], {
-      restartBackoffMs: 200,
+      stdio: { restartBackoffMs: 200 },
     });
     void rt.start();
     await harness.events.waitFor('mcp.server.crashed');
@@ -170,7 +170,9 @@ describe('errors an agent and an operator can act on', () => {
   it('brings a remote server that has just come back online for the call that finds it offline', async () => {
     const port = await freePort();
     harness.fixtures.push(await startHttpFixture(port));
-    const rt = harness.start([httpServer('remote', port)], { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 });
+    const rt = harness.start([httpServer('remote', port)], {
+      remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
+    });
     await rt.start();
     await stopChild(harness.fixtures.pop() as ChildProcess);
     await rt.checkHealth();
@@ -187,7 +189,9 @@ describe('errors an agent and an operator can act on', () => {
   it('retries a call to an SSE server restarted between two calls instead of failing it', async () => {
     const port = await freePort();
     harness.fixtures.push(await startSseFixture(port));
-    const rt = harness.start([sseServer('legacy', port)], { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 });
+    const rt = harness.start([sseServer('legacy', port)], {
+      remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
+    });
     await rt.start();
     const tool = harness.found('legacy:server_pid');
     const first = Number(textOf(await rt.callTool(tool, {})));

@@ -76,7 +76,7 @@ describe('stdio servers', () => {
 
   it('goes dormant when idle and ten concurrent calls share one respawn', async () => {
     let clock = Date.now();
-    const rt = harness.start([stdioServer('sleepy')], { idleTimeoutMs: 60000 }, () => clock);
+    const rt = harness.start([stdioServer('sleepy')], { stdio: { idleTimeoutMs: 60000 } }, () => clock);
     await rt.start();
     const firstPid = rt.snapshot()[0]?.process_id as number;
     expect(rt.checkIdle()).toBe(0);
@@ -100,7 +100,7 @@ describe('stdio servers', () => {
 
   it('does not put a server to sleep while a call is in flight', async () => {
     let clock = Date.now();
-    const rt = harness.start([stdioServer('busy')], { idleTimeoutMs: 1000 }, () => clock);
+    const rt = harness.start([stdioServer('busy')], { stdio: { idleTimeoutMs: 1000 } }, () => clock);
     await rt.start();
     const call = rt.callTool(harness.found('busy:echo'), { text: 'x' });
     clock += 5000;
@@ -179,7 +179,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   it('recovers at once when a call reaches an offline server that answers again', async () => {
     const port = await freePort();
     fixtures.push(await startFixture(port));
-    const rt = harness.start([server('lazy', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    const rt = harness.start([server('lazy', port)], { remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 } });
     await rt.start();
     const tool = harness.found('lazy:greet');
     await stopChild(fixtures.pop() as ChildProcess);
@@ -201,9 +201,9 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
     const port = await freePort();
     fixtures.push(await startFixture(port));
-    const rt = harness.start([server('noheaders', port, { headers: {} })], { reconnectBaseMs: 600000 });
+    const rt = harness.start([server('noheaders', port, { headers: {} })], { remote: { reconnectBaseMs: 600000 } });
     await rt.start();
-    expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'disconnected' });
+    expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'restarting' });
     expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
   });
 });
@@ -244,7 +244,7 @@ describe('remote servers over SSE', () => {
     expect(rt.snapshot()[0]).toMatchObject({
       transport: 'sse',
       status: 'online',
-      state: 'connected',
+      state: 'running',
       health: 'healthy',
     });
     expect(harness.found('legacy:greet').transport).toBe('sse');
@@ -256,7 +256,9 @@ describe('remote servers over SSE', () => {
     const port = await freePort();
     fixtures.push(await startSseFixture(port));
     // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
-    const rt = harness.start([sseServer('watched', port)], { reconnectBaseMs: 600000, reconnectMaxMs: 600000 });
+    const rt = harness.start([sseServer('watched', port)], {
+      remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 },
+    });
     await rt.start();
     const mark = harness.events.events.length;
     await stopChild(fixtures.pop() as ChildProcess);

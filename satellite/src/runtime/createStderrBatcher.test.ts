@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createStderrBatcher, type LogLine } from './createStderrBatcher.ts';
-import { commandLine } from './createStdioServer.ts';
+import { commandLine } from './createStdioConnector.ts';
 
 describe('createStderrBatcher', () => {
   it('joins chunks into lines and sends them in one batch per interval', () => {

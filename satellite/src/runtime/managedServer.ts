@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { InstallationStatus, McpTransport, ProcessHealth, ServerConfiguration } from '@orbital/contracts';
 import type { ResponseStatsSnapshot } from './createResponseStats.ts';
 import type { ProcessUsage } from './readProcessUsage.ts';
@@ -10,7 +10,7 @@ export type ServerSnapshot = {
   team_id: string;
   transport: McpTransport;
   status: InstallationStatus;
-  /** The life-cycle state of a stdio process, or the connection state of a remote server. */
+  /** The lifecycle phase: idle, starting, discovering, running, sleeping, dormant, restarting, failed, stopping, stopped. */
   state: string;
   health: ProcessHealth;
   process_id: number | null;
@@ -39,26 +39,27 @@ export type ToolCallOptions = {
   }) => Promise<Record<string, unknown>>;
 };
 
-/** One installation as the runtime runs it, stdio or remote: the gateway needs nothing else. */
+/** One installation as the runtime runs it, stdio or remote (its supervisor): the gateway needs nothing else. */
 export type ManagedServer = {
   readonly config: ServerConfiguration;
   readonly serverName: string;
+  /** Starts in the background; settles once the start has (online, failed for good, or offline for now). */
   start(): Promise<void>;
   stop(): Promise<void>;
   status(): InstallationStatus;
-  tools(): readonly Tool[];
   /** The upstream result untouched (every content item, structuredContent, isError, _meta). */
   callTool(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
   /**
    * Why the server is not online, in words an agent and an operator can act on ("failed to start:
-   * spawn ... ENOENT", "permanently failed after 3 restarts: ...", "restarting after a crash: ..."),
-   * or null when it is online.
+   * spawn ... ENOENT", "permanently failed after 3 restarts: ...", "restarting (attempt 1 of 3) after:
+   * ..."), or null when it is online.
    */
   unavailableReason(): string | null;
+  /** Puts an idle server to sleep; true when it does. */
+  checkIdle(): boolean;
+  /** Checks the live connection; false (and the connection counted lost) when it does not answer. */
+  checkHealth(timeoutMs: number): Promise<boolean>;
+  /** Connects now when it can; true when the server is there. */
+  recover(): Promise<boolean>;
   snapshot(): ServerSnapshot;
-};
-
-export type ServerListener = {
-  /** The server's tool list or status changed: the tool cache rebuilds its entry. */
-  onChange(server: ManagedServer): void;
 };

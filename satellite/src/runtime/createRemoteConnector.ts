@@ -1,0 +1,141 @@
+import {
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { ServerConfiguration } from '@orbital/contracts';
+import type { Logger } from '@orbital/logger';
+import type { InstallationGeneration } from './createGenerationCache.ts';
+import { createSizeLimitedFetch } from './createSizeLimitedFetch.ts';
+import { createUpstreamClient, outsideCall, type UpstreamLimits } from './createUpstreamClient.ts';
+import { isConnectionRefused, SessionNotFoundError } from './isConnectionRefused.ts';
+import { isServerUnreachable } from './isServerUnreachable.ts';
+import type { Failure } from './lifecycle/lifecycleState.ts';
+import { ConnectFailure, type UpstreamConnection, type UpstreamConnector } from './upstreamConnection.ts';
+import { withOrderedDelivery } from './withOrderedDelivery.ts';
+
+/** What connecting to a remote server needs, and nothing else. */
+export type RemoteConnectorSettings = {
+  /** Connect and handshake together. */
+  handshakeTimeoutMs: number;
+  /** No message from the server may be longer; see createSizeLimitedFetch. */
+  maxMessageBytes: number;
+  callLimits: UpstreamLimits;
+};
+
+const failureOf = (message: string): Failure => ({ message, pid: 0, exitCode: null, signal: null });
+
+/**
+ * Connections to one remote installation over Streamable HTTP or SSE, every request carrying the
+ * headers of its configuration. A connection reports itself lost when its client closes, or when an
+ * SSE stream ends (which the SDK only reports as an error).
+ */
+export function createRemoteConnector(options: {
+  config: ServerConfiguration;
+  serverName: string;
+  logger: Logger;
+  /** The generation verdict of this installation, kept across its connections. */
+  generation: InstallationGeneration;
+  settings: RemoteConnectorSettings;
+}): UpstreamConnector {
+  const { config, settings, generation } = options;
+  const log = options.logger.child({ installation_id: config.installation_id, server: options.serverName });
+  const headers = config.headers;
+  const fetchWithHeaders = createSizeLimitedFetch((url: string | URL, init?: RequestInit) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return fetch(url, { ...init, headers: merged });
+  }, settings.maxMessageBytes);
+  /** SSE posts answered 404 went into a session the server lost: typed, so the call can be sent again. */
+  const fetchForSse = async (url: string | URL, init?: RequestInit) => {
+    const response = await fetchWithHeaders(url, init);
+    if (init?.method === 'POST' && response.status === 404) {
+      await response.body?.cancel().catch(() => {});
+      throw new SessionNotFoundError(String(url));
+    }
+    return response;
+  };
+
+  const makeTransport = (): Transport => {
+    const url = new URL(config.url ?? '');
+    if (config.transport === 'sse') return withOrderedDelivery(new SSEClientTransport(url, { fetch: fetchForSse }));
+    // The SDK's own stream reconnection is off: a lost server is the supervisor's business.
+    return withOrderedDelivery(
+      new StreamableHTTPClientTransport(url, {
+        fetch: fetchWithHeaders,
+        reconnectionOptions: {
+          maxReconnectionDelay: 1000,
+          initialReconnectionDelay: 1000,
+          reconnectionDelayGrowFactor: 1,
+          maxRetries: 0,
+        },
+      }),
+    );
+  };
+
+  return {
+    transport: config.transport,
+    open(signal) {
+      return outsideCall(async (): Promise<UpstreamConnection> => {
+        const upstream = createUpstreamClient({ serverName: options.serverName, limits: settings.callLimits });
+        const transport = makeTransport();
+        const abandon = () => void upstream.close().catch(() => {});
+        signal.addEventListener('abort', abandon, { once: true });
+        try {
+          generation.set(
+            await upstream.connect(transport, { timeoutMs: settings.handshakeTimeoutMs, prior: generation.get() }),
+          );
+        } catch (error) {
+          // A verdict the server did not accept is settled again by the next attempt; one it could not
+          // be asked about (the server is down) stands.
+          if (!isServerUnreachable(error) && !signal.aborted) generation.forget();
+          await upstream.close().catch(() => {});
+          throw new ConnectFailure(failureOf((error as Error).message ?? String(error)), { cause: error });
+        } finally {
+          signal.removeEventListener('abort', abandon);
+        }
+        if (signal.aborted) {
+          await upstream.close().catch(() => {});
+          throw new ConnectFailure(failureOf('the satellite is stopping'));
+        }
+        log.info({ protocol_version: upstream.protocolVersion(), era: upstream.era() }, 'remote server connected');
+        let closing = false;
+        let lost: ((failure: Failure) => void) | undefined;
+        const lose = (message: string) => {
+          if (closing) return;
+          closing = true;
+          lost?.(failureOf(message));
+        };
+        upstream.client.onclose = () => lose('connection closed');
+        // An SSE stream that ends is only reported as an error: the SDK's transport neither closes nor
+        // fails the requests waiting for answers on it, and its EventSource would quietly open a new,
+        // uninitialised session. Treat it as the lost connection it is.
+        upstream.client.onerror = (error) => {
+          if (error instanceof SseError) lose(error.message);
+        };
+        return {
+          pid: 0,
+          protocolVersion: () => upstream.protocolVersion(),
+          listTools: () => upstream.listTools(),
+          watchTools: (onChange) => upstream.watchTools(onChange),
+          callTool: (name, args, callOptions) => upstream.callTool(name, args, callOptions),
+          checkAlive: (timeoutMs) => upstream.checkAlive(timeoutMs),
+          neverDelivered: isConnectionRefused,
+          onLost(listener) {
+            lost = listener;
+          },
+          async close() {
+            closing = true;
+            // Ends the server's session (DELETE for Streamable HTTP) before closing.
+            if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
+            await upstream.close().catch(() => {});
+          },
+          inFlight: () => upstream.inFlight(),
+          usage: () => null,
+        };
+      });
+    },
+    dispose() {},
+  };
+}
