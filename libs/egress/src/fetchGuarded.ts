@@ -24,7 +24,11 @@ export type GuardedFetchOptions = {
   maxBytes: number;
   /** Plain http as well as https (development); https only otherwise. */
   allowHttp?: boolean;
+  /** GET unless given: POST for token, registration and revocation endpoints. */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /** Sent as is (its content type set by the caller's headers). */
+  body?: string | Buffer;
 };
 
 export type GuardedResponse = { status: number; headers: IncomingHttpHeaders; body: Buffer };
@@ -53,9 +57,10 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
 }
 
 /**
- * One GET to a URL someone outside the platform chose, made safely: https (or http when allowed), only
- * to addresses the policy allows, no redirect followed (the caller sees the 3xx), within a time and a
- * size limit. Whatever the server answers, the body is returned as bytes for the caller to judge.
+ * One request (GET unless told) to a URL someone outside the platform chose, made safely: https (or
+ * http when allowed), only to addresses the policy allows, no redirect followed (the caller sees the
+ * 3xx), within a time and a size limit. Whatever the server answers, the body is returned as bytes for
+ * the caller to judge.
  */
 export function fetchGuarded(url: URL, options: GuardedFetchOptions): Promise<GuardedResponse> {
   if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) {
@@ -79,9 +84,14 @@ export function fetchGuarded(url: URL, options: GuardedFetchOptions): Promise<Gu
       );
       request.destroy();
     };
+    const body = options.body === undefined ? undefined : Buffer.from(options.body);
     const request = send(url, {
-      method: 'GET',
-      headers: { 'user-agent': 'Orbital', ...options.headers },
+      method: options.method ?? 'GET',
+      headers: {
+        'user-agent': 'Orbital',
+        ...options.headers,
+        ...(body ? { 'content-length': String(body.length) } : {}),
+      },
       lookup: guardedLookup(options.policy),
       // A fresh connection each time: a pooled socket would skip the lookup that checks the address.
       agent: false,
@@ -110,6 +120,6 @@ export function fetchGuarded(url: URL, options: GuardedFetchOptions): Promise<Gu
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
       });
     });
-    request.end();
+    request.end(body);
   });
 }

@@ -6,6 +6,7 @@ export {
   networkProblem,
   nonPublicAddresses,
 } from './createAddressPolicy.ts';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchFactoryOptions } from './createGuardedFetch.ts';
 export {
   EgressError,
   type EgressFailure,

@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAddressPolicy, EgressError, fetchGuarded, nonPublicAddresses } from '../src/index.ts';
+import {
+  createAddressPolicy,
+  createGuardedFetch,
+  EgressError,
+  fetchGuarded,
+  nonPublicAddresses,
+} from '../src/index.ts';
 
 let server: Server;
 let port: number;
@@ -10,6 +16,23 @@ const hung = new Set<import('node:http').ServerResponse>();
 beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url === '/doc') return response.end('{"ok":true}');
+    if (request.url === '/echo') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        response.setHeader('content-type', 'application/json');
+        response.setHeader('set-cookie', ['a=1', 'b=2']);
+        response.end(
+          JSON.stringify({
+            method: request.method,
+            type: request.headers['content-type'] ?? null,
+            authorization: request.headers.authorization ?? null,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      });
+      return;
+    }
     if (request.url === '/declared-large') {
       response.setHeader('content-length', '10000');
       return response.end('x'.repeat(10000));
@@ -114,5 +137,34 @@ describe('fetchGuarded', () => {
       policy: loopbackAllowed,
     });
     expect(response.status).toBe(302);
+  });
+});
+
+describe('createGuardedFetch', () => {
+  const guarded = createGuardedFetch({ policy: loopbackAllowed, timeoutMs: 2000, maxBytes: 1024, allowHttp: true });
+
+  it('sends a form POST with its content type and headers, and answers a Response', async () => {
+    const response = await guarded(`http://127.0.0.1:${port}/echo`, {
+      method: 'POST',
+      headers: { authorization: 'Basic abc' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'r' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('set-cookie')).toBe('a=1, b=2');
+    expect(await response.json()).toEqual({
+      method: 'POST',
+      type: 'application/x-www-form-urlencoded;charset=UTF-8',
+      authorization: 'Basic abc',
+      body: 'grant_type=refresh_token&refresh_token=r',
+    });
+  });
+
+  it('keeps the policy, the limits and the refusal of redirects of fetchGuarded', async () => {
+    const refused = createGuardedFetch({ policy: publicOnly, timeoutMs: 2000, maxBytes: 1024, allowHttp: true });
+    expect((await failure(refused(`http://127.0.0.1:${port}/doc`))).reason).toBe('address');
+    expect((await failure(guarded(`http://127.0.0.1:${port}/streamed-large`))).reason).toBe('too_large');
+    expect((await guarded(`http://127.0.0.1:${port}/redirect`)).status).toBe(302);
+    await expect(guarded(`http://127.0.0.1:${port}/doc`, { method: 'DELETE' })).rejects.toThrow(/GET or POST/);
   });
 });
