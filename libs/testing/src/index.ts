@@ -21,6 +21,7 @@ export {
   runConformanceSuite,
 } from './runConformanceSuite.ts';
 export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
+export { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from './startOAuthProtectedMcpServer.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export {
   type ServiceUnderTest,

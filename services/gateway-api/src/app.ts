@@ -29,6 +29,7 @@ import { installationRoutes } from './routes/installationRoutes.ts';
 import { installationStreamRoutes } from './routes/installationStreamRoutes.ts';
 import { jobsRoutes } from './routes/jobsRoutes.ts';
 import { registerMetrics } from './routes/metricsRoutes.ts';
+import { remoteOAuthRoutes } from './routes/remoteOAuthRoutes.ts';
 import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
@@ -188,6 +189,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(deps.eventRateLimiter ? { rateLimiter: deps.eventRateLimiter } : {}),
     }),
     ...installationRoutes(deps.bus),
+    ...remoteOAuthRoutes(deps.bus, { publicUrl: deps.publicUrl ?? 'http://localhost:3000' }),
     ...installationStreamRoutes(deps.bus, deps.logger, streams),
     ...satelliteStreamRoutes(deps.bus, deps.logger, streams),
     ...clientActivityRoutes(deps.bus, deps.logger, streams),

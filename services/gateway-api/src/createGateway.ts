@@ -122,10 +122,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const ownIdentity = identity;
   if (identityDb.pool.isReady()) await identity.afterMigrations();
+  const publicUrl = new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`);
   const oauth = createOAuthModule({
     pool: identityDb.pool,
     logger,
-    issuerUrl: new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`),
+    issuerUrl: publicUrl,
     // Satellites introspect with their registry API key, through the same cache as their routes.
     authenticateResourceServer: createSatelliteResourceServerAuthenticator(satellites.verifyKey),
     lifetimes: {
@@ -171,6 +172,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     eventRateLimiter,
     consoleDir: config.CONSOLE_DIR,
+    publicUrl: publicUrl.href.replace(/\/$/, ''),
     docsEnabled: createDocsSwitch({
       read: () => settings.boolean('global.enable_swagger_docs', true),
       logger,

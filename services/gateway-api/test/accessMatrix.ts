@@ -275,6 +275,27 @@ export const accessMatrix: AccessRow[] = [
     url: () => `/api/satellites/${randomUUID()}/config`,
     expect: adminOnly(404),
   },
+  {
+    method: 'POST',
+    route: '/api/satellites/:id/oauth/token',
+    url: () => `/api/satellites/${randomUUID()}/oauth/token`,
+    body: () => ({}),
+    expect: everyone(401),
+  },
+  // The remote servers' OAuth callback and Orbital's client document are public: the callback checks
+  // the flow's single-use state and browser binding (without them: back to the console, 303).
+  {
+    method: 'GET',
+    route: '/api/mcp/oauth/callback',
+    url: () => '/api/mcp/oauth/callback?state=unknown&code=x',
+    expect: everyone(303),
+  },
+  {
+    method: 'GET',
+    route: '/api/mcp/oauth/client-metadata.json',
+    url: () => '/api/mcp/oauth/client-metadata.json',
+    expect: everyone(200),
+  },
   // Satellite management: global tokens for global admins, team tokens for the team (global users
   // who are members may generate them), listing scoped by the registry (unknown ids are 404).
   {
@@ -549,6 +570,9 @@ function installationRows(): AccessRow[] {
       body: () => ({ request_logging_enabled: true }),
       expect: teamAManagers(404),
     },
+    read('/oauth'),
+    { method: 'POST', route: `${base}/oauth/authorize`, url: url('/oauth/authorize'), expect: teamAReaders(404) },
+    { method: 'DELETE', route: `${base}/oauth`, url: url('/oauth'), expect: teamAReaders(404) },
     read('/status/stream'),
     read('/logs/stream'),
     read('/requests/stream'),

@@ -55,6 +55,8 @@ export type IdentityStackOptions = {
   issuerUrl?: URL;
   /** More of gateway-api's environment, as a deployment sets it (TRUST_PROXY, OAUTH_CLIENT_METADATA_*...). */
   env?: Record<string, string>;
+  /** More of the installations service's environment (the remote OAuth flow's networks, for one). */
+  installationsEnv?: Record<string, string>;
   /** SSE settings of every gateway replica (stream tests use a short keep-alive and count live streams). */
   sse?: { live: LiveStreams; keepAliveMs: number; retryMs: number };
 };
@@ -105,7 +107,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     ...stack,
     name: 'installations',
     configSchema: installationsConfigSchema,
-    configEnv: { OUTBOX_RETRY_MS: '200' },
+    configEnv: { OUTBOX_RETRY_MS: '200', ...options.installationsEnv },
     create: createInstallationsApp,
     stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),

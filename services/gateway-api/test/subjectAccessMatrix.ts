@@ -12,6 +12,7 @@ import {
   migrateSubjects,
   processNames,
   registrySubjects as registry,
+  remoteOAuthSubjects as remoteOAuth,
   type SubjectDef,
   settingsSubjects as settings,
 } from '@orbital/contracts';
@@ -295,6 +296,40 @@ export const subjectMatrix: SubjectRow[] = [
     def: installations.updateSettings,
     request: (c) => ({ ...installationRef(c), settings: { request_logging_enabled: true } }),
     expect: only(...teamAAdmins),
+  },
+  // Remote servers' OAuth: team members for themselves (the team's token: the handler asks for a team
+  // admin), the redirect back for anyone (the single-use state and the browser binding are checked), and
+  // tokens for a satellite acting on itself.
+  { def: remoteOAuth.getStatus, request: installationRef, expect: only(...teamAMembers) },
+  {
+    def: remoteOAuth.start,
+    request: (c) => ({
+      ...installationRef(c),
+      redirect_uri: 'http://localhost:3000/api/mcp/oauth/callback',
+      client_metadata_url: 'http://localhost:3000/api/mcp/oauth/client-metadata.json',
+    }),
+    expect: only(...teamAMembers),
+  },
+  {
+    def: remoteOAuth.complete,
+    request: () => ({ state: 'unknown', browser_binding: 'none', code: 'x' }),
+    expect: 'public',
+  },
+  {
+    def: remoteOAuth.disconnect,
+    request: (c) => ({ ...installationRef(c), owner: 'me' }),
+    expect: only(...teamAMembers),
+  },
+  {
+    def: remoteOAuth.tokenForSatellite,
+    request: (c) => ({
+      satellite_id: c.satelliteId,
+      installation_id: randomUUID(),
+      user_id: null,
+      purpose: 'call',
+      console_url: 'http://localhost:3000',
+    }),
+    expect: ownSatellite,
   },
   { def: installations.listClientActivity, variant: 'all', request: () => ({ query: {} }), expect: only(...signedIn) },
   {

@@ -11,20 +11,26 @@ import {
 } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
-import { createAddressPolicy } from '@orbital/egress';
+import { createAddressPolicy, createGuardedFetch, nonPublicAddresses } from '@orbital/egress';
+import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
 import type { Config } from './config.ts';
 import { type ConsumerHandle, startSatelliteEventConsumer } from './consumers/startSatelliteEventConsumer.ts';
+import { findOAuthInstallation } from './db/oauthQueries.ts';
 import {
+  configureCommand,
   createInstallationsOperations,
   type InstallationsOperations,
   type TeamSlugLookup,
 } from './domain/createInstallationsOperations.ts';
-import { createOutboxRelay, type OutboxRelay, type SendCommand } from './domain/outboxRelay.ts';
+import { createOutboxRelay, type OutboxRelay, queueCommand, type SendCommand } from './domain/outboxRelay.ts';
 import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
 import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
 import { serveJobSubjects } from './handlers/serveJobSubjects.ts';
+import { serveRemoteOAuthSubjects } from './handlers/serveRemoteOAuthSubjects.ts';
+import { createRemoteOAuth, type RemoteOAuth } from './oauth/createRemoteOAuth.ts';
+import { createRevocationRelay, type RevocationRelay } from './oauth/createRevocationRelay.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -34,6 +40,8 @@ export type InstallationsApp = {
   relay: OutboxRelay;
   /** Delivers the audit entries this service records to the audit log. */
   auditRelay: AuditRelay;
+  remoteOAuth: RemoteOAuth;
+  revocations: RevocationRelay;
   /** Configuration levels for distribution to satellites (secrets decrypted); null teamIds: every team. */
   configurationRecords(teamIds: readonly string[] | null): Promise<ConfigurationRecord[]>;
   /** Stops the consumer and the relay (before the bus is drained). */
@@ -104,8 +112,50 @@ export async function createApp(deps: {
     refuse: ['metadata', 'link-local'],
     allowNetworks: config.TEMPLATE_URL_ALLOWED_NETWORKS,
   });
-  const operations = createInstallationsOperations({ pool: database.pool, box, relay, teamSlug, templateUrls });
+  const remoteFetch = createGuardedFetch({
+    policy: createAddressPolicy({ refuse: nonPublicAddresses, allowNetworks: config.REMOTE_OAUTH_ALLOWED_NETWORKS }),
+    timeoutMs: config.REMOTE_OAUTH_TIMEOUT_MS,
+    maxBytes: 256 * 1024,
+    allowHttp: config.REMOTE_OAUTH_ALLOW_HTTP,
+  });
+  const revocations = createRevocationRelay({
+    pool: database.pool,
+    box,
+    logger,
+    fetch: remoteFetch,
+    intervalMs: config.OUTBOX_RETRY_MS,
+  });
+  const remoteOAuth = createRemoteOAuth({
+    pool: database.pool,
+    box,
+    logger,
+    fetch: remoteFetch,
+    async findInstallation(db, teamId, installationId) {
+      const found = await findOAuthInstallation(db, installationId, teamId);
+      if (!found) throw new AppError('not_found', 'No such installation in this team');
+      return found;
+    },
+    findInstallationById: (db, installationId) => findOAuthInstallation(db, installationId, null),
+    async reconfigure(db, installation) {
+      await queueCommand(db, configureCommand(installation, 'mcp_installation_updated'));
+    },
+    async afterCommit() {
+      await relay.flush();
+      await revocations.flush();
+    },
+    refreshMarginSeconds: config.REMOTE_OAUTH_REFRESH_MARGIN_SECONDS,
+  });
+  const operations = createInstallationsOperations({
+    pool: database.pool,
+    box,
+    relay,
+    teamSlug,
+    templateUrls,
+    onDeleteInstallation: (tx, id) => remoteOAuth.revokeAll(tx, id),
+    afterDelete: () => revocations.flush(),
+  });
   serveInstallationSubjects(bus, operations, database.pool);
+  serveRemoteOAuthSubjects(bus, remoteOAuth);
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
   bus.serve(installationsConfigForSatelliteSubject, async (request) => {
@@ -115,17 +165,21 @@ export async function createApp(deps: {
   await database.start();
   relay.start();
   auditRelay.start();
+  revocations.start();
 
   return {
     database,
     operations,
     relay,
     auditRelay,
+    remoteOAuth,
+    revocations,
     configurationRecords: (teamIds) => readConfigurationRecords(database.pool.get(), box, logger, teamIds),
     async stop() {
       await consumer?.stop();
       await relay.stop();
       await auditRelay.stop();
+      await revocations.stop();
     },
   };
 }

@@ -24,6 +24,16 @@ export const configSchema = requireInProduction(
     // requests, and the headers a team configured, to whatever answers there) unless these networks
     // (comma-separated CIDR blocks) allow it.
     TEMPLATE_URL_ALLOWED_NETWORKS: networkList,
+    // The OAuth flow of remote servers (discovery, registration, token and revocation requests) reaches
+    // only public addresses, unless these networks (comma-separated CIDR blocks) are allowed: a company's
+    // own authorization server, or a test's on loopback.
+    REMOTE_OAUTH_ALLOWED_NETWORKS: networkList,
+    // Plain http for those requests as well as https: development and tests only.
+    REMOTE_OAUTH_ALLOW_HTTP: z.stringbool().default(false),
+    // Longest wait for one request of the flow.
+    REMOTE_OAUTH_TIMEOUT_MS: positiveInt.default(10000),
+    // An access token this close to its end is refreshed before a satellite gets it.
+    REMOTE_OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number().int().min(0).default(60),
   }),
   [...postgresProductionVariables, ...natsProductionVariables],
 );

@@ -64,7 +64,11 @@ export type Harness = {
   stop(): Promise<void>;
 };
 
-export async function startInstallations(env: TestEnvironment, satelliteId = randomUUID()): Promise<Harness> {
+export async function startInstallations(
+  env: TestEnvironment,
+  satelliteId = randomUUID(),
+  configEnv: Record<string, string> = {},
+): Promise<Harness> {
   await markDatabaseSetUp(env);
   const logger = createLogger({ name: 'installations-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const buses = createTestBuses(env, logger);
@@ -80,7 +84,7 @@ export async function startInstallations(env: TestEnvironment, satelliteId = ran
     buses,
     configSchema,
     // The operator of this stack lets templates reach one link-local network (a test of that allowance).
-    configEnv: { OUTBOX_RETRY_MS: '200', TEMPLATE_URL_ALLOWED_NETWORKS: '169.254.100.0/24' },
+    configEnv: { OUTBOX_RETRY_MS: '200', TEMPLATE_URL_ALLOWED_NETWORKS: '169.254.100.0/24', ...configEnv },
     create: (deps) =>
       createApp({
         ...deps,

@@ -16,6 +16,7 @@ import {
   installationStatusChangedEvent,
 } from '../installations/installationEvents.ts';
 import { installationSubjects } from '../installations/installationSubjects.ts';
+import { remoteOAuthSubjects } from '../installations/remoteOAuth.ts';
 import { jobsStatusSubject, jobWorkSubjects } from '../jobs/jobSubjects.ts';
 import type { ProcessName } from '../processes.ts';
 import { installationsConfigForSatelliteSubject } from '../registry/installationConfigSubject.ts';
@@ -35,6 +36,7 @@ export const subjectCatalogue: readonly SubjectDef[] = [
   ...Object.values(registrySubjects),
   installationsConfigForSatelliteSubject,
   ...Object.values(installationSubjects),
+  ...Object.values(remoteOAuthSubjects),
   ...Object.values(jobWorkSubjects),
   jobsStatusSubject,
   ...Object.values(auditSubjects),

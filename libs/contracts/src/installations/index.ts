@@ -2,4 +2,5 @@ export * from './clientActivity.ts';
 export * from './installationEvents.ts';
 export * from './installationSchemas.ts';
 export * from './installationSubjects.ts';
+export * from './remoteOAuth.ts';
 export * from './serverJson.ts';

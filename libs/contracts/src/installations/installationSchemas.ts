@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { teamIdField, uuidField } from '../ids.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationSettings, mcpTransport, slug } from '../satellite/serverConfiguration.ts';
+import { templateOAuth } from './remoteOAuth.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 const uuid = uuidField();
@@ -15,7 +16,12 @@ export const envMap = z.record(envName, value);
 export const headerMap = z.record(headerName, value);
 
 function requireTransportFields(
-  template: { transport?: string | undefined; command?: string | null | undefined; url?: string | null | undefined },
+  template: {
+    transport?: string | undefined;
+    command?: string | null | undefined;
+    url?: string | null | undefined;
+    oauth?: unknown;
+  },
   ctx: z.RefinementCtx,
 ) {
   if (template.transport === 'stdio' && !template.command) {
@@ -23,6 +29,9 @@ function requireTransportFields(
   }
   if ((template.transport === 'http' || template.transport === 'sse') && !template.url) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: `an ${template.transport} server needs a url` });
+  }
+  if (template.transport === 'stdio' && template.oauth) {
+    ctx.addIssue({ code: 'custom', path: ['oauth'], message: 'only a remote (http or sse) server can need OAuth' });
   }
 }
 
@@ -39,6 +48,8 @@ export const templateView = z.object({
   env: z.record(z.string(), z.string()),
   url: z.string().nullable(),
   headers: z.record(z.string(), z.string()),
+  /** Set when the remote server is an OAuth-protected resource: calls carry a token Orbital obtained. */
+  oauth: templateOAuth.nullable(),
   /** Aggregated over the template's installations by the template health job: healthy, unhealthy or unknown. */
   health_status: z.string().nullable(),
   last_health_check_at: isoTime.nullable(),
@@ -62,6 +73,7 @@ const templateFields = {
     .nullable()
     .optional(),
   headers: headerMap.optional(),
+  oauth: templateOAuth.nullable().optional(),
 };
 
 export const templateCreate = z

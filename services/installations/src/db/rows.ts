@@ -1,4 +1,4 @@
-import { installationStatus, logLevel, mcpTransport } from '@orbital/contracts';
+import { installationStatus, logLevel, mcpTransport, templateOAuth } from '@orbital/contracts';
 import { isoTimestampColumn } from '@orbital/db';
 import { z } from 'zod';
 
@@ -15,6 +15,7 @@ export const templateRow = z.object({
   env: stringMap,
   url: z.string().nullable(),
   headers: stringMap,
+  oauth: templateOAuth.nullable(),
   health_status: z.string().nullable(),
   last_health_check_at: isoTimestampColumn.nullable(),
   health_check_error: z.string().nullable(),

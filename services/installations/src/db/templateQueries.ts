@@ -1,9 +1,10 @@
+import type { TemplateOAuth } from '@orbital/contracts';
 import { type CommonQueryMethods, sql } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { type TemplateRow, templateRow } from './rows.ts';
 
-const columns = sql.fragment`id, slug, name, description, transport, command, args, env, url, headers, health_status,
+const columns = sql.fragment`id, slug, name, description, transport, command, args, env, url, headers, oauth, health_status,
   last_health_check_at, health_check_error, created_at, updated_at`;
 
 export type TemplateFields = {
@@ -15,6 +16,7 @@ export type TemplateFields = {
   env: Record<string, string>;
   url: string | null;
   headers: Record<string, string>;
+  oauth: TemplateOAuth | null;
 };
 
 export async function listTemplateRows(db: CommonQueryMethods): Promise<readonly TemplateRow[]> {
@@ -31,9 +33,9 @@ export async function findTemplate(db: CommonQueryMethods, slug: string, lock = 
 export async function insertTemplate(db: CommonQueryMethods, slug: string, t: TemplateFields): Promise<TemplateRow> {
   try {
     return await db.one(sql.type(templateRow)`
-      INSERT INTO mcp_server_templates (slug, name, description, transport, command, args, env, url, headers)
+      INSERT INTO mcp_server_templates (slug, name, description, transport, command, args, env, url, headers, oauth)
       VALUES (${slug}, ${t.name}, ${t.description}, ${t.transport}, ${t.command}, ${sql.jsonb(t.args)},
-        ${sql.jsonb(t.env)}, ${t.url}, ${sql.jsonb(t.headers)})
+        ${sql.jsonb(t.env)}, ${t.url}, ${sql.jsonb(t.headers)}, ${t.oauth ? sql.jsonb(t.oauth) : null})
       RETURNING ${columns}`);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError) {
@@ -47,7 +49,7 @@ export async function updateTemplateRow(db: CommonQueryMethods, slug: string, t:
   return db.one(sql.type(templateRow)`
     UPDATE mcp_server_templates SET name = ${t.name}, description = ${t.description}, transport = ${t.transport},
       command = ${t.command}, args = ${sql.jsonb(t.args)}, env = ${sql.jsonb(t.env)}, url = ${t.url},
-      headers = ${sql.jsonb(t.headers)}, updated_at = now()
+      headers = ${sql.jsonb(t.headers)}, oauth = ${t.oauth ? sql.jsonb(t.oauth) : null}, updated_at = now()
     WHERE slug = ${slug}
     RETURNING ${columns}`);
 }

@@ -33,6 +33,10 @@ export type InstallationsDeps = {
   teamSlug: TeamSlugLookup;
   /** Where template URLs may point (link-local and metadata addresses refused unless an operator allows). */
   templateUrls: AddressPolicy;
+  /** In the removing transaction: queue what the installation's removal must undo elsewhere (its OAuth tokens). */
+  onDeleteInstallation?: (tx: CommonQueryMethods, installationId: string) => Promise<void>;
+  /** After the removal committed: send what was queued. */
+  afterDelete?: () => Promise<void>;
 };
 
 type ConfigureEvent = 'mcp_installation_created' | 'mcp_installation_updated' | 'mcp_installation_deleted';
@@ -50,7 +54,7 @@ export function sealUserSecrets(box: SecretBox, installationId: string, userId: 
   return box.encrypt(JSON.stringify({ env }), `user-config:${installationId}:${userId}`);
 }
 
-function configureCommand(row: Pick<InstallationRow, 'id' | 'team_id'>, event: ConfigureEvent) {
+export function configureCommand(row: Pick<InstallationRow, 'id' | 'team_id'>, event: ConfigureEvent) {
   return {
     command_type: 'configure' as const,
     priority: 'high' as const,
@@ -111,6 +115,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         env: body.env ?? {},
         url: body.url ?? null,
         headers: body.headers ?? {},
+        oauth: body.oauth ?? null,
       });
       return templateView(row);
     },
@@ -127,6 +132,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           env: current.env,
           url: current.url,
           headers: current.headers,
+          oauth: current.oauth,
           ...stripUndefined(changes),
         };
         // The merged template must still satisfy the transport rules of a new one.
@@ -215,9 +221,11 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     async deleteInstallation(teamId: string, id: string) {
       await inTransaction(async (tx) => {
         const current = await mustFindInstallation(tx, teamId, id, true);
+        await deps.onDeleteInstallation?.(tx, id);
         await q.deleteInstallationRow(tx, id);
         await queueCommand(tx, configureCommand(current, 'mcp_installation_deleted'));
       });
+      await deps.afterDelete?.();
       return { deleted: true as const };
     },
     async putUserConfig(teamId: string, id: string, body: UserConfigBody, userId: string) {
