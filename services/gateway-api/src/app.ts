@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { AuditRecord } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
@@ -21,6 +22,7 @@ import { securitySchemes } from './http/describeOperation.ts';
 import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
 import { lazyChildLogger } from './http/lazyChildLogger.ts';
 import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts';
+import { auditRoutes } from './routes/auditRoutes.ts';
 import { clientActivityRoutes } from './routes/clientActivityRoutes.ts';
 import { dbRoutes } from './routes/dbRoutes.ts';
 import { eventRoutes } from './routes/eventRoutes.ts';
@@ -64,6 +66,8 @@ export type GatewayDeps = {
   publicUrl?: string;
   /** The built web console (console/dist), served at `/`; without it page navigations say how to build it. */
   consoleDir?: string;
+  /** Records gateway-api's own audit entries (in identity's outbox); the audit routes need it. */
+  recordAudit?: (record: AuditRecord) => Promise<void>;
 };
 
 const tooDeep = () =>
@@ -194,6 +198,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...satelliteStreamRoutes(deps.bus, deps.logger, streams),
     ...clientActivityRoutes(deps.bus, deps.logger, streams),
     ...jobsRoutes(deps.bus),
+    ...(deps.recordAudit ? auditRoutes({ bus: deps.bus, logger: deps.logger, streams, record: deps.recordAudit }) : []),
   ];
   for (const route of routes) registerRoute(app, route, deps.identity?.resolveAccess ?? publicOnlyAccess);
   registeredRoutes.set(app, routes);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type AuditRelay, createAuditRelay } from '@orbital/audit';
+import { type AuditRelay, createAuditRelay, recordAudit } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import { serviceIdentity } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
@@ -173,6 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     eventRateLimiter,
     consoleDir: config.CONSOLE_DIR,
     publicUrl: publicUrl.href.replace(/\/$/, ''),
+    recordAudit: (record) => recordAudit(identityDb.pool.get(), record),
     docsEnabled: createDocsSwitch({
       read: () => settings.boolean('global.enable_swagger_docs', true),
       logger,

@@ -442,6 +442,29 @@ export const accessMatrix: AccessRow[] = [
   // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
   // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
   { method: 'GET', route: '/api/jobs/status', url: () => '/api/jobs/status', expect: adminOnly(503) },
+  // The audit log: all of it for global admins, a team's entries for its team admins (not its users).
+  { method: 'GET', route: '/api/audit', url: () => '/api/audit?limit=5', expect: adminOnly(200) },
+  { method: 'GET', route: '/api/audit/stream', url: () => '/api/audit/stream', stream: true, expect: adminOnly(200) },
+  { method: 'GET', route: '/api/audit/export', url: () => '/api/audit/export?format=json', expect: adminOnly(200) },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/audit',
+    url: (c) => `/api/teams/${c.teamA}/audit`,
+    expect: teamAManagers(200),
+  },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/audit/stream',
+    url: (c) => `/api/teams/${c.teamA}/audit/stream`,
+    stream: true,
+    expect: teamAManagers(200),
+  },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/audit/export',
+    url: (c) => `/api/teams/${c.teamA}/audit/export?format=json`,
+    expect: teamAManagers(200),
+  },
   // OAuth for satellite clients. Client authentication, not a session, guards token and revocation, so
   // an unknown client is 401 for every caller; the consent endpoints need a session, then a known client.
   {

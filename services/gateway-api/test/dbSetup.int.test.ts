@@ -56,6 +56,7 @@ const startRegistry = (env: TestEnvironment, buses: TestBuses, name = 'registry'
     buses,
     configSchema: registryConfig,
     create: createRegistryApp,
+    stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),
   });
 

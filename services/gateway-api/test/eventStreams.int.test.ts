@@ -33,13 +33,13 @@ beforeAll(async () => {
     logger,
     config: loadConfig(registryConfig, env.env),
   });
-  closers.push(() => registry.database.pool.end());
+  closers.push(registry.stop, () => registry.database.pool.end());
   const installations = await createInstallationsApp({
     bus: await bus('installations'),
     logger,
     config: loadConfig(installationsConfig, env.env),
   });
-  closers.push(() => installations.database.pool.end());
+  closers.push(installations.stop, () => installations.database.pool.end());
   const settings = await createSettingsApp({
     bus: await bus('settings'),
     logger,

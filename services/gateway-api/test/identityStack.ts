@@ -42,6 +42,8 @@ export type IdentityStack = {
   app: FastifyInstance;
   /** Starts one more gateway replica on the same NATS, PostgreSQL and Redis. */
   addGateway(overrides?: { env?: Record<string, string> }): Promise<GatewayReplica>;
+  /** Stops the settings service for good (the database setup and the audit log go with it). */
+  stopSettings(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -100,6 +102,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     name: 'registry',
     configSchema: registryConfigSchema,
     create: createRegistryApp,
+    stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),
   });
   // The installations service answers the installation routes (commands to the registry wait in its outbox).
@@ -112,6 +115,11 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),
   });
+  let settingsStopped: Promise<void> | null = null;
+  const stopSettings = () => {
+    settingsStopped ??= settings.stop();
+    return settingsStopped;
+  };
   const gateways: GatewayReplica[] = [];
 
   async function addGateway(overrides: { env?: Record<string, string> } = {}): Promise<GatewayReplica> {
@@ -172,11 +180,12 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     gateways,
     app: first.app,
     addGateway,
+    stopSettings,
     async stop() {
       for (const stop of stoppers) await stop();
       await installations.stop();
       await registry.stop();
-      await settings.stop();
+      await stopSettings();
       await buses.drain();
       for (const redis of redises) redis.disconnect();
       await env.cleanup();

@@ -63,6 +63,7 @@ export async function startRegistryUnderTest(options: {
         argon2Options: { memoryCost: 8192, timeCost: 2, parallelism: 1 },
         ...(options.registrationHashing ? { registrationHashing: options.registrationHashing } : {}),
       }),
+    stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),
   });
   await registry.app.database.migrate();

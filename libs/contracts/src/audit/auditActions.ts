@@ -25,6 +25,7 @@ export const auditActions = {
   'setting_group.updated': 'A setting group was changed',
   'database.setup': 'The database was set up (POST /api/db/setup)',
   'audit.pruned': 'Entries older than the retention period were removed',
+  'audit.exported': 'Someone downloaded the audit log (details: format, filters, how many entries)',
   'template.created': 'An MCP server template was added to the catalogue',
   'template.updated': 'An MCP server template was changed',
   'template.deleted': 'An MCP server template was removed from the catalogue',

@@ -58,13 +58,22 @@ export function secretDetailPaths(value: unknown, path: string[] = []): string[]
 /** Largest serialised `details`: an entry describes an action, it does not carry its payload. */
 export const auditDetailsMaxBytes = 8192;
 
+// Values are JSON (checked below by writing them out) rather than z.json(), whose recursive schema the
+// OpenAPI document cannot reference.
 export const auditDetails = z
-  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.json())
+  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.unknown())
   .superRefine((details, ctx) => {
     for (const path of secretDetailPaths(details)) {
       ctx.addIssue({ code: 'custom', path: path.split('.'), message: 'an audit entry never carries a secret' });
     }
-    if (new TextEncoder().encode(JSON.stringify(details)).length > auditDetailsMaxBytes) {
+    let text: string;
+    try {
+      text = JSON.stringify(details);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'details must be JSON' });
+      return;
+    }
+    if (new TextEncoder().encode(text).length > auditDetailsMaxBytes) {
       ctx.addIssue({ code: 'custom', message: `details must stay under ${auditDetailsMaxBytes} bytes` });
     }
   });
@@ -161,3 +170,29 @@ export const requestOrigin = z.object({
   user_name: z.string().max(200).nullable().optional(),
 });
 export type RequestOrigin = z.infer<typeof requestOrigin>;
+
+/**
+ * True when an entry passes a filter: the same rules as the log's own query, for what a live stream
+ * receives (`actor` the id or the e-mail in any case, `action` a name or `<kind>.*`, `from` inclusive,
+ * `to` exclusive).
+ */
+export function matchesAuditFilter(entry: AuditEntry, filter: AuditFilter): boolean {
+  if (filter.team_id !== undefined && entry.team_id !== filter.team_id) return false;
+  if (filter.actor !== undefined) {
+    const email = entry.actor.email?.toLowerCase();
+    if (entry.actor.id !== filter.actor && email !== filter.actor.toLowerCase()) return false;
+  }
+  if (filter.action !== undefined) {
+    if (filter.action.endsWith('.*')) {
+      if (!entry.action.startsWith(filter.action.slice(0, -1))) return false;
+    } else if (entry.action !== filter.action) return false;
+  }
+  if (filter.target_kind !== undefined && entry.target.kind !== filter.target_kind) return false;
+  if (filter.target_id !== undefined && entry.target.id !== filter.target_id) return false;
+  if (filter.outcome !== undefined && entry.outcome !== filter.outcome) return false;
+  if (filter.source !== undefined && entry.source !== filter.source) return false;
+  const at = Date.parse(entry.occurred_at);
+  if (filter.from !== undefined && at < Date.parse(filter.from)) return false;
+  if (filter.to !== undefined && at >= Date.parse(filter.to)) return false;
+  return true;
+}
