@@ -28,6 +28,17 @@ describe('ops listener', () => {
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({ status: 'not_ready', checks: { process: 'ok', database: 'failing' } });
     expect((await fetch(`${base}/readyz?exclude=database`)).status).toBe(200);
+    // A check that does not gate is reported and leaves the verdict alone.
+    database = true;
+    let redis = false;
+    readiness.add('redis', () => redis, { gates: false });
+    const degraded = await fetch(`${base}/readyz`);
+    expect(degraded.status).toBe(200);
+    expect(await degraded.json()).toEqual({
+      status: 'ready',
+      checks: { process: 'ok', database: 'ok', redis: 'failing' },
+    });
+    redis = true;
 
     metrics.busObserver.requestSent('settings.setting.get', 0.002, 'ok');
     metrics.busObserver.requestHandled('settings.setting.get', 0.001, 'not_found');

@@ -22,6 +22,7 @@ export {
 } from './runConformanceSuite.ts';
 export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
 export { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from './startOAuthProtectedMcpServer.ts';
+export { type PrivateRedisServer, startRedisServer } from './startRedisServer.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export {
   type ServiceUnderTest,

@@ -4,7 +4,13 @@ import type { Bus } from '@orbital/bus';
 import { serviceIdentity } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
-import { type Readiness, type ServiceMetrics, type ShutdownStep, startDatabaseOwner } from '@orbital/service';
+import {
+  isRedisReady,
+  type Readiness,
+  type ServiceMetrics,
+  type ShutdownStep,
+  startDatabaseOwner,
+} from '@orbital/service';
 import { createNatsSettingsSource, createSettingsReader, withLastKnownValues } from '@orbital/settings-client';
 import type { LiveStreams } from '@orbital/sse';
 import type { FastifyInstance } from 'fastify';
@@ -89,7 +95,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     onMigrated: () => identity?.afterMigrations() ?? Promise.resolve(),
   });
-  options.readiness.add('database', identityDb.isReachable);
+  // Reported, not gating: every replica shares PostgreSQL and Redis, and an unready replica leaves the
+  // Service. The routes that need either answer 503 themselves while it is away; event intake (NATS),
+  // known sessions and known satellite keys go on, and would stop with the probe.
+  options.readiness.add('database', identityDb.isReachable, { gates: false });
+  options.readiness.add('redis', () => isRedisReady(redis), { gates: false });
   // Identity and OAuth record their actions in identity's audit_outbox; this delivers them.
   const auditRelay = createAuditRelay({ pool: identityDb.pool, bus, logger, source: 'gateway-api' });
   auditRelay.start();

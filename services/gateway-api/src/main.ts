@@ -1,5 +1,4 @@
-import { runService } from '@orbital/service';
-import { Redis } from 'ioredis';
+import { createRedisClient, runService } from '@orbital/service';
 import { gatewayConfigSchema } from './config.ts';
 import { createGateway } from './createGateway.ts';
 
@@ -7,13 +6,14 @@ await runService({
   name: 'gateway-api',
   configSchema: gatewayConfigSchema,
   async start({ config, logger, bus, metrics, readiness }) {
-    const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    await redis.connect();
+    // Not waited for: without Redis the gateway serves everything but login (503) and counts no event
+    // batches, and it connects whenever Redis comes (readiness names it meanwhile).
+    const redis = createRedisClient({ url: config.REDIS_URL, name: 'gateway-api', logger });
     const gateway = await createGateway({ config, bus, logger, redis, metrics, readiness });
     await gateway.app.listen({ port: config.PORT, host: config.HOST });
     return {
       beforeDrain: gateway.beforeDrain,
-      afterDrain: [...gateway.afterDrain, { name: 'close redis', run: async () => void (await redis.quit()) }],
+      afterDrain: [...gateway.afterDrain, { name: 'close redis', run: async () => redis.disconnect() }],
     };
   },
 });

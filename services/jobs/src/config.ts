@@ -36,6 +36,10 @@ export const configSchema = requireInProduction(
     JOBS_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
     // How long shutdown waits for a running tick before leaving it to another replica (stalled-job recovery).
     JOBS_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+    // How often each replica looks for schedules missing from Redis (restarted empty, keys evicted) and puts
+    // them back; also whenever its Redis connection is ready again. A quarter of the shortest schedule, so a
+    // lost schedule misses at most one tick.
+    JOBS_SCHEDULE_CHECK_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   }),
   [...natsProductionVariables, ...redisProductionVariables],
 );

@@ -5,8 +5,11 @@ import { configSchema } from './config.ts';
 await runService({
   name: 'jobs',
   configSchema,
-  async start({ config, logger, bus, metrics }) {
+  async start({ config, logger, bus, metrics, readiness }) {
     const app = await createJobsApp({ bus, logger, config });
+    // Both gate: the service does nothing but keep the schedules, and it cannot without Redis.
+    readiness.add('redis', app.isRedisReady);
+    readiness.add('schedules', () => app.scheduleState().kind === 'in_place');
     metrics.gauge(
       'orbital_jobs_queue_jobs',
       'Jobs of each schedule by state, read from BullMQ at scrape time',

@@ -73,6 +73,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
   const limiter = createLoginRateLimiter({
     redis: options.redis,
     keyPrefix: options.redisKeyPrefix,
+    logger,
     ...(options.loginRateLimits ? { limits: options.loginRateLimits } : {}),
   });
   const loginGate = createLoginGate(options.settings);

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '@orbital/errors';
+import type { Logger } from '@orbital/logger';
 import type { Redis } from 'ioredis';
 
 export type RateLimit = { maxAttempts: number; windowSeconds: number };
@@ -39,9 +41,19 @@ export type LoginAttempt =
  * counts on the account as a whole. A burst from one address therefore locks the account at that
  * address only (at most `accountAtAddress.maxAttempts` of its attempts reach the account counter),
  * never everywhere.
+ *
+ * Without Redis no attempt can be counted, and a login that went on regardless would open every account
+ * to unlimited guessing for as long as Redis is away: an attempt is then refused with `unavailable` (503),
+ * at once, since the client fails its commands instead of queueing them (createRedisClient). Clearing
+ * the counts after a success is not worth failing a correct login for: that failure is only logged.
  */
-export function createLoginRateLimiter(options: { redis: Redis; keyPrefix: string; limits?: LoginRateLimits }) {
-  const { redis } = options;
+export function createLoginRateLimiter(options: {
+  redis: Redis;
+  keyPrefix: string;
+  logger: Logger;
+  limits?: LoginRateLimits;
+}) {
+  const { redis, logger } = options;
   const limits = options.limits ?? defaultLoginRateLimits;
   const base = `${options.keyPrefix}:identity:login`;
   const accountOf = (email: string) => createHash('sha256').update(email.toLowerCase()).digest('hex');
@@ -55,7 +67,15 @@ export function createLoginRateLimiter(options: { redis: Redis; keyPrefix: strin
     for (const { key, limit } of keys) {
       transaction.set(key, '0', 'EX', limit.windowSeconds, 'NX').incr(key).ttl(key);
     }
-    const results = await transaction.exec();
+    let results: Awaited<ReturnType<typeof transaction.exec>>;
+    try {
+      results = await transaction.exec();
+    } catch (cause) {
+      throw new AppError('unavailable', 'Login is unavailable for a moment: its attempt limits cannot be checked', {
+        details: { reason: 'redis_unavailable', retry_after_seconds: 5 },
+        cause,
+      });
+    }
     if (!results) throw new Error('the rate-limit transaction was aborted');
     const value = (index: number) => {
       const [error, result] = results[index] ?? [];
@@ -86,7 +106,11 @@ export function createLoginRateLimiter(options: { redis: Redis; keyPrefix: strin
     },
     /** A success ends the account's counts (everywhere, and at this address); the address keeps its own. */
     async succeeded(email: string, address: string): Promise<void> {
-      await redis.del(accountKey(email), pairKey(email, address));
+      try {
+        await redis.del(accountKey(email), pairKey(email, address));
+      } catch (error) {
+        logger.warn({ err: error }, 'login succeeded, but its attempt counts could not be cleared (Redis)');
+      }
     },
   };
 }
