@@ -90,7 +90,8 @@ export function createScheduleKeeper(deps: {
       looking = next.catch(() => {});
       return next;
     },
-    state: () => state,
+    // Without Redis nothing is known, whatever the last look found.
+    state: () => (deps.isConnected() ? state : { kind: 'unknown' }),
     start(everyMs) {
       timer = setInterval(() => void keeper.check(), everyMs);
       timer.unref();
