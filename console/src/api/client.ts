@@ -22,6 +22,7 @@ import type {
   LoginReply,
   MemberView,
   MeView,
+  OAuthStatusView,
   RegistrationTokenView,
   RequestLogPage,
   SatelliteMetrics,
@@ -186,6 +187,7 @@ export const api = {
 
   catalogue: {
     list: () => call<TemplateView[]>('GET', '/api/mcp/servers'),
+    get: (slug: string) => call<TemplateView>('GET', `/api/mcp/servers/${encodeURIComponent(slug)}`),
     create: (body: TemplateCreate) => call<TemplateView>('POST', '/api/mcp/servers', body),
     remove: (slug: string) => call<{ deleted: true }>('DELETE', `/api/mcp/servers/${encodeURIComponent(slug)}`),
     /** A template from an MCP Registry server.json document, and what each installation must provide. */
@@ -201,6 +203,12 @@ export const api = {
     remove: (teamId: string, id: string) => call<{ deleted: true }>('DELETE', installation(teamId, id)),
     updateSettings: (teamId: string, id: string, settings: { request_logging_enabled: boolean }) =>
       call<InstallationView>('PATCH', `${installation(teamId, id)}/settings`, settings),
+    oauthStatus: (teamId: string, id: string) => call<OAuthStatusView>('GET', `${installation(teamId, id)}/oauth`),
+    /** Starts authorizing at the server's authorization server: the browser is to go to the answered URL. */
+    authorize: (teamId: string, id: string) =>
+      call<{ authorization_url: string; expires_at: string }>('POST', `${installation(teamId, id)}/oauth/authorize`),
+    disconnect: (teamId: string, id: string, owner: string) =>
+      call<{ deleted: boolean }>('DELETE', `${installation(teamId, id)}/oauth${queryString({ owner })}`),
   },
 
   accessTokens: {

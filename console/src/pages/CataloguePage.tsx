@@ -42,6 +42,23 @@ export function CataloguePage() {
               ) : null}
             </p>
             {template.description ? <p>{template.description}</p> : null}
+            {template.oauth || template.untested ? (
+              <p className="muted">
+                {template.oauth
+                  ? template.oauth.token_scope === 'user'
+                    ? 'OAuth: each person authorizes with their own account. '
+                    : 'OAuth: a team admin authorizes one account for the team. '
+                  : null}
+                {template.untested ? (
+                  <span data-testid="untested">Untested here: no test of this project reaches this server. </span>
+                ) : null}
+                {template.documentation_url ? (
+                  <a href={template.documentation_url} target="_blank" rel="noreferrer">
+                    Vendor documentation
+                  </a>
+                ) : null}
+              </p>
+            ) : null}
             <TemplateRuns template={template} />
             {installing === template.slug ? (
               <InstallForm template={template} teams={installable} onCancel={() => setInstalling(null)} />

@@ -20,6 +20,7 @@ import { Page } from '../components/Page.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { StreamState } from '../components/StreamState.tsx';
 import { When } from '../components/When.tsx';
+import { RemoteAuthorization } from './RemoteAuthorization.tsx';
 
 const keptLines = 200;
 const keptRequests = 100;
@@ -72,6 +73,8 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
   });
   const i = installation.data;
   const current = status?.status ?? i?.status;
+  // Its template says whether the server needs OAuth (and whose token its calls carry).
+  const template = useLoad(() => (i ? api.catalogue.get(i.server_slug) : Promise.resolve(undefined)), [i?.server_slug]);
 
   return (
     <Page title={i ? `Installation ${i.name}` : 'Installation'}>
@@ -106,6 +109,10 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
           </p>
         ) : null}
       </section>
+
+      {i && template.data?.oauth ? (
+        <RemoteAuthorization teamId={teamId} installationId={installationId} template={template.data} />
+      ) : null}
 
       <section aria-labelledby="requests">
         <h2 id="requests">

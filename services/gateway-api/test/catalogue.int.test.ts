@@ -41,6 +41,18 @@ describe('the catalogue', () => {
     }
   });
 
+  it("holds the vendors' remote servers behind OAuth, marked untested here, with their documentation", async () => {
+    const templates = (await call('GET', '/api/mcp/servers')).json().data as Array<Record<string, unknown>>;
+    const remote = templates.filter((t) => t.untested === true);
+    expect(remote.map((t) => t.slug).sort()).toEqual(['atlassian', 'linear', 'notion', 'sentry', 'stripe']);
+    for (const template of remote) {
+      expect(template).toMatchObject({ transport: 'http', oauth: { token_scope: 'user' }, command: null });
+      expect(String(template.url)).toMatch(/^https:\/\//);
+      expect(String(template.documentation_url)).toMatch(/^https:\/\//);
+    }
+    expect(templates.filter((t) => String(t.slug).startsWith('server-')).every((t) => t.untested === false)).toBe(true);
+  });
+
   it('imports a server.json document and says what each installation must provide', async () => {
     const response = await call('POST', '/api/mcp/servers/import', { server: weather });
     expect(response.statusCode).toBe(201);

@@ -286,6 +286,31 @@ describe('the MCP authorization flow for a per-user remote server', () => {
   });
 });
 
+describe('the audit log', () => {
+  it('has an entry for each authorization given, refused and removed, naming no token', async () => {
+    const rows = await h.sql<{ entry: { action: string; outcome: string; actor: { id: string }; reason: string } }>(
+      `SELECT entry FROM installations.audit_outbox WHERE entry->>'action' LIKE 'installation.oauth_%'`,
+    );
+    const entries = rows.map((r) => r.entry);
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: 'installation.oauth_authorized',
+          outcome: 'success',
+          actor: expect.objectContaining({ id: 'u-team-user' }),
+        }),
+        expect.objectContaining({
+          action: 'installation.oauth_authorized',
+          outcome: 'failure',
+          actor: expect.objectContaining({ id: 'u-team-admin' }),
+          reason: expect.stringMatching(/refused/),
+        }),
+      ]),
+    );
+    expect(JSON.stringify(entries)).not.toMatch(/access_token|refresh_token/);
+  });
+});
+
 describe('a token that expires', () => {
   it('is refreshed before a satellite gets it, once the authorization server lets it expire', async () => {
     const installationId = await install('short-lived', shortLived.mcpUrl, 'user');
@@ -323,6 +348,10 @@ describe('a team token', () => {
     );
     expect(removed).toEqual({ deleted: true });
     await eventually(async () => !(await upstream.isActive(token)));
+    const revoked = await h.sql(
+      `SELECT 1 FROM installations.audit_outbox WHERE entry->>'action' = 'installation.oauth_revoked'`,
+    );
+    expect(revoked).toHaveLength(1);
   });
 
   it('refuses to start a flow for a server that does not use OAuth', async () => {

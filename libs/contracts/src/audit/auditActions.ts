@@ -34,6 +34,10 @@ export const auditActions = {
   'installation.deleted': 'An installation was removed',
   'installation.settings_updated': "An installation's settings (request logging) were changed",
   'installation.user_config_updated': "A member changed their own level of an installation's configuration",
+  'installation.oauth_authorized':
+    "A person authorized Orbital at a remote server's authorization server, for themself or the team (failure: consent refused or the exchange failed)",
+  'installation.oauth_revoked':
+    'An authorization of a remote server was removed and its tokens queued for revocation (details: whose, never a token)',
   'registration_token.created': 'A satellite registration token was made (details: its id, never the token)',
   'registration_token.revoked': 'A satellite registration token was revoked',
   'satellite.registered': 'A satellite registered with a registration token (failure: the reason it was refused)',

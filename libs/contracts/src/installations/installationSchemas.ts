@@ -50,6 +50,10 @@ export const templateView = z.object({
   headers: z.record(z.string(), z.string()),
   /** Set when the remote server is an OAuth-protected resource: calls carry a token Orbital obtained. */
   oauth: templateOAuth.nullable(),
+  /** True for templates of servers the project's tests never reached (public servers on the internet). */
+  untested: z.boolean(),
+  /** The vendor's documentation of the server: its URL and how it authenticates come from there. */
+  documentation_url: z.string().nullable(),
   /** Aggregated over the template's installations by the template health job: healthy, unhealthy or unknown. */
   health_status: z.string().nullable(),
   last_health_check_at: isoTime.nullable(),
@@ -74,6 +78,12 @@ const templateFields = {
     .optional(),
   headers: headerMap.optional(),
   oauth: templateOAuth.nullable().optional(),
+  untested: z.boolean().optional(),
+  documentation_url: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .max(2000)
+    .nullable()
+    .optional(),
 };
 
 export const templateCreate = z

@@ -16,6 +16,8 @@ export const templateRow = z.object({
   url: z.string().nullable(),
   headers: stringMap,
   oauth: templateOAuth.nullable(),
+  untested: z.boolean(),
+  documentation_url: z.string().nullable(),
   health_status: z.string().nullable(),
   last_health_check_at: isoTimestampColumn.nullable(),
   health_check_error: z.string().nullable(),

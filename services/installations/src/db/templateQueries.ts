@@ -4,7 +4,8 @@ import { AppError } from '@orbital/errors';
 import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { type TemplateRow, templateRow } from './rows.ts';
 
-const columns = sql.fragment`id, slug, name, description, transport, command, args, env, url, headers, oauth, health_status,
+const columns = sql.fragment`id, slug, name, description, transport, command, args, env, url, headers, oauth, untested, documentation_url,
+  health_status,
   last_health_check_at, health_check_error, created_at, updated_at`;
 
 export type TemplateFields = {
@@ -17,6 +18,8 @@ export type TemplateFields = {
   url: string | null;
   headers: Record<string, string>;
   oauth: TemplateOAuth | null;
+  untested: boolean;
+  documentation_url: string | null;
 };
 
 export async function listTemplateRows(db: CommonQueryMethods): Promise<readonly TemplateRow[]> {
@@ -33,9 +36,11 @@ export async function findTemplate(db: CommonQueryMethods, slug: string, lock = 
 export async function insertTemplate(db: CommonQueryMethods, slug: string, t: TemplateFields): Promise<TemplateRow> {
   try {
     return await db.one(sql.type(templateRow)`
-      INSERT INTO mcp_server_templates (slug, name, description, transport, command, args, env, url, headers, oauth)
+      INSERT INTO mcp_server_templates (slug, name, description, transport, command, args, env, url, headers, oauth,
+        untested, documentation_url)
       VALUES (${slug}, ${t.name}, ${t.description}, ${t.transport}, ${t.command}, ${sql.jsonb(t.args)},
-        ${sql.jsonb(t.env)}, ${t.url}, ${sql.jsonb(t.headers)}, ${t.oauth ? sql.jsonb(t.oauth) : null})
+        ${sql.jsonb(t.env)}, ${t.url}, ${sql.jsonb(t.headers)}, ${t.oauth ? sql.jsonb(t.oauth) : null}, ${t.untested},
+        ${t.documentation_url})
       RETURNING ${columns}`);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError) {
@@ -49,7 +54,8 @@ export async function updateTemplateRow(db: CommonQueryMethods, slug: string, t:
   return db.one(sql.type(templateRow)`
     UPDATE mcp_server_templates SET name = ${t.name}, description = ${t.description}, transport = ${t.transport},
       command = ${t.command}, args = ${sql.jsonb(t.args)}, env = ${sql.jsonb(t.env)}, url = ${t.url},
-      headers = ${sql.jsonb(t.headers)}, oauth = ${t.oauth ? sql.jsonb(t.oauth) : null}, updated_at = now()
+      headers = ${sql.jsonb(t.headers)}, oauth = ${t.oauth ? sql.jsonb(t.oauth) : null},
+      untested = ${t.untested}, documentation_url = ${t.documentation_url}, updated_at = now()
     WHERE slug = ${slug}
     RETURNING ${columns}`);
 }

@@ -116,6 +116,8 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         url: body.url ?? null,
         headers: body.headers ?? {},
         oauth: body.oauth ?? null,
+        untested: body.untested ?? false,
+        documentation_url: body.documentation_url ?? null,
       });
       return templateView(row);
     },
@@ -133,6 +135,8 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           url: current.url,
           headers: current.headers,
           oauth: current.oauth,
+          untested: current.untested,
+          documentation_url: current.documentation_url,
           ...stripUndefined(changes),
         };
         // The merged template must still satisfy the transport rules of a new one.

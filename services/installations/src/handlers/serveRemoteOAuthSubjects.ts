@@ -1,3 +1,4 @@
+import { auditContextOf } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import { remoteOAuthSubjects as s } from '@orbital/contracts';
 import type { RemoteOAuth } from '../oauth/createRemoteOAuth.ts';
@@ -6,7 +7,7 @@ import type { RemoteOAuth } from '../oauth/createRemoteOAuth.ts';
 export function serveRemoteOAuthSubjects(bus: Bus, oauth: RemoteOAuth): void {
   bus.serve(s.getStatus, (r, c) => oauth.getStatus(c.access.identity, r.team_id, r.installation_id));
   bus.serve(s.start, (r, c) => oauth.start(c.access.identity, r));
-  bus.serve(s.complete, (r) => oauth.complete(r));
-  bus.serve(s.disconnect, (r, c) => oauth.disconnect(c.access.identity, r));
+  bus.serve(s.complete, (r, c) => oauth.complete(r, auditContextOf(c)));
+  bus.serve(s.disconnect, (r, c) => oauth.disconnect(c.access.identity, r, auditContextOf(c)));
   bus.serve(s.tokenForSatellite, (r, c) => oauth.tokenForSatellite(c.access.identity, r));
 }

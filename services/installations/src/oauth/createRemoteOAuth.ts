@@ -8,6 +8,7 @@ import {
   refreshAuthorization,
   startAuthorization,
 } from '@modelcontextprotocol/client';
+import { type AuditContext, recordAudit } from '@orbital/audit';
 import {
   type CallerIdentity,
   hasTeamPermission,
@@ -248,14 +249,17 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
       return { authorization_url: authorizationUrl.href, browser_binding: binding, expires_at: expiresAt };
     },
 
-    async complete(request: {
-      state: string;
-      browser_binding: string;
-      code?: string | undefined;
-      iss?: string | undefined;
-      error?: string | undefined;
-      error_description?: string | undefined;
-    }): Promise<OAuthFlowOutcome> {
+    async complete(
+      request: {
+        state: string;
+        browser_binding: string;
+        code?: string | undefined;
+        iss?: string | undefined;
+        error?: string | undefined;
+        error_description?: string | undefined;
+      },
+      audit: AuditContext,
+    ): Promise<OAuthFlowOutcome> {
       const stateHash = sha256(request.state);
       const flowRow = await o.takeFlow(pool.get(), stateHash);
       if (!flowRow || flowRow.expired) {
@@ -278,13 +282,27 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
         outcome: kind,
         message,
       });
+      // The redirect back carries no session: the person is the one who started the flow.
+      const entry = {
+        action: 'installation.oauth_authorized' as const,
+        actor: { kind: 'user' as const, id: flowRow.started_by, email: null, name: null },
+        source_ip: audit.source_ip,
+        request_id: audit.request_id,
+        target: { kind: 'installation', id: flowRow.installation_id },
+        team_id: flowRow.team_id,
+        details: { for: flowRow.token_owner === teamOwner ? 'team' : 'self' },
+      };
+      const failed = async (kind: 'refused' | 'failed', message: string) => {
+        await recordAudit(pool.get(), { ...entry, outcome: 'failure', reason: message });
+        return outcome(kind, message);
+      };
       if (request.error || !request.code) {
         const refused = request.error === 'access_denied';
         logger.info(
           { installation_id: flowRow.installation_id, oauth_error: request.error ?? 'no_code' },
           'remote authorization not given',
         );
-        return outcome(
+        return failed(
           refused ? 'refused' : 'failed',
           refused
             ? 'The authorization was refused at the authorization server; nothing was stored.'
@@ -308,7 +326,7 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
         const problem = remoteProblem('The authorization code could not be exchanged for a token', error);
         logger.warn({ installation_id: flowRow.installation_id, err: problem.message }, 'remote authorization failed');
         if (problem.code === 'unavailable') throw problem;
-        return outcome('failed', problem.message);
+        return failed('failed', problem.message);
       }
       await pool.get().transaction(async (tx) => {
         const installation = await deps.findInstallation(tx, flowRow.team_id, flowRow.installation_id);
@@ -327,6 +345,7 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
         });
         // Satellites waiting for a first token (or holding a refused one) connect again.
         await deps.reconfigure(tx, installation);
+        await recordAudit(tx, { ...entry, details: { ...entry.details, authorization_server: flow.issuer } });
       });
       await deps.afterCommit();
       logger.info(
@@ -339,6 +358,7 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
     async disconnect(
       identity: CallerIdentity,
       request: { team_id: string; installation_id: string; owner: 'team' | 'me' | { user_id: string } },
+      audit: AuditContext,
     ) {
       const userId = identity.kind === 'user' ? identity.user_id : null;
       const owner = request.owner === 'me' ? userId : request.owner === 'team' ? teamOwner : request.owner.user_id;
@@ -349,7 +369,16 @@ export function createRemoteOAuth(deps: RemoteOAuthDeps) {
       const deleted = await pool.get().transaction(async (tx) => {
         await deps.findInstallation(tx, request.team_id, request.installation_id);
         const row = await o.deleteToken(tx, request.installation_id, owner);
-        if (row) await queueRevocationOf(tx, row);
+        if (row) {
+          await queueRevocationOf(tx, row);
+          await recordAudit(tx, {
+            ...audit,
+            action: 'installation.oauth_revoked',
+            target: { kind: 'installation', id: request.installation_id },
+            team_id: request.team_id,
+            details: { owner: owner === teamOwner ? 'team' : owner },
+          });
+        }
         return row !== null;
       });
       await deps.afterCommit();
