@@ -2,8 +2,10 @@
  * Discovery benchmark, in one run:
  *
  * 1. Retrieval quality on the public golden set (47 plain requests, graded labels) over the 45-tool
- *    corpus alone and mixed with the 527 distractor tools, for Orbital's discovery next to plain Fuse.js
- *    with discovery's options and a plain BM25; and the same on our own tuning requests.
+ *    corpus alone and mixed with the 489 distractor tools of distractors_v2, for Orbital's discovery
+ *    next to plain Fuse.js with discovery's options and a plain BM25; and the same on our own tuning
+ *    requests. The data sets are mcpproxy-go's evaluation data (MIT) and LiveMCPBench's tools
+ *    (Apache-2.0), read where they are kept, never copied into the repository.
  * 2. Tokens the input schemas and annotations add to a discovery result at limit 10.
  * 3. Latency p50/p99 at 100, 1,000 and 10,000 tools: Orbital's discovery on plain requests and on
  *    operator queries, (a) plain Fuse.js rebuilt per query (the reference), (b) a kept Fuse index,
@@ -76,21 +78,15 @@ const corpusSets: ReadonlyArray<{ label: string; tools: SearchableTool[] }> = [
     label: `corpus + distractors (${data.corpus.length + data.distractors.length})`,
     tools: [...data.corpus, ...data.distractors],
   },
-  {
-    label: 'corpus + distractors, distractors listed first',
-    tools: [...data.distractors, ...data.corpus],
-  },
 ];
-console.log(`Golden set: ${data.golden.length} requests, ${data.directory}`);
+console.log(
+  `Golden set: ${data.golden.length} requests, read from ${data.directory} (mcpproxy-go's evaluation data, MIT; distractors from LiveMCPBench, Apache-2.0)`,
+);
 for (const set of corpusSets) {
   console.log(`${set.label}\n${qualityHeader}`);
   for (const system of systems)
     console.log(qualityRow(system.label, measureQuality(set.tools, data.golden, system.create)));
 }
-console.log(
-  '  (32 distractors are verbatim twins of labelled corpus tools; a tie keeps list order, so the last table shows\n' +
-    '   the twins winning every tie)\n',
-);
 
 const tuning = await loadTuningSet();
 const paraphrases = new Set(tuning.paraphrases);

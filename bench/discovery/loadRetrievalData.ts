@@ -66,7 +66,10 @@ export function loadRetrievalData(directory = retrievalDataDirectory()) {
   const corpus = readJson<{ tools: CorpusTool[] }>(directory, 'corpus_v2.tools.json').tools.map((t) =>
     searchableTool(t.server, t.tool, t.description, t.schema),
   );
-  const distractorTools = readJson<{ tools: DistractorTool[] }>(directory, 'livemcptool_tools.json').tools;
+  // v2 leaves out the distractor copies of the corpus's own reference servers (identical twins of
+  // labelled tools, which no ranking can tell apart); the tuning set reads the full list.
+  const distractorTools = readJson<{ tools: DistractorTool[] }>(directory, 'distractors_v2.tools.json').tools;
+  const allLiveMcpTools = readJson<{ tools: DistractorTool[] }>(directory, 'livemcptool_tools.json').tools;
   const distractors = distractorTools.map((t) =>
     searchableTool(t.server, t.tool, t.description, t.inputSchema, `${distractorPrefix}${t.server}`),
   );
@@ -76,5 +79,5 @@ export function loadRetrievalData(directory = retrievalDataDirectory()) {
   ).queries.map(
     (q): LabelledQuery => ({ query: q.query, labels: new Map(q.labels.map((l) => [l.tool_id, l.relevance])) }),
   );
-  return { directory, corpus, distractors, distractorTools, golden };
+  return { directory, corpus, distractors, distractorTools, allLiveMcpTools, golden };
 }

@@ -19,7 +19,7 @@ export async function loadTuningSet(): Promise<{
   const referenceNames = new Set(reference.map((t) => t.server_name));
   const fromCorpus = data.corpus.filter((t) => ['git', 'sqlite', 'fetch', 'time'].includes(t.server_name));
   const corpusNames = new Set(fromCorpus.map((t) => t.server_name));
-  const distractors = data.distractorTools
+  const distractors = data.allLiveMcpTools
     .filter((t) => !referenceNames.has(t.server) && !corpusNames.has(t.server))
     .map((t) => searchableTool(t.server, t.tool, t.description, t.inputSchema));
   const tools = [...reference, ...fromCorpus, ...distractors];

@@ -35,6 +35,39 @@ describe('createPlainToolSearch', () => {
     expect(paths(search, 'total of two numbers')[0]).toBe('demo:get-sum');
   });
 
+  it('reads words as software people use them, through its vocabulary', () => {
+    const files = createPlainToolSearch();
+    files.setTools([
+      tool('notes', 'delete_note', 'Delete a note by its title.'),
+      tool('files', 'remove_directory', 'Remove an empty directory.'),
+      tool('files', 'list_directory', 'List the entries of a directory.'),
+    ]);
+    expect(paths(files, 'delete the folder')[0]).toBe('files:remove_directory');
+    expect(paths(files, 'list a folder')[0]).toBe('files:list_directory');
+  });
+
+  it("weighs a description's first sentence, which says what the tool does, above the rest", () => {
+    const billing = createPlainToolSearch();
+    billing.setTools([
+      tool('desk', 'list_tickets', 'Lists open support tickets. Tickets about invoices are tagged billing.'),
+      tool('books', 'send_reminders', 'Sends reminders about invoices. Reminders go to the billing contact.'),
+    ]);
+    expect(paths(billing, 'invoices')[0]).toBe('books:send_reminders');
+  });
+
+  it('lifts the tools of the server the request is about', () => {
+    const routed = createPlainToolSearch();
+    routed.setTools([
+      tool('shop', 'search', 'Search items.'),
+      tool('shop', 'add_to_cart', 'Put a product in the basket.'),
+      tool('git', 'search', 'Search items.'),
+      tool('git', 'commit', 'Record changes to the repository.'),
+      tool('git', 'log', 'Show the commit history of the repository.'),
+    ]);
+    const ranked = paths(routed, 'search the repository', 5);
+    expect(ranked.indexOf('git:search')).toBeLessThan(ranked.indexOf('shop:search'));
+  });
+
   it('reads input schema property names and descriptions', () => {
     expect(paths(search, 'which city')[0]).toBe('weather:getForecast');
   });

@@ -1,23 +1,37 @@
 import type { SearchableTool } from './searchableTool.ts';
 
 /**
- * The texts of a tool that plain-word discovery reads, one per field: its name, its description, its
- * server (slug and name), and its input schema (each property's name and description, nested objects
- * and array items included, a few levels deep).
+ * The texts of a tool that plain-word discovery reads, one per field, so each can weigh what it says:
+ * its name; the first sentence of its description (what the tool does) and the rest (how, caveats,
+ * examples); its input schema (each property's name and description, nested objects and array items
+ * included, a few levels deep); and its server (slug and name).
  */
-export type ToolSearchFields = { name: string; description: string; server: string; schema: string };
+export type ToolSearchFields = { name: string; summary: string; details: string; schema: string; server: string };
 
-export const toolSearchFieldNames = ['name', 'description', 'server', 'schema'] as const;
+export const toolSearchFieldNames = ['name', 'summary', 'details', 'schema', 'server'] as const;
 
 export function toolSearchFields(tool: SearchableTool): ToolSearchFields {
   const schemaTexts: string[] = [];
   collectSchemaTexts(tool.input_schema, schemaTexts, 0);
+  const [summary, details] = splitFirstSentence(tool.description);
   return {
     name: tool.name,
-    description: tool.description,
-    server: `${tool.server_slug} ${tool.server_name}`,
+    summary,
+    details,
     schema: schemaTexts.join(' '),
+    server: `${tool.server_slug} ${tool.server_name}`,
   };
+}
+
+/**
+ * A description's first sentence and the rest. A sentence ends at `.`, `!` or `?` followed by white
+ * space, or at a blank line; a dot inside a word (`file.txt`, `e.g.`) or a number does not end it.
+ */
+export function splitFirstSentence(text: string): [string, string] {
+  const end = /(?<![A-Za-z0-9]\.[A-Za-z])(?<!\b(?:e\.g|i\.e|etc|vs))[.!?](?=\s)|\n\s*\n/.exec(text);
+  if (!end) return [text.trim(), ''];
+  const at = end.index + end[0].length;
+  return [text.slice(0, at).trim(), text.slice(at).trim()];
 }
 
 const maxSchemaDepth = 3;
