@@ -157,6 +157,36 @@ describe('discover_mcp_tools over the reference servers', () => {
     expect((await discover({ query: paragraph })).tools.map((tool) => tool.tool_path)).toContain('everything:get-sum');
   });
 
+  it('merges several phrasings of one need (queries) by reciprocal rank', async () => {
+    // Each phrasing is ranked on its own; the tool they all rank well comes first.
+    const alone = await discover({ query: 'make a folder', limit: 5 });
+    const merged = await discover({ query: 'make a folder', queries: ['mkdir', 'new directory'], limit: 5 });
+    expect(merged.tools[0]?.tool_path).toBe('filesystem:create_directory');
+    expect(merged.query).toBe('make a folder');
+    expect(alone.tools.map((tool) => tool.tool_path)).toContain('filesystem:create_directory');
+    const scores = merged.tools.map((tool) => tool.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    for (const score of scores) expect(score).toBeGreaterThanOrEqual(0);
+    // A phrasing that finds nothing takes nothing away from the others.
+    const withNoise = await discover({ query: 'zzqxjv', queries: ['add two numbers'], limit: 3 });
+    expect(withNoise.tools[0]?.tool_path).toBe('everything:get-sum');
+  });
+
+  it('refuses bad queries with a clear error naming the phrasing', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      ['add numbers', /"queries" must be an array of strings/],
+      [['add numbers', 7], /"queries\.1" must be a string/],
+      [['add numbers', '  '], /"queries\.1" must not be blank/],
+      [['x'.repeat(1001)], /"queries\.0" must be at most 1000 characters/],
+      [Array.from({ length: 11 }, () => 'add numbers'), /"queries" must hold at most 10 phrasings/],
+    ];
+    for (const [queries, message] of cases) {
+      const result = await client.callTool({ name: 'discover_mcp_tools', arguments: { query: 'sum', queries } });
+      expect(result.isError, String(message)).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+  });
+
   it('finds nothing for words no tool holds, and caps results at the limit', async () => {
     expect((await discover({ query: 'zzqxjv wqkzv' })).tools).toEqual([]);
     expect((await discover({ query: 'file', limit: 2 })).tools).toHaveLength(2);

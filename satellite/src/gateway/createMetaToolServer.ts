@@ -12,12 +12,13 @@ import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
+import { searchPhrasings } from '../search/searchPhrasings.ts';
 import { toDiscoveredTool } from '../search/toDiscoveredTool.ts';
 import { toSearchableTool } from '../search/toSearchableTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import type { RoundContext, SuspendedCalls } from './createSuspendedCalls.ts';
 import { createToolExecutor, type ToolScope, toolError } from './createToolExecutor.ts';
-import { metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
+import { maxPhrasings, metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
 
 export type { ToolScope } from './createToolExecutor.ts';
 
@@ -26,19 +27,33 @@ export const metaTools: Tool[] = [
   {
     name: 'discover_mcp_tools',
     description:
-      'Find tools among every MCP server this satellite serves. Describe what you want to do in plain words ' +
-      '("make a new folder", "add two numbers", "commit my changes"): results come best match first, each with ' +
-      'its tool path (serverName:toolName) to pass to execute_mcp_tool, its input schema and its annotations, and ' +
-      'a relevance_score between 0 and 1 where lower is closer. `limit` caps how many tools come back (default 10). ' +
-      "Exact matching is available with Fuse.js extended-search operators: =exact, 'includes, ^prefix, suffix$, " +
-      '!not, and | for OR (for example "^git | ^github").',
+      'Find tools among every MCP server this satellite serves. Send keywords rather than a sentence: the action ' +
+      'and the thing it acts on ("create directory", "commit changes git", "query table sql"), names the tool is ' +
+      'likely to have ("read_file", "list_issues", "send_message"), the product or server if you know it ' +
+      '("github", "postgres", "slack"), and synonyms of the key words ("folder directory", "delete remove"). ' +
+      'Put other phrasings of the same need in `queries`: each is searched and the lists are merged, so a tool ' +
+      'any phrasing finds rises. Results come best match first, each with its tool path (serverName:toolName) ' +
+      'to pass to execute_mcp_tool, its input schema and its annotations, and a relevance_score between 0 and 1 ' +
+      'where lower is closer. If none fits, search again with other words. `limit` caps how many tools come ' +
+      "back (default 10). Exact matching is available with Fuse.js extended-search operators: =exact, 'includes, " +
+      '^prefix, suffix$, !not, and | for OR (for example "^git | ^github").',
     inputSchema: {
       type: 'object',
       properties: {
         query: {
           type: 'string',
           description:
-            'What the tool should do, in plain words, or words from its name or server; or Fuse.js operators',
+            'Keywords for the tool you need: the action and its object, likely tool names, the server or product, ' +
+            'and synonyms (for example "create directory folder mkdir"); or Fuse.js operators',
+        },
+        queries: {
+          type: 'array',
+          items: { type: 'string' },
+          maxItems: maxPhrasings,
+          description:
+            `Optional: up to ${maxPhrasings} other phrasings of the same need (for example ["git commit", ` +
+            '"record staged changes", "save changes to repository"]), searched with query and merged by ' +
+            'reciprocal rank',
         },
         limit: {
           type: 'number',
@@ -125,13 +140,14 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     if (problem) return toolError(problem);
     const {
       query,
+      queries = [],
       limit = 10,
       include_schemas: includeSchemas = true,
-    } = raw as { query: string; limit?: number; include_schemas?: boolean };
+    } = raw as { query: string; queries?: string[]; limit?: number; include_schemas?: boolean };
     const began = performance.now();
     const search = searchOf(scope);
     search.setTools(searchable(scope));
-    const results = search.search(query, limit);
+    const results = searchPhrasings(search, [query, ...queries], limit);
     const searchTimeMs = performance.now() - began;
     return textResult({
       tools: results.map((result) => toDiscoveredTool(result, includeSchemas)),

@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** The longest discovery query accepted, in UTF-16 code units (a paragraph of about 150 words). */
 export const maxQueryLength = 1000;
 
+/** The most extra phrasings (`queries`) one discovery call may send; each is one more search. */
+export const maxPhrasings = 10;
+
 const argumentSchemas = {
   discover_mcp_tools: z.object({
     // A query is a request in a sentence or a few operator terms. Its cost grows with its length (every `|`
@@ -13,6 +16,19 @@ const argumentSchemas = {
       .max(maxQueryLength, {
         error: `must be at most ${maxQueryLength} characters: describe the tool in a sentence, or use fewer operator terms`,
       }),
+    // Other phrasings of the same need, each searched and the lists fused: each costs one search.
+    queries: z
+      .array(
+        z
+          .string({ error: 'must be a string: another phrasing of what the tool should do' })
+          .refine((phrasing) => phrasing.trim().length > 0, { error: 'must not be blank' })
+          .refine((phrasing) => phrasing.length <= maxQueryLength, {
+            error: `must be at most ${maxQueryLength} characters`,
+          }),
+        { error: 'must be an array of strings: other phrasings of what the tool should do' },
+      )
+      .max(maxPhrasings, { error: `must hold at most ${maxPhrasings} phrasings` })
+      .optional(),
     limit: z
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
@@ -44,7 +60,12 @@ export function metaToolArgumentProblem(tool: MetaToolName, raw: unknown): strin
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.join('.');
     if (!field) return 'the arguments must be an object';
-    const given = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)[field] : undefined;
+    let given: unknown = raw;
+    for (const key of issue.path)
+      given =
+        given !== null && typeof given === 'object'
+          ? (given as Record<PropertyKey, unknown>)[key as PropertyKey]
+          : undefined;
     const missing = issue.code === 'invalid_type' && given === undefined;
     return missing ? `"${field}" is required and ${issue.message}` : `"${field}" ${issue.message}`;
   });
