@@ -25,7 +25,8 @@ describe('createDiscoverySearch', () => {
         ).toEqual(expected);
       }
     }
-  });
+    // 300 generated queries, each also run through Fuse.js rebuilt from scratch: seconds on a shared machine.
+  }, 30_000);
 
   it('ranks plain words with the word ranking, and falls back to Fuse when no word matches', () => {
     const target = tools[17];
