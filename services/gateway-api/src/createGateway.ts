@@ -23,6 +23,7 @@ import {
   createIdentityModule,
   firstAdminFromConfig,
   type IdentityModule,
+  type IdentityModuleOptions,
   type LoginRateLimits,
 } from './identity/index.ts';
 import { createOAuthModule, createSatelliteResourceServerAuthenticator } from './oauth/index.ts';
@@ -49,6 +50,9 @@ export type GatewayOptions = {
   tuning?: {
     now?: () => number;
     loginRateLimits?: LoginRateLimits;
+    /** The mail sender's pace and SMTP TLS options, and the limits of requests that send mail. */
+    mail?: IdentityModuleOptions['mail'];
+    mailRequestLimits?: IdentityModuleOptions['mailRequestLimits'];
     liveStreams?: LiveStreams;
     docsTtlMs?: number;
     replicaAckTimeoutMs?: number;
@@ -127,6 +131,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
     satellite: satellites.authenticate,
     ...(tuning.loginRateLimits ? { loginRateLimits: tuning.loginRateLimits } : {}),
+    ...(tuning.mail ? { mail: tuning.mail } : {}),
+    ...(tuning.mailRequestLimits ? { mailRequestLimits: tuning.mailRequestLimits } : {}),
     ...(tuning.replicaAckTimeoutMs ? { replicaAckTimeoutMs: tuning.replicaAckTimeoutMs } : {}),
     ...(tuning.now ? { now: tuning.now } : {}),
   });

@@ -23,7 +23,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { gatewayConfigSchema } from '../src/config.ts';
-import { createGateway } from '../src/createGateway.ts';
+import { createGateway, type GatewayOptions } from '../src/createGateway.ts';
 import type { FirstAdmin, IdentityModule, LoginRateLimits } from '../src/identity/index.ts';
 
 export type GatewayReplica = {
@@ -51,6 +51,9 @@ export type IdentityStackOptions = {
   gateways?: number;
   firstAdmin?: FirstAdmin | null;
   loginRateLimits?: LoginRateLimits;
+  /** The mail sender's pace and SMTP TLS options, and the limits of requests that send mail. */
+  mail?: NonNullable<GatewayOptions['tuning']>['mail'];
+  mailRequestLimits?: NonNullable<GatewayOptions['tuning']>['mailRequestLimits'];
   now?: () => number;
   sessionTtlHours?: number;
   /** The OAuth issuer (the gateway's public URL): a test that listens picks its port first. */
@@ -148,6 +151,8 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       tuning: {
         ...(options.now ? { now: options.now } : {}),
         ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
+        ...(options.mail ? { mail: options.mail } : {}),
+        ...(options.mailRequestLimits ? { mailRequestLimits: options.mailRequestLimits } : {}),
         ...(options.sse ? { liveStreams: options.sse.live } : {}),
         // No time-to-live, so tests see a settings change at once.
         docsTtlMs: 0,

@@ -1,3 +1,4 @@
+export * from './accountViews.ts';
 export * from './identitySubjects.ts';
 export * from './identityViews.ts';
 export * from './permissions.ts';

@@ -3,11 +3,17 @@ import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { SettingsReader } from '@orbital/settings-client';
 import type { Redis } from 'ioredis';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { AccessResolver, RouteDefinition, SatelliteAuthenticator } from '../http/defineRoute.ts';
+import { createMailSender, type MailSender } from '../mail/createMailSender.ts';
+import { accountRoutes } from './accountRoutes.ts';
+import { createAccountStore } from './accountStore.ts';
 import { authRoutes } from './authRoutes.ts';
 import { createAccessResolver } from './createAccessResolver.ts';
+import { createLinkMaker } from './createLinkMaker.ts';
 import { createLoginGate, type LoginGate } from './createLoginGate.ts';
 import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateLimiter.ts';
+import { createMailRequestLimiter, type MailRequestLimits } from './createMailRequestLimiter.ts';
 import { createReplicaBroadcast } from './createReplicaBroadcast.ts';
 import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
 import { createSessionCache } from './createSessionCache.ts';
@@ -32,6 +38,10 @@ export type IdentityModuleOptions = {
   sessionTtlMs?: number;
   sessionCacheTtlMs?: number;
   loginRateLimits?: LoginRateLimits;
+  /** Limits of the public requests that send mail (registration, reset, a new confirmation link). */
+  mailRequestLimits?: MailRequestLimits;
+  /** The mail sender's pace and the TLS options of its SMTP connections (tests trust their server). */
+  mail?: { intervalMs?: number; retryBaseMs?: number; maxAttempts?: number; tls?: SMTPTransport.Options['tls'] };
   /** How long a revocation waits for other replicas to confirm their eviction. */
   replicaAckTimeoutMs?: number;
   satellite?: SatelliteAuthenticator;
@@ -49,6 +59,8 @@ export type IdentityModule = {
    * disabled or unconfirmed account are checked there).
    */
   issueSession: SessionIssuer;
+  /** The mail outbox's sender (identity owns people, so it owns the mail it sends them). */
+  mail: MailSender;
   /** Called after identity's migrations are applied: creates the first admin if needed. */
   afterMigrations(): Promise<void>;
   stop(): Promise<void>;
@@ -88,8 +100,30 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     now,
     sessionTtlMs: options.sessionTtlMs ?? 24 * 3600 * 1000,
   });
+  const accounts = createAccountStore(options.pool);
+  const mail = createMailSender({
+    pool: options.pool,
+    settings: options.settings,
+    logger,
+    links: createLinkMaker({ accounts, now }),
+    ...options.mail,
+  });
   const routes = [
     ...authRoutes({ ...deps, limiter, loginGate, issueSession }),
+    ...accountRoutes({
+      ...deps,
+      pool: options.pool,
+      accounts,
+      settings: options.settings,
+      loginGate,
+      issueSession,
+      mail,
+      mailLimiter: createMailRequestLimiter({
+        redis: options.redis,
+        keyPrefix: options.redisKeyPrefix,
+        ...(options.mailRequestLimits ? { limits: options.mailRequestLimits } : {}),
+      }),
+    }),
     ...userRoutes(deps),
     ...teamRoutes(deps),
   ];
@@ -103,7 +137,11 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     replicaId: broadcast.replicaId,
     loginGate,
     issueSession,
+    mail,
     afterMigrations: () => ensureFirstAdmin({ store, admin: options.firstAdmin, logger }),
-    stop: () => broadcast.stop(),
+    async stop() {
+      await mail.stop();
+      await broadcast.stop();
+    },
   };
 }

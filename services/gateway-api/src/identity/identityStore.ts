@@ -102,19 +102,19 @@ export function createIdentityStore(pool: LivePool) {
   const db = () => pool.get();
 
   return {
-    async findUserByEmail(email: string) {
-      return db().maybeOne(sql.type(userWithHashRow)`
+    async findUserByEmail(email: string, on?: CommonQueryMethods) {
+      return (on ?? db()).maybeOne(sql.type(userWithHashRow)`
         SELECT ${userColumns}, password_hash FROM identity.users WHERE lower(email) = lower(${email}) AND ${notDeleted}`);
     },
 
-    async getUser(userId: string): Promise<UserRow | null> {
-      return db().maybeOne(
+    async getUser(userId: string, on?: CommonQueryMethods): Promise<UserRow | null> {
+      return (on ?? db()).maybeOne(
         sql.type(userRow)`SELECT ${userColumns} FROM identity.users WHERE id = ${userId} AND ${notDeleted}`,
       );
     },
 
-    async getUserWithHash(userId: string) {
-      return db().maybeOne(sql.type(userWithHashRow)`
+    async getUserWithHash(userId: string, on?: CommonQueryMethods) {
+      return (on ?? db()).maybeOne(sql.type(userWithHashRow)`
         SELECT ${userColumns}, password_hash FROM identity.users WHERE id = ${userId} AND ${notDeleted}`);
     },
 
@@ -143,17 +143,20 @@ export function createIdentityStore(pool: LivePool) {
       return { items, total };
     },
 
-    async createUser(input: {
-      email: string;
-      name: string;
-      /** Null for an account that signs in only with single sign-on. */
-      passwordHash: string | null;
-      globalRole: GlobalRole;
-      /** Whether the address is known to be the person's (created by an admin, invited, or from a provider). */
-      emailVerified: boolean;
-    }): Promise<UserRow> {
+    async createUser(
+      input: {
+        email: string;
+        name: string;
+        /** Null for an account that signs in only with single sign-on. */
+        passwordHash: string | null;
+        globalRole: GlobalRole;
+        /** Whether the address is known to be the person's (created by an admin, invited, or from a provider). */
+        emailVerified: boolean;
+      },
+      on?: CommonQueryMethods,
+    ): Promise<UserRow> {
       try {
-        return await db().one(sql.type(userRow)`
+        return await (on ?? db()).one(sql.type(userRow)`
           INSERT INTO identity.users (email, name, password_hash, global_role, email_verified_at)
           VALUES (${input.email}, ${input.name}, ${input.passwordHash}, ${input.globalRole},
                   ${input.emailVerified ? sql.fragment`now()` : null})
@@ -301,8 +304,13 @@ export function createIdentityStore(pool: LivePool) {
      * Sets a new password and revokes every session of the account but `keepSessionId` (the one that
      * changed it, if any). Returns false when the account does not exist.
      */
-    async setPassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<boolean> {
-      return db().transaction(async (tx) => {
+    async setPassword(
+      userId: string,
+      passwordHash: string,
+      keepSessionId: string | null,
+      on?: CommonQueryMethods,
+    ): Promise<boolean> {
+      const change = async (tx: CommonQueryMethods) => {
         const updated = await tx.query(sql.unsafe`
           UPDATE identity.users SET password_hash = ${passwordHash}, updated_at = now()
           WHERE id = ${userId} AND ${notDeleted}`);
@@ -312,7 +320,8 @@ export function createIdentityStore(pool: LivePool) {
           WHERE user_id = ${userId} AND revoked_at IS NULL
             AND (${keepSessionId}::uuid IS NULL OR id <> ${keepSessionId}::uuid)`);
         return true;
-      });
+      };
+      return on ? change(on) : db().transaction(change);
     },
 
     membershipsOf: (userId: string) => membershipsOf(db(), userId),
@@ -369,16 +378,16 @@ export function createIdentityStore(pool: LivePool) {
         WHERE m.team_id = ${teamId} ORDER BY lower(u.email)`);
     },
 
-    async getMember(teamId: string, userId: string): Promise<MemberRow | null> {
-      return db().maybeOne(sql.type(memberRow)`
+    async getMember(teamId: string, userId: string, on?: CommonQueryMethods): Promise<MemberRow | null> {
+      return (on ?? db()).maybeOne(sql.type(memberRow)`
         SELECT m.user_id, u.email, u.name, m.role, m.created_at
         FROM identity.memberships m JOIN identity.users u ON u.id = m.user_id
         WHERE m.team_id = ${teamId} AND m.user_id = ${userId}`);
     },
 
-    async addMember(teamId: string, userId: string, role: TeamRole): Promise<void> {
+    async addMember(teamId: string, userId: string, role: TeamRole, on?: CommonQueryMethods): Promise<void> {
       try {
-        await db().query(sql.unsafe`
+        await (on ?? db()).query(sql.unsafe`
           INSERT INTO identity.memberships (team_id, user_id, role) VALUES (${teamId}, ${userId}, ${role})`);
       } catch (error) {
         translate(error, {

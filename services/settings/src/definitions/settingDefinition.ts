@@ -36,7 +36,8 @@ export type SettingDefinition = z.infer<typeof settingDefinition>;
 
 /**
  * A built-in setting also names the processes that read it (`readBy`): a setting nothing reads
- * promises what the platform does not do.
+ * promises what the platform does not do. `settingReaders.test.ts` checks each named process's code reads
+ * the key, and that the README's table of settings agrees.
  */
 export const coreSettingDefinition = z
   .object({ ...settingFields, readBy: z.array(processName).min(1) })
