@@ -1,3 +1,4 @@
+import { fastifyTimeouts } from '@orbital/config';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { introspectionPath, mcpScope } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
@@ -120,6 +121,7 @@ export function createSatelliteApp(options: {
   // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    ...fastifyTimeouts(config),
     // One log line per MCP message would drown the events; failures are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
   });

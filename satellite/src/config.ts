@@ -1,4 +1,4 @@
-import { envBoolean, logEnv, port, positiveInt } from '@orbital/config';
+import { envBoolean, httpTimeoutsEnv, httpTimeoutsProblem, logEnv, port, positiveInt } from '@orbital/config';
 import { z } from 'zod';
 
 const list = z.string().transform((text) =>
@@ -12,6 +12,9 @@ const nonNegativeInt = z.coerce.number().int().min(0);
 /** The satellite's environment. Durations are milliseconds. */
 export const satelliteEnv = logEnv.extend({
   PORT: port.default(3001),
+  // How long a client may take to send its head and its whole request (libs/config httpTimeouts); a
+  // tool call may take as long as it needs once its request is in.
+  ...httpTimeoutsEnv.shape,
   // The /metrics, /healthz and /readyz listener, apart from /mcp so a shared satellite's clients never
   // see operators' data; off unless set (the manifests set it).
   METRICS_PORT: port.optional(),
@@ -146,6 +149,8 @@ export function configurationProblems(config: SatelliteEnv): Array<{ variable: k
         'a global satellite serves every team: set SATELLITE_AUTH_MODE=oauth, or SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL=true to run it without authentication',
     });
   }
+  const timeouts = httpTimeoutsProblem(config);
+  if (timeouts) problems.push({ variable: 'HTTP_HEADERS_TIMEOUT_MS', message: timeouts });
   return problems;
 }
 

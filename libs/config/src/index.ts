@@ -15,5 +15,6 @@ export {
   redisEnv,
   redisProductionVariables,
 } from './commonEnv.ts';
+export { fastifyTimeouts, type HttpTimeoutsEnv, httpTimeoutsEnv, httpTimeoutsProblem } from './httpTimeouts.ts';
 export { ConfigError, loadConfig, loadConfigOrExit } from './loadConfig.ts';
 export { productionNodeEnv, productionRequirements, requireInProduction } from './requireInProduction.ts';

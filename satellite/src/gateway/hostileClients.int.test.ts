@@ -1,17 +1,30 @@
+import { connect, type Socket } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stdioServer, textOf } from '../../test/helpers.ts';
 import { startTestSatellite } from '../../test/startTestSatellite.ts';
 import type { SatelliteApp } from '../app.ts';
 
 /**
- * `/mcp` against clients that mean harm, through a real socket: what they send is refused with a
- * JSON-RPC error before anything walks it, and the satellite keeps serving the next client.
+ * `/mcp` against clients that mean harm or are merely slow, through a real socket: what they send is
+ * refused with a JSON-RPC error before anything walks it, a client trickling its head or its body is cut
+ * once its limit is up, and a tool call that takes longer than those limits still gets its answer.
  */
+const headersTimeoutMs = 500;
+const requestTimeoutMs = 1000;
 let satellite: SatelliteApp;
 let url: URL;
 
 beforeAll(async () => {
-  ({ satellite, url } = await startTestSatellite({ servers: [] }));
-});
+  ({ satellite, url } = await startTestSatellite({
+    servers: [stdioServer('fixture')],
+    env: {
+      HTTP_HEADERS_TIMEOUT_MS: String(headersTimeoutMs),
+      HTTP_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: String(requestTimeoutMs),
+    },
+  }));
+}, 60_000);
 
 afterAll(async () => {
   await satellite?.close();
@@ -24,6 +37,33 @@ async function post(body: string) {
     body,
   });
   return { status: response.status, body: (await response.json()) as unknown };
+}
+
+/** Writes `first`, then `drip()` every 100 ms until the satellite hangs up; resolves with the drips sent. */
+function trickle(first: string, drip: () => string, giveUpMs = 15_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect(Number(url.port), url.hostname);
+    let drips = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = setTimeout(() => {
+      clearInterval(timer);
+      socket.destroy();
+      reject(new Error(`still connected after ${drips} drips`));
+    }, giveUpMs);
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(giveUp);
+      resolve(drips);
+    });
+    socket.write(first);
+    timer = setInterval(() => {
+      if (socket.writable) {
+        socket.write(drip());
+        drips += 1;
+      }
+    }, 100);
+  });
 }
 
 describe('/mcp and hostile bodies', () => {
@@ -48,5 +88,38 @@ describe('/mcp and hostile bodies', () => {
     }
     const health = await fetch(new URL('/', url));
     expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('/mcp and slow clients', () => {
+  it('cuts a client trickling its head once the head limit is up', async () => {
+    let header = 0;
+    const drips = await trickle(`POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\n`, () => `X-Slow-${header++}: a\r\n`);
+    expect(drips).toBeGreaterThan(2);
+  });
+
+  it('cuts a client trickling its body once the request limit is up', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(500) } });
+    let sent = 0;
+    const drips = await trickle(
+      `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n`,
+      () => body[sent++ % body.length] as string,
+    );
+    expect(drips).toBeGreaterThan(requestTimeoutMs / 100 - 2);
+    expect(sent).toBeLessThan(body.length);
+  });
+
+  it('answers a tool call that runs well past the request limit', async () => {
+    const client = new Client({ name: 'slow-call', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    try {
+      const result = await client.callTool({
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'fixture:slow_task', arguments: { steps: 3, delay_ms: requestTimeoutMs } },
+      });
+      expect(textOf(result)).toBe('done after 3 steps');
+    } finally {
+      await client.close();
+    }
   });
 });

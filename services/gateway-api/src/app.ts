@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AuditRecord } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
+import { fastifyTimeouts, type HttpTimeoutsEnv, httpTimeoutsEnv } from '@orbital/config';
 import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
@@ -43,6 +44,8 @@ export type GatewayDeps = {
   logger: Logger;
   readiness: Pick<Readiness, 'report'>;
   bodyLimitBytes?: number;
+  /** How long a client may take to send its head and its request (HTTP_*_TIMEOUT_MS); their defaults when not given. */
+  httpTimeouts?: HttpTimeoutsEnv;
   /** Fastify's trustProxy: false, a hop count, or trusted proxy addresses (TRUST_PROXY). */
   trustProxy?: boolean | number | string[];
   /** Setup migrates every schema; it may take longer than an ordinary request. */
@@ -88,6 +91,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance typed with Fastify's defaults.
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
+    ...fastifyTimeouts(deps.httpTimeouts ?? httpTimeoutsEnv.parse({})),
     // A hop count trusts that many proxies nearest the gateway (Fastify's types take it as a function).
     trustProxy:
       typeof deps.trustProxy === 'number'

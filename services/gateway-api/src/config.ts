@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import {
   envBoolean,
+  httpTimeoutsEnv,
+  httpTimeoutsProblem,
   logEnv,
   natsEnv,
   natsProductionVariables,
@@ -51,6 +53,8 @@ export const gatewayConfigSchema = requireInProduction(
       EVENTS_RATE_LIMIT_MAX_REQUESTS: positiveInt.default(120),
       EVENTS_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
       PORT: port.default(3000),
+      // How long a client may take to send its head and its whole request (libs/config httpTimeouts).
+      ...httpTimeoutsEnv.shape,
       // 0.0.0.0 inside containers; 127.0.0.1 keeps a development machine's gateway private.
       HOST: z.string().default('0.0.0.0'),
       // Largest JSON body accepted; event batches of 100 events are the biggest legitimate bodies.
@@ -100,6 +104,10 @@ export const gatewayConfigSchema = requireInProduction(
         .string()
         .min(1)
         .default(fileURLToPath(new URL('../../../console/dist', import.meta.url))),
+    })
+    .refine((config) => httpTimeoutsProblem(config) === null, {
+      path: ['HTTP_HEADERS_TIMEOUT_MS'],
+      message: 'must not be longer than HTTP_REQUEST_TIMEOUT_MS',
     })
     .refine((config) => !(config.OAUTH_CLIENT_METADATA_ALLOW_HTTP && config.OAUTH_ISSUER_URL?.startsWith('https:')), {
       path: ['OAUTH_CLIENT_METADATA_ALLOW_HTTP'],

@@ -176,6 +176,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     bus,
     logger,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    httpTimeouts: config,
     trustProxy: config.TRUST_PROXY,
     readiness: options.readiness,
     identity,
