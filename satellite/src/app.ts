@@ -21,6 +21,7 @@ import { createSessionStore, type SessionStore } from './gateway/createSessionSt
 import { createSuspendedCalls, type SuspendedCalls } from './gateway/createSuspendedCalls.ts';
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
+import { describeServers } from './health/describeServers.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
 import { createDiscoverySearch } from './search/createDiscoverySearch.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
@@ -34,7 +35,11 @@ export type SatelliteApp = {
   suspended: SuspendedCalls;
   /** The global settings the satellite acts on; the backend link's configuration sync fills it. */
   settings: SettingsCache;
-  /** Starts the MCP servers (the HTTP listener is the caller's, so tests can use any port). */
+  /**
+   * Starts the MCP servers in the background (the HTTP listener is the caller's, so tests can use any
+   * port). The promise settles once each server's first attempt has, and never rejects: main.ts
+   * listens first and does not wait for it; tests do.
+   */
   start(): Promise<void>;
   /** Sessions first, then servers and their process groups, then the HTTP server. */
   close(): Promise<void>;
@@ -182,7 +187,7 @@ export function createSatelliteApp(options: {
       auth: config.SATELLITE_AUTH_MODE,
       ...(options.link ? { backend: options.link.status() } : {}),
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
-      servers: { total: servers.length, online: servers.filter((s) => s.status === 'online').length },
+      servers: describeServers(servers, !oauth),
       sessions: sessions.size(),
       settings: { ...held.settings, source: held.source, hash: held.hash, updated_at: held.updated_at },
     };
@@ -201,9 +206,9 @@ export function createSatelliteApp(options: {
     sessions,
     suspended,
     settings,
-    async start() {
+    start() {
       sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
-      await runtime.start();
+      return runtime.start();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);

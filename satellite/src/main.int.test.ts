@@ -181,9 +181,17 @@ describe('the satellite process', () => {
     const metricsPort = await freePort();
     const { port } = await startSatellite({ SATELLITE_CONFIG_FILE: file, METRICS_PORT: String(metricsPort) });
     const ops = `http://127.0.0.1:${metricsPort}`;
+    // Ready as soon as it listens, whatever its servers are doing.
     expect((await fetch(`${ops}/readyz`)).status).toBe(200);
-    const text = await (await fetch(`${ops}/metrics`)).text();
-    expect(text).toContain('orbital_satellite_servers{status="online",transport="stdio",service="satellite"} 2');
+    let text = '';
+    await waitUntil(
+      () => text.includes('orbital_satellite_servers{status="online",transport="stdio",service="satellite"} 2'),
+      15000,
+      'both servers online',
+      async () => {
+        text = await (await fetch(`${ops}/metrics`)).text();
+      },
+    );
     expect(text).toContain('orbital_satellite_processes{state="running",service="satellite"} 2');
     expect(text).toContain('orbital_satellite_sessions{service="satellite"} 0');
     // Not on the MCP listener.

@@ -91,7 +91,8 @@ const metrics = createSatelliteMetrics({
 });
 
 try {
-  await satellite.start();
+  // Listen first: the health check and /mcp answer at once, saying which servers are still starting,
+  // and no server (slow, silent or failing) can hold up the satellite or end it.
   await satellite.app.listen({ port: config.PORT, host: config.HOST });
   if (config.METRICS_PORT !== undefined) {
     const readiness = createReadiness();
@@ -115,6 +116,13 @@ try {
     },
     'ready',
   );
+  void satellite.start().then(() => {
+    const snapshot = satellite.runtime.snapshot();
+    logger.info(
+      { servers: snapshot.length, online: snapshot.filter((server) => server.status === 'online').length },
+      'MCP servers started (each online, or retrying as its status says)',
+    );
+  });
   if (link) {
     link.start(satellite.runtime).catch((error: unknown) => {
       if (stopping) return;

@@ -2,7 +2,7 @@ import { type HeartbeatBody, heartbeatBody } from '@orbital/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
 import { errorReply, type ScriptedBackend, startScriptedBackend } from '../../test/createScriptedBackend.ts';
-import { silentLogger, stdioServer, testSettings } from '../../test/helpers.ts';
+import { silentLogger, stdioServer, testSettings, waitUntil } from '../../test/helpers.ts';
 import { createLinkParts } from '../../test/linkFixture.ts';
 import { createRecordingEventSink } from '../events/createRecordingEventSink.ts';
 import { createServerRuntime, type ServerRuntime } from '../runtime/createServerRuntime.ts';
@@ -116,6 +116,10 @@ describe('configuration sync', () => {
     expect(first.config_hash).toBe(configurationHash(runtime.configurations()));
     expect(first.config_hash).toMatch(/^[0-9a-f]{12}$/);
     const pid = (id: string) => runtime.server(id)?.snapshot().process_id;
+    // Applying starts servers without waiting for them: the sync returns while they come up.
+    const online = (...ids: string[]) =>
+      waitUntil(() => ids.every((id) => runtime.server(id)?.status() === 'online'), 10000, `${ids} online`);
+    await online('inst-keep', 'inst-change', 'inst-drop');
     const keepPid = pid('inst-keep');
     const changePid = pid('inst-change');
     expect(keepPid).toBeGreaterThan(0);
@@ -137,6 +141,7 @@ describe('configuration sync', () => {
       restarted: ['inst-change'],
       unchanged: ['inst-keep'],
     });
+    await online('inst-added', 'inst-change');
     expect(pid('inst-keep')).toBe(keepPid);
     expect(pid('inst-change')).not.toBe(changePid);
     expect(runtime.server('inst-drop')).toBeUndefined();

@@ -149,11 +149,14 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     search.setTools(searchable(scope));
     const results = searchPhrasings(search, [query, ...queries], limit);
     const searchTimeMs = performance.now() - began;
+    // Servers still starting, retrying or failed have no tools in the results: say which, and why.
+    const unavailable = deps.runtime.unavailable(scope?.teamId);
     return textResult({
       tools: results.map((result) => toDiscoveredTool(result, includeSchemas)),
       total_found: results.length,
       search_time_ms: Math.round(searchTimeMs * 1000) / 1000,
       query,
+      ...(unavailable.length > 0 ? { unavailable_servers: unavailable } : {}),
     });
   };
 

@@ -225,6 +225,8 @@ export function createServerRuntime(options: {
     onlineTools: catalogue.onlineTools,
     /** A tool by path (see the catalogue): found, unavailable with why, ambiguous or unknown. */
     lookup: catalogue.lookup,
+    /** The configured servers (of one team when given) that are not online, and why. */
+    unavailable: catalogue.unavailable,
     /**
      * `lookup`, except that a remote server found offline is asked to reconnect first: one that has just
      * come back serves the call instead of refusing it until the next reconnection attempt.
@@ -246,8 +248,8 @@ export function createServerRuntime(options: {
     },
     /**
      * Starts every configured server in the background, and the idle and health timers. The promise
-     * settles once every first start has (online, failed for good, or offline for now); nothing needs
-     * to wait for it, and one slow server delays no other.
+     * settles once every server's first attempt has (online or failed); nothing needs to wait for it,
+     * and one slow server delays no other.
      */
     start(): Promise<void> {
       running = true;
@@ -276,6 +278,8 @@ export function createServerRuntime(options: {
      * Makes the running set match `next` (the backend's configuration): starts new installations,
      * stops removed ones, restarts those whose configuration or tool-path name changed, and leaves the
      * rest alone (a running process is not touched; one stopped by a kill command stays stopped).
+     * Resolves once the stops are done and the starts under way: a server slow to start holds up
+     * neither the configuration sync nor the commands behind it.
      */
     apply(next: readonly ServerConfiguration[]) {
       return serialized(async () => {
@@ -295,7 +299,6 @@ export function createServerRuntime(options: {
           await stopEntry(id, false);
           outcome.stopped.push(id);
         }
-        const starts: Promise<void>[] = [];
         for (const config of catalogue.configurations()) {
           const id = config.installation_id;
           const previous = before.get(id);
@@ -313,20 +316,27 @@ export function createServerRuntime(options: {
             outcome.restarted.push(id);
             await stopEntry(id, false);
           }
-          if (running) starts.push(startEntry(config));
+          if (running) void startEntry(config);
           else entries.set(id, build(config));
         }
         refreshList();
-        await Promise.all(starts);
         return outcome;
       });
     },
-    /** Starts a configured installation that is not running; `already_running` otherwise. */
+    /**
+     * Starts a configured installation that is not running (`already_running` otherwise), and waits
+     * for its first attempt, so the command's result carries the status it led to.
+     */
     spawn(installationId: string) {
       return serialized(async () => {
         const config = catalogue.configuration(installationId);
         if (!config) return 'not_configured' as const;
-        if (entries.has(installationId)) return 'already_running' as const;
+        const entry = entries.get(installationId);
+        if (entry) {
+          // Perhaps started a moment ago by the configuration this command fetched: its first attempt counts.
+          await entry.server.start();
+          return 'already_running' as const;
+        }
         await startEntry(config);
         return 'started' as const;
       });

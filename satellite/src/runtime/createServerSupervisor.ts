@@ -240,6 +240,14 @@ export function createServerSupervisor(options: {
     }
   };
 
+  /** Past the first attempt of the first start (whatever came of it). */
+  const firstAttemptOver = (s: LifecycleState): boolean => {
+    const { phase } = s;
+    if (phase.name === 'idle') return false;
+    if (phase.name === 'starting' || phase.name === 'discovering') return phase.purpose !== 'start';
+    return true;
+  };
+
   /** The phase as it is now (read through a call, so no earlier check narrows it). */
   const phaseNow = (): PhaseName => state.phase.name;
 
@@ -260,18 +268,12 @@ export function createServerSupervisor(options: {
     status: () => state.status,
     unavailableReason: () => unavailableReasonOf(state, policy),
     /**
-     * Starts the server in the background. The promise settles once the start has settled: online,
-     * failed for good, stopped, or (a remote server) offline until it can be reached.
+     * Starts the server in the background. The promise settles once the first attempt has: online, or
+     * failed (to be retried, or for good), or stopped. It never rejects.
      */
     start() {
       dispatch({ type: 'start', at: now() });
-      return whenState(
-        (s) =>
-          s.phase.name === 'running' ||
-          s.phase.name === 'failed' ||
-          s.phase.name === 'stopped' ||
-          (policy.kind === 'connection' && s.status === 'offline'),
-      );
+      return whenState(firstAttemptOver);
     },
     async callTool(name: string, args: Record<string, unknown>, callOptions: ToolCallOptions = {}) {
       inFlight++;

@@ -32,6 +32,9 @@ export type ToolLookup =
   | { kind: 'ambiguous'; tool_paths: string[] }
   | { kind: 'unknown' };
 
+/** A configured server that cannot serve now, in the words a lookup would use. */
+export type UnavailableServer = { server_name: string; status: InstallationStatus; reason: string };
+
 /** How a running server stands, as the catalogue's owner knows it; undefined when it does not run. */
 export type ServerStanding = { status: InstallationStatus; reason: string | null };
 
@@ -254,6 +257,20 @@ export function createToolCatalogue(options: {
         };
       }
       return { kind: 'found', tool };
+    },
+    /** Every configured server of `teamId` (every one without) that is not online, and why. */
+    unavailable(teamId?: string): UnavailableServer[] {
+      const out: UnavailableServer[] = [];
+      for (const [id, config] of configured) {
+        if (teamId !== undefined && config.team_id !== teamId) continue;
+        const standing = options.standing(id);
+        const server_name = names.get(id) ?? config.installation_name;
+        if (!standing) out.push({ server_name, status: 'offline', reason: 'stopped by the backend' });
+        else if (standing.status !== 'online') {
+          out.push({ server_name, status: standing.status, reason: reasonOf(standing) });
+        }
+      }
+      return out;
     },
   };
 }

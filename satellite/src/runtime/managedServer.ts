@@ -43,7 +43,7 @@ export type ToolCallOptions = {
 export type ManagedServer = {
   readonly config: ServerConfiguration;
   readonly serverName: string;
-  /** Starts in the background; settles once the start has (online, failed for good, or offline for now). */
+  /** Starts in the background (again: nothing); settles once the first attempt has (online, failed, or stopped meanwhile). */
   start(): Promise<void>;
   stop(): Promise<void>;
   status(): InstallationStatus;
