@@ -234,7 +234,10 @@ describe.each(['legacy', 'modern'] as const)('the meta-tools for a %s client', (
     const scores = echo.tools.map((t) => t.relevance_score);
     expect(scores).toEqual([...scores].sort((a, b) => a - b));
     expect((await discover(client, 'entities')).tools.map((t) => t.tool_path)).toContain('memory:create_entities');
-    expect((await discover(client, 'greets')).tools[0]).toMatchObject({ tool_path: 'remote:greet', transport: 'http' });
+    expect((await discover(client, 'greets over http')).tools[0]).toMatchObject({
+      tool_path: 'remote:greet',
+      transport: 'http',
+    });
     expect((await discover(client, 'a', 3)).tools.length).toBeLessThanOrEqual(3);
     expect((await discover(client, 'zzqxjv')).tools).toEqual([]);
   });
