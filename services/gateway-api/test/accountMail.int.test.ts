@@ -394,3 +394,36 @@ describe('the outbox', () => {
     await smtp.waitFor(email, Math.max(1, sentBefore));
   });
 });
+
+describe('the audit log', () => {
+  it('holds an entry for each account action, and never a link or a password', async () => {
+    const wanted = [
+      'auth.registered',
+      'auth.email_verified',
+      'auth.password_reset_requested',
+      'auth.password_reset',
+      'invitation.created',
+      'invitation.accepted',
+      'invitation.revoked',
+      'mail.failed',
+    ];
+    const actions = async () => {
+      const page = await asAdmin()('GET', '/api/audit?limit=500');
+      return new Set((page.json().data.entries as Array<{ action: string }>).map((e) => e.action));
+    };
+    await expect
+      .poll(
+        async () => {
+          const seen = await actions();
+          return wanted.filter((a) => !seen.has(a));
+        },
+        { timeout: 20_000 },
+      )
+      .toEqual([]);
+    const all = JSON.stringify((await asAdmin()('GET', '/api/audit?limit=500')).json());
+    expect(all).not.toContain(strong);
+    for (const mail of smtp.received.filter((m) => m.text.includes('#token='))) {
+      expect(all).not.toContain(linkIn(mail).token);
+    }
+  });
+});

@@ -88,7 +88,7 @@ function invitationStatusOf(row: InvitationRow, now: number): InvitationView['st
  * address has an account, and are rate limited per address and per client.
  */
 export function accountRoutes(deps: AccountRouteDeps) {
-  const { store, accounts, settings, logger, broadcast } = deps;
+  const { store, accounts, settings, logger, broadcast, audit } = deps;
   const db = () => deps.pool.get();
 
   async function assertMailOn(what: string): Promise<void> {
@@ -145,7 +145,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       body: registerBody,
       response: mailRequestedReply,
       successStatus: 202,
-      async handler({ body, request, reply }) {
+      async handler({ body, request, reply, identity }) {
         await deps.loginGate.assertEnabled();
         if (!((await settings.boolean('global.enable_email_registration', true)) ?? true)) {
           throw new AppError('registration_disabled', 'Registration by e-mail is turned off on this platform', {
@@ -167,6 +167,12 @@ export function accountRoutes(deps: AccountRouteDeps) {
               params: {},
               expiresInMs: linkLifetimes.registration_exists,
             });
+            await audit(
+              request,
+              identity,
+              { action: 'auth.registered', target: { kind: 'user', id: existing.id }, details: { outcome: 'exists' } },
+              tx,
+            );
             return { userId: existing.id, kind: 'exists' as const };
           }
           // An address registered but never confirmed takes the newest registration's password: the
@@ -191,7 +197,14 @@ export function accountRoutes(deps: AccountRouteDeps) {
             tokenRef: link,
             expiresInMs: linkLifetimes.verify_email,
           });
-          return { userId: user.id, kind: existing ? ('unconfirmed_again' as const) : ('created' as const) };
+          const kind = existing ? ('unconfirmed_again' as const) : ('created' as const);
+          await audit(
+            request,
+            identity,
+            { action: 'auth.registered', target: { kind: 'user', id: user.id }, details: { outcome: kind } },
+            tx,
+          );
+          return { userId: user.id, kind };
         });
         deps.mail.wake();
         logger.info(
@@ -210,7 +223,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       access: { kind: 'public' },
       body: confirmAddressBody,
       response: loginReply,
-      async handler({ body, request, reply }) {
+      async handler({ body, request, reply, identity }) {
         await deps.loginGate.assertEnabled();
         const user = await db().transaction(async (tx) => {
           const link = await useLink(tx, body.token, 'verify_email', 'confirmation');
@@ -224,6 +237,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
             });
           }
           await accounts.confirmAddress(tx, owner.id);
+          await audit(request, identity, { action: 'auth.email_verified', target: { kind: 'user', id: owner.id } }, tx);
           return store.getUser(owner.id, tx);
         });
         if (!user) throw badLink('unknown', 'confirmation');
@@ -273,7 +287,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       body: emailBody,
       response: mailRequestedReply,
       successStatus: 202,
-      async handler({ body, request, reply }) {
+      async handler({ body, request, reply, identity }) {
         await assertMailOn('a password reset link');
         await deps.mailLimiter.attempt('reset', body.email, request.ip, reply);
         const userId = await db().transaction(async (tx) => {
@@ -293,6 +307,12 @@ export function accountRoutes(deps: AccountRouteDeps) {
             tokenRef: link,
             expiresInMs: linkLifetimes.password_reset,
           });
+          await audit(
+            request,
+            identity,
+            { action: 'auth.password_reset_requested', target: { kind: 'user', id: user.id } },
+            tx,
+          );
           return user.id;
         });
         deps.mail.wake();
@@ -314,7 +334,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       access: { kind: 'public' },
       body: resetPasswordBody,
       response: z.object({ reset: z.literal(true), email: z.string() }),
-      async handler({ body, request }) {
+      async handler({ body, request, identity }) {
         const user = await db().transaction(async (tx) => {
           const link = await useLink(tx, body.token, 'password_reset', 'password reset');
           const owner = await store.getUser(link.user_id, tx);
@@ -323,6 +343,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
           await store.setPassword(owner.id, await hashPassword(body.password), null, tx);
           // Following the link proved the address is theirs.
           await accounts.confirmAddress(tx, owner.id);
+          await audit(request, identity, { action: 'auth.password_reset', target: { kind: 'user', id: owner.id } }, tx);
           return owner;
         });
         await broadcast.invalidate({ kind: 'user', user_id: user.id });
@@ -343,7 +364,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       body: createInvitationBody,
       response: invitationView,
       successStatus: 201,
-      async handler({ params, body, request }) {
+      async handler({ params, body, request, identity }) {
         const inviter = sessionOf(request).user;
         await assertMailOn('an invitation');
         const team = await store.getTeam(params.teamId);
@@ -369,6 +390,17 @@ export function accountRoutes(deps: AccountRouteDeps) {
             tokenRef: id,
             expiresInMs: linkLifetimes.invitation,
           });
+          await audit(
+            request,
+            identity,
+            {
+              action: 'invitation.created',
+              target: { kind: 'invitation', id },
+              team_id: team.id,
+              details: { email: body.email, role: body.role },
+            },
+            tx,
+          );
           return accounts.getInvitation(tx, id);
         });
         if (!row) throw new AppError('internal', 'The invitation vanished after it was made');
@@ -398,10 +430,15 @@ export function accountRoutes(deps: AccountRouteDeps) {
       access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
       params: teamParams.extend({ invitationId: uuidField({ error: 'must be an invitation id (UUID)' }) }),
       response: z.object({ revoked: z.literal(true) }),
-      async handler({ params, request }) {
+      async handler({ params, request, identity }) {
         if (!(await accounts.revokeInvitation(params.teamId, params.invitationId))) {
           throw new AppError('not_found', 'No open invitation with this id in the team');
         }
+        await audit(request, identity, {
+          action: 'invitation.revoked',
+          target: { kind: 'invitation', id: params.invitationId },
+          team_id: params.teamId,
+        });
         logger.info(
           { event: 'identity.invitation_revoked', invitation_id: params.invitationId, by: sessionOf(request).user.id },
           'invitation withdrawn',
@@ -437,7 +474,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       access: { kind: 'public' },
       body: acceptInvitationBody,
       response: loginReply,
-      async handler({ body, request, reply }) {
+      async handler({ body, request, reply, identity }) {
         await deps.loginGate.assertEnabled();
         const passwordHash = await hashPassword(body.password);
         const user = await db().transaction(async (tx) => {
@@ -454,6 +491,17 @@ export function accountRoutes(deps: AccountRouteDeps) {
           );
           await store.addMember(invitation.team_id, made.id, invitation.role, tx);
           await accounts.acceptInvitation(tx, invitation.id, made.id);
+          await audit(
+            request,
+            identity,
+            {
+              action: 'invitation.accepted',
+              target: { kind: 'invitation', id: invitation.id },
+              team_id: invitation.team_id,
+              details: { user_id: made.id, new_account: true },
+            },
+            tx,
+          );
           return made;
         });
         logger.info(
@@ -482,6 +530,17 @@ export function accountRoutes(deps: AccountRouteDeps) {
           const existing = await store.getMember(invitation.team_id, me.id, tx);
           if (!existing) await store.addMember(invitation.team_id, me.id, invitation.role, tx);
           await accounts.acceptInvitation(tx, invitation.id, me.id);
+          await audit(
+            request,
+            identity,
+            {
+              action: 'invitation.accepted',
+              target: { kind: 'invitation', id: invitation.id },
+              team_id: invitation.team_id,
+              details: { user_id: me.id, new_account: false },
+            },
+            tx,
+          );
           return invitation;
         });
         // The new membership holds from the next request on every replica.

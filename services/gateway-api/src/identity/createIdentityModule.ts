@@ -1,3 +1,4 @@
+import { processActor, recordAudit } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
@@ -10,6 +11,7 @@ import { accountRoutes } from './accountRoutes.ts';
 import { createAccountStore } from './accountStore.ts';
 import { authRoutes } from './authRoutes.ts';
 import { createAccessResolver } from './createAccessResolver.ts';
+import { createIdentityAudit } from './createIdentityAudit.ts';
 import { createLinkMaker } from './createLinkMaker.ts';
 import { createLoginGate, type LoginGate } from './createLoginGate.ts';
 import { createLoginRateLimiter, type LoginRateLimits } from './createLoginRateLimiter.ts';
@@ -92,7 +94,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
   serveIdentitySubjects(bus, store);
   await broadcast.start();
 
-  const deps = { store, broadcast, logger, now };
+  const deps = { store, broadcast, logger, now, audit: createIdentityAudit(options.pool) };
   const issueSession = createSessionIssuer({
     store,
     loginGate,
@@ -106,6 +108,15 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     settings: options.settings,
     logger,
     links: createLinkMaker({ accounts, now }),
+    onGivenUp: (mail, error) =>
+      recordAudit(options.pool.get(), {
+        action: 'mail.failed',
+        actor: processActor('gateway-api'),
+        target: { kind: 'mail', id: mail.id },
+        outcome: 'failure',
+        reason: 'given_up',
+        details: { kind: mail.kind, attempts: mail.attempts, error: error.slice(0, 300) },
+      }),
     ...options.mail,
   });
   const routes = [

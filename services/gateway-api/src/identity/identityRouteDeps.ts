@@ -1,4 +1,5 @@
 import type { Logger } from '@orbital/logger';
+import type { IdentityAudit } from './createIdentityAudit.ts';
 import type { ReplicaBroadcast } from './createReplicaBroadcast.ts';
 import type { IdentityStore } from './identityStore.ts';
 
@@ -8,4 +9,6 @@ export type IdentityRouteDeps = {
   broadcast: ReplicaBroadcast;
   logger: Logger;
   now: () => number;
+  /** Records identity's actions in the audit log. */
+  audit: IdentityAudit;
 };

@@ -32,7 +32,7 @@ export function assertStrongPassword(password: string, email: string, field: str
  * person's cached sessions on every replica before answering, so they hold from the next request.
  */
 export function userRoutes(deps: IdentityRouteDeps) {
-  const { store, broadcast, logger } = deps;
+  const { store, broadcast, logger, audit } = deps;
   const actor = (identity: { kind: string; user_id?: string }) => (identity.kind === 'user' ? identity.user_id : null);
   const noSuchUser = () => new AppError('not_found', 'No such user');
 
@@ -97,7 +97,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       params: userParams,
       body: updateUserBody,
       response: userView,
-      async handler({ params, body, identity }) {
+      async handler({ params, body, identity, request }) {
         const changed = await store.changeAccount(params.userId, {
           globalRole: body.global_role,
           disabled: body.disabled,
@@ -114,6 +114,14 @@ export function userRoutes(deps: IdentityRouteDeps) {
           },
           'security: account changed',
         );
+        await audit(request, identity, {
+          action: 'user.updated',
+          target: { kind: 'user', id: params.userId },
+          details: {
+            ...(body.global_role ? { global_role: body.global_role } : {}),
+            ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+          },
+        });
         return toUserView(changed);
       },
     }),
@@ -126,9 +134,15 @@ export function userRoutes(deps: IdentityRouteDeps) {
       access: { kind: 'permission', permission: 'users.manage' },
       params: userParams,
       response: z.object({ deleted: z.literal(true) }),
-      async handler({ params, identity }) {
+      async handler({ params, identity, request }) {
+        const before = await store.getUser(params.userId);
         const deleted = await store.changeAccount(params.userId, { delete: true });
         if (deleted === null) throw noSuchUser();
+        await audit(request, identity, {
+          action: 'user.deleted',
+          target: { kind: 'user', id: params.userId },
+          details: { name: before?.name ?? null },
+        });
         await broadcast.invalidate({ kind: 'user', user_id: params.userId });
         logger.info(
           { event: 'identity.user_deleted', user_id: params.userId, by: actor(identity) },
@@ -164,7 +178,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       access: { kind: 'session' },
       body: changePasswordBody,
       response: z.object({ changed: z.literal(true), other_sessions_revoked: z.literal(true) }),
-      async handler({ body, request }) {
+      async handler({ body, request, identity }) {
         const session = sessionOf(request);
         const user = await store.getUserWithHash(session.user.id);
         if (!user) throw noSuchUser();
@@ -174,6 +188,12 @@ export function userRoutes(deps: IdentityRouteDeps) {
             { event: 'auth.password_change_failed', user_id: user.id, address: request.ip },
             'security: password change with a wrong current password',
           );
+          await audit(request, identity, {
+            action: 'auth.password_changed',
+            target: { kind: 'user', id: user.id },
+            outcome: 'failure',
+            reason: 'wrong_current_password',
+          });
           throw new AppError('validation_failed', 'The current password is wrong', {
             details: [{ path: 'body.current_password', message: 'is wrong' }],
           });
@@ -184,6 +204,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
         }
         await broadcast.invalidate({ kind: 'user', user_id: user.id });
         logger.info({ event: 'auth.password_changed', user_id: user.id }, 'security: password changed');
+        await audit(request, identity, { action: 'auth.password_changed', target: { kind: 'user', id: user.id } });
         return { changed: true as const, other_sessions_revoked: true as const };
       },
     }),
