@@ -23,6 +23,7 @@ import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
 import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { describeServers } from './health/describeServers.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
+import type { UpstreamTokens } from './runtime/upstreamTokens.ts';
 import { createDiscoverySearch } from './search/createDiscoverySearch.ts';
 import type { ToolSearchIndex } from './search/searchableTool.ts';
 import { createSettingsCache, type SettingsCache } from './settings/createSettingsCache.ts';
@@ -62,6 +63,8 @@ export function createSatelliteApp(options: {
   now?: () => number;
   /** Backend mode: what `GET /` reports about registration, heartbeats, polling and the event queue. */
   link?: { status(): Record<string, unknown> };
+  /** Backend mode: access tokens for remote servers behind OAuth (`link.upstreamTokens`). */
+  upstreamTokens?: UpstreamTokens;
   /**
    * The settings cache, shared with the backend link (main.ts). Without one the satellite holds its
    * defaults: the global settings' defaults, with SATELLITE_ENABLE_DOCS for `enable_swagger_docs`.
@@ -80,6 +83,7 @@ export function createSatelliteApp(options: {
     logger,
     // With authentication a client sees one team's tools, so names need no team qualifier.
     teamScoped: oauth,
+    ...(options.upstreamTokens ? { upstreamTokens: options.upstreamTokens } : {}),
     ...(options.now ? { now: options.now } : {}),
     settings: {
       connection: {

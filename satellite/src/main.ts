@@ -47,7 +47,7 @@ const satellite = createSatelliteApp({
   events: link ? link.events : createLoggingEventSink(logger),
   logger,
   settings,
-  ...(link ? { link, introspectionCredential: link.introspectionCredential } : {}),
+  ...(link ? { link, introspectionCredential: link.introspectionCredential, upstreamTokens: link.upstreamTokens } : {}),
 });
 
 let stopping: Promise<void> | undefined;

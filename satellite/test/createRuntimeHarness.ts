@@ -3,6 +3,7 @@ import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, expect } from 'vitest';
 import { createRecordingEventSink, type RecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import { createServerRuntime, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
+import type { UpstreamTokens } from '../src/runtime/upstreamTokens.ts';
 import { type SettingsOverrides, silentLogger, stopChild, withSettings } from './helpers.ts';
 
 /**
@@ -26,7 +27,12 @@ export function createRuntimeHarness() {
     get events(): RecordingEventSink {
       return recorded;
     },
-    start(servers: readonly ServerConfiguration[], settings: SettingsOverrides = {}, now?: () => number) {
+    start(
+      servers: readonly ServerConfiguration[],
+      settings: SettingsOverrides = {},
+      now?: () => number,
+      upstreamTokens?: UpstreamTokens,
+    ) {
       recorded = createRecordingEventSink();
       runtime = createServerRuntime({
         servers,
@@ -34,6 +40,7 @@ export function createRuntimeHarness() {
         logger: silentLogger,
         settings: withSettings(settings),
         ...(now ? { now } : {}),
+        ...(upstreamTokens ? { upstreamTokens } : {}),
       });
       return runtime;
     },

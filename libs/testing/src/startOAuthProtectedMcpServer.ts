@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  registerClient,
+  startAuthorization,
+} from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Provider from 'oidc-provider';
@@ -16,6 +22,11 @@ export type OAuthProtectedMcpServer = {
   refusedTokens: number;
   /** Gives (or refuses) consent to an authorization URL as `login`, as a person in a browser would. */
   authorize(authorizationUrl: string, login: string, decision?: 'allow' | 'deny'): Promise<URL>;
+  /**
+   * An access token for this server, issued to `login` through the real flow (a registered public
+   * client, PKCE, the resource indicator): what a client that authorized would hold.
+   */
+  issueToken(login: string): Promise<string>;
   /** Whether the authorization server still considers a token active (RFC 7662). */
   isActive(token: string): Promise<boolean>;
   /** Revokes every grant of `login` at the authorization server, as a person would in the server's settings. */
@@ -218,7 +229,7 @@ export async function startOAuthProtectedMcpServer(
     });
   });
 
-  return {
+  const fixture: OAuthProtectedMcpServer = {
     mcpUrl,
     issuer,
     requests,
@@ -257,6 +268,40 @@ export async function startOAuthProtectedMcpServer(
       }
       throw new Error('too many redirects at the authorization server');
     },
+    async issueToken(login) {
+      const redirectUrl = 'http://127.0.0.1/callback';
+      const metadata = await discoverAuthorizationServerMetadata(issuer);
+      if (!metadata) throw new Error('the authorization server published no metadata');
+      const client = await registerClient(issuer, {
+        metadata,
+        clientMetadata: {
+          client_name: 'test client',
+          redirect_uris: [redirectUrl],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        },
+      });
+      const { authorizationUrl, codeVerifier } = await startAuthorization(issuer, {
+        metadata,
+        clientInformation: client,
+        redirectUrl,
+        scope: 'mcp:tools',
+        resource: mcpUrl,
+        state: 'test',
+      });
+      const back = await fixture.authorize(authorizationUrl.href, login);
+      const tokens = await exchangeAuthorization(issuer, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: back.searchParams.get('code') ?? '',
+        iss: back.searchParams.get('iss') ?? undefined,
+        codeVerifier,
+        redirectUri: redirectUrl,
+        resource: mcpUrl,
+      });
+      return tokens.access_token;
+    },
     async isActive(token) {
       return (await introspect(token)).active;
     },
@@ -277,4 +322,5 @@ export async function startOAuthProtectedMcpServer(
       }
     },
   };
+  return fixture;
 }

@@ -14,6 +14,7 @@ import { createHeartbeat } from './createHeartbeat.ts';
 import { createLinkHealth, createMetricsCollector } from './createMetricsCollector.ts';
 import { createSatelliteApi } from './createSatelliteApi.ts';
 import { createSatelliteIdentity } from './createSatelliteIdentity.ts';
+import { createUpstreamTokens } from './createUpstreamTokens.ts';
 import { readRegistrationToken } from './readRegistrationToken.ts';
 import { type Scheduler, systemScheduler } from './scheduler.ts';
 import { createEventBatchSender } from './sendEventBatch.ts';
@@ -108,6 +109,8 @@ export function createBackendLink(options: {
      * oauth mode: the API key introspection sends, read at every call (a re-registration's new key is
      * used at once); a 401 of introspection goes through the same re-registration as any other.
      */
+    /** Tokens for calls of remote servers behind OAuth (memory only). */
+    upstreamTokens: createUpstreamTokens({ api }),
     introspectionCredential: {
       current: () => identity.current()?.api_key ?? null,
       refused: (apiKey: string) => identity.handleUnauthorized(apiKey),

@@ -110,7 +110,10 @@ export function createToolExecutor(deps: ExecutorDependencies) {
     };
     const { sessionId: _session, ...callOptions } = context;
     try {
-      const result = (await deps.runtime.callTool(tool, args, callOptions)) as CallToolResult;
+      const result = (await deps.runtime.callTool(tool, args, {
+        ...callOptions,
+        userId: scope?.userId ?? null,
+      })) as CallToolResult;
       deps.onExecuted?.(tool, !result.isError);
       requestLog(!result.isError, result, result.isError ? firstText(result) : null);
       return result;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   SSEClientTransport,
   SseError,
@@ -13,6 +14,7 @@ import { isConnectionRefused, SessionNotFoundError } from './isConnectionRefused
 import { isServerUnreachable } from './isServerUnreachable.ts';
 import type { Failure } from './lifecycle/lifecycleState.ts';
 import { ConnectFailure, type UpstreamConnection, type UpstreamConnector } from './upstreamConnection.ts';
+import type { UpstreamTokens } from './upstreamTokens.ts';
 import { withOrderedDelivery } from './withOrderedDelivery.ts';
 
 /** What connecting to a remote server needs, and nothing else. */
@@ -38,13 +40,48 @@ export function createRemoteConnector(options: {
   /** The generation verdict of this installation, kept across its connections. */
   generation: InstallationGeneration;
   settings: RemoteConnectorSettings;
+  /** Access tokens of servers behind OAuth (`config.oauth`); absent in standalone mode, which has none. */
+  tokens?: UpstreamTokens;
 }): UpstreamConnector {
   const { config, settings, generation } = options;
   const log = options.logger.child({ installation_id: config.installation_id, server: options.serverName });
   const headers = config.headers;
+  // Whose call a request belongs to: a call runs inside it, so every request the SDK makes for the call
+  // (its POST, an SSE post) carries that person's token; requests outside calls (the handshake, listing
+  // tools) carry any token of the installation.
+  const caller = new AsyncLocalStorage<{ userId: string | null }>();
+  const withToken = async (url: string | URL, init: RequestInit | undefined, merged: Headers): Promise<Response> => {
+    const tokens = options.tokens;
+    if (!tokens) {
+      throw new Error(
+        'this MCP server needs OAuth tokens, which only a satellite linked to the backend (BACKEND_URL) can get',
+      );
+    }
+    const call = caller.getStore();
+    const ask = (refused: boolean) =>
+      tokens.token({
+        installationId: config.installation_id,
+        userId: call?.userId ?? null,
+        purpose: call ? 'call' : 'discovery',
+        refused,
+      });
+    const send = async (refused: boolean) => {
+      const answer = await ask(refused);
+      if (answer.kind !== 'ok') throw new Error(answer.message);
+      merged.set('authorization', `Bearer ${answer.token}`);
+      return fetch(url, { ...init, headers: merged });
+    };
+    const first = await send(false);
+    // A token the server refuses (expired early, revoked): once more with a fresh one, when the
+    // request can be sent again (its body is text, as the SDK's are).
+    if (first.status !== 401 || (init?.body !== undefined && typeof init.body !== 'string')) return first;
+    await first.body?.cancel().catch(() => {});
+    return send(true);
+  };
   const fetchWithHeaders = createSizeLimitedFetch((url: string | URL, init?: RequestInit) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    if (config.oauth) return withToken(url, init, merged);
     return fetch(url, { ...init, headers: merged });
   }, settings.maxMessageBytes);
   /** SSE posts answered 404 went into a session the server lost: typed, so the call can be sent again. */
@@ -119,7 +156,8 @@ export function createRemoteConnector(options: {
           protocolVersion: () => upstream.protocolVersion(),
           listTools: () => upstream.listTools(),
           watchTools: (onChange) => upstream.watchTools(onChange),
-          callTool: (name, args, callOptions) => upstream.callTool(name, args, callOptions),
+          callTool: (name, args, callOptions) =>
+            caller.run({ userId: callOptions.userId ?? null }, () => upstream.callTool(name, args, callOptions)),
           checkAlive: (timeoutMs) => upstream.checkAlive(timeoutMs),
           neverDelivered: isConnectionRefused,
           onLost(listener) {

@@ -13,6 +13,7 @@ import { type CachedTool, createToolCatalogue, type ToolLookup } from './createT
 import type { LifecyclePolicy } from './lifecycle/lifecycleState.ts';
 import type { ManagedServer, ServerSnapshot, ToolCallOptions } from './managedServer.ts';
 import { serverRefOf } from './serverRefOf.ts';
+import type { UpstreamTokens } from './upstreamTokens.ts';
 
 export type { CachedTool, ToolLookup } from './createToolCatalogue.ts';
 
@@ -66,6 +67,8 @@ export function createServerRuntime(options: {
   logger: Logger;
   settings: RuntimeSettings;
   teamScoped?: boolean;
+  /** Access tokens for remote servers behind OAuth, from the backend link. */
+  upstreamTokens?: UpstreamTokens;
   now?: () => number;
 }) {
   const { settings, events, logger } = options;
@@ -148,6 +151,7 @@ export function createServerRuntime(options: {
               maxMessageBytes: settings.connection.maxMessageBytes,
               callLimits,
             },
+            ...(options.upstreamTokens ? { tokens: options.upstreamTokens } : {}),
           });
     const server = createServerSupervisor({
       config,

@@ -26,6 +26,9 @@ export type ServerSnapshot = {
 };
 
 export type ToolCallOptions = {
+  /** The person the call is made for (from the client's OAuth token), when the satellite knows: a remote
+   *  server behind OAuth gets that person's token. */
+  userId?: string | null;
   /** Aborted when the client cancels or goes away: the upstream request is cancelled (notifications/cancelled upstream). */
   signal?: AbortSignal;
   /** Set when the client asked for progress: a progress token is sent upstream and each upstream notifications/progress is handed here. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
-import { installationNaming } from '../satellite/serverConfiguration.ts';
+import { installationNaming, serverOAuth } from '../satellite/serverConfiguration.ts';
 import { defineSubject } from '../subject.ts';
 
 /**
@@ -29,6 +29,8 @@ export const installationConfigRecord = z.object({
   /** The user level (user preferences), when the installation has one. */
   user_config: z.string().nullable(),
   settings: z.object({ request_logging_enabled: z.boolean() }).partial().default({}),
+  /** Set for a remote server behind OAuth (its template says so). */
+  oauth: serverOAuth.nullable().optional(),
 });
 export type InstallationConfigRecord = z.infer<typeof installationConfigRecord>;
 

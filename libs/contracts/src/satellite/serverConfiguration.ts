@@ -19,6 +19,15 @@ export const installationSettings = z.object({
 export type InstallationSettings = z.infer<typeof installationSettings>;
 
 /**
+ * A remote server behind OAuth: each call carries an access token the satellite asks the backend for
+ * (`POST /api/satellites/:id/oauth/token`), the calling person's (`user`) or the team's (`team`), kept in
+ * memory only. `authorized`: whether anyone has authorized yet (the tools can be listed), so the first
+ * authorization changes the configuration and the satellite connects again.
+ */
+export const serverOAuth = z.object({ token_scope: z.enum(['user', 'team']), authorized: z.boolean() });
+export type ServerOAuth = z.infer<typeof serverOAuth>;
+
+/**
  * What names an installation wherever its configuration travels: in the record the installations
  * service hands the registry and in the merged configuration a satellite runs.
  */
@@ -48,6 +57,7 @@ export const serverConfiguration = z
     url: z.url().optional(),
     headers: stringMap.default({}),
     settings: installationSettings.default({ request_logging_enabled: false }),
+    oauth: serverOAuth.optional(),
   })
   .superRefine((server, ctx) => {
     if (server.transport === 'stdio' && !server.command) {

@@ -33,6 +33,11 @@ const row = z.object({
   user_id: z.string().nullable(),
   user_args: z.array(z.string()).nullable(),
   user_secret_config: z.string().nullable(),
+  oauth: z
+    .object({ token_scope: z.enum(['user', 'team']) })
+    .passthrough()
+    .nullable(),
+  authorized: z.boolean(),
 });
 
 export async function readConfigurationRecords(
@@ -44,7 +49,8 @@ export async function readConfigurationRecords(
   const rows = await db.any(sql.type(row)`
     SELECT i.id, i.name, i.team_id, i.team_slug, t.slug AS server_slug, t.transport, t.command,
       t.args AS template_args, t.env AS template_env, t.url, t.headers AS template_headers, i.args, i.secret_config,
-      i.settings, u.user_id, u.args AS user_args, u.secret_config AS user_secret_config
+      i.settings, u.user_id, u.args AS user_args, u.secret_config AS user_secret_config, t.oauth,
+      EXISTS (SELECT 1 FROM oauth_tokens o WHERE o.installation_id = i.id) AS authorized
     FROM mcp_installations i
     JOIN mcp_server_templates t ON t.id = i.template_id
     LEFT JOIN mcp_user_configs u ON u.installation_id = i.id AND u.user_id = i.created_by
@@ -82,6 +88,7 @@ export async function readConfigurationRecords(
       team_config: JSON.stringify({ args: r.args, env: team.env, headers: team.headers }),
       user_config: user ? JSON.stringify({ args: r.user_args ?? [], env: user.env }) : null,
       settings: r.settings,
+      oauth: r.oauth ? { token_scope: r.oauth.token_scope, authorized: r.authorized } : null,
     });
   }
   return records;

@@ -76,6 +76,7 @@ export function mergeInstallationConfigs(
       ...((team.url ?? template.url) ? { url: team.url ?? template.url } : {}),
       headers: { ...template.headers, ...team.headers, ...user.headers },
       settings: { request_logging_enabled: record.settings.request_logging_enabled ?? false },
+      ...(record.oauth ? { oauth: record.oauth } : {}),
     });
     if (!merged.success) {
       skipped.push({ ...ref, level: 'merged', reason: 'invalid_configuration' });
