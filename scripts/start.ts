@@ -376,9 +376,20 @@ async function startSatellite(proc: PlatformProcess) {
     if (firstStart) {
       // The frontend's address is the console this gateway serves (the setting's default names a port
       // where nothing runs here).
-      const pageUrl = await requestJson('GET', '/api/settings/global.page_url', undefined, token);
-      if (pageUrl.json.data?.value === 'http://localhost:5173') {
-        await requestJson('PUT', '/api/settings/global.page_url', { value: consoleUrl }, token);
+      // Likewise the callbacks of sign-in with outside accounts: at this gateway, to register at the provider.
+      const local = {
+        'global.page_url': ['http://localhost:5173', consoleUrl],
+        'repohost.oauth.callback_url': [
+          'http://localhost:3000/api/auth/repohost/callback',
+          `${consoleUrl}/api/auth/repohost/callback`,
+        ],
+        'oidc.callback_url': ['http://localhost:3000/api/auth/oidc/callback', `${consoleUrl}/api/auth/oidc/callback`],
+      };
+      for (const [key, [fromDefault, here]] of Object.entries(local)) {
+        const current = await requestJson('GET', `/api/settings/${key}`, undefined, token);
+        if (current.json.data?.value === fromDefault && fromDefault !== here) {
+          await requestJson('PUT', `/api/settings/${key}`, { value: here }, token);
+        }
       }
     }
     if (!existsSync(resolve(satelliteStateDir, 'credentials.json'))) {

@@ -92,8 +92,14 @@ describe('the web console, day one, in a real browser', () => {
     // One tab per group, in sort order; arrow keys move between them.
     const tabs = page.getByRole('tab');
     // The page heading shows before the groups arrive: wait for the last tab, then read them all.
-    await page.getByRole('tab', { name: 'Code Hosting OAuth' }).waitFor();
-    expect(await tabs.allTextContents()).toEqual(['Global Settings', 'SMTP Mail Settings', 'Code Hosting OAuth']);
+    await page.getByRole('tab', { name: 'Audit Log' }).waitFor();
+    expect(await tabs.allTextContents()).toEqual([
+      'Global Settings',
+      'SMTP Mail Settings',
+      'Code Hosting OAuth',
+      'Single Sign-On',
+      'Audit Log',
+    ]);
     await tabs.first().focus();
     await page.keyboard.press('ArrowRight');
     expect(await page.getByRole('tab', { name: 'SMTP Mail Settings' }).getAttribute('aria-selected')).toBe('true');

@@ -22,7 +22,9 @@ export {
 } from './runConformanceSuite.ts';
 export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
 export { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from './startOAuthProtectedMcpServer.ts';
+export { type OidcAccount, type OidcProvider, startOidcProvider } from './startOidcProvider.ts';
 export { type PrivateRedisServer, startRedisServer } from './startRedisServer.ts';
+export { type RepohostAccount, type RepohostProvider, startRepohostProvider } from './startRepohostProvider.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export {
   type ServiceUnderTest,

@@ -57,6 +57,8 @@ export type GatewayDeps = {
   identity?: { routes: RouteDefinition[]; resolveAccess: AccessResolver };
   /** The OAuth authorization server for satellite clients (createOAuthModule); needs `identity`. */
   oauth?: { routes: RouteDefinition[] };
+  /** Sign-in with a code-hosting account and OpenID Connect single sign-on (createSsoModule); needs `identity`. */
+  sso?: { routes: RouteDefinition[] };
   /** SSE streams: the live-stream registry (a gauge, and closed on shutdown), keep-alive and retry. */
   sse?: { live?: LiveStreams; keepAliveMs?: number; retryMs?: number };
   /** Whether /documentation is served (global.enable_swagger_docs); always when not given. */
@@ -191,6 +193,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...(deps.identity?.routes ?? []),
     ...settingsRoutes(deps.bus),
     ...(deps.oauth?.routes ?? []),
+    ...(deps.sso?.routes ?? []),
     ...satelliteRoutes(deps.bus, wakeups),
     ...satelliteAdminRoutes(deps.bus),
     ...eventRoutes(deps.bus, {

@@ -95,6 +95,10 @@ export const gatewayConfigSchema = requireInProduction(
       OAUTH_CLIENT_METADATA_TIMEOUT_MS: positiveInt.max(30000).default(5000),
       OAUTH_CLIENT_METADATA_MAX_BYTES: positiveInt.max(1024 * 1024).default(5120),
       OAUTH_CLIENT_METADATA_CACHE_ENTRIES: positiveInt.default(1000),
+      // Sign-in with an outside account (src/sso): how long a started sign-in may take to come back from the
+      // provider, and the longest wait for one request to a provider (then the person is told it is unreachable).
+      SSO_STATE_TTL_SECONDS: positiveInt.min(60).max(3600).default(600),
+      SSO_PROVIDER_TIMEOUT_MS: positiveInt.max(60000).default(10000),
       // SSE: a keep-alive comment this often on every stream, so proxies keep idle streams open, and the
       // reconnect delay sent as `retry`.
       SSE_KEEPALIVE_MS: positiveInt.default(30000),

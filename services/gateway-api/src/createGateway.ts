@@ -28,6 +28,7 @@ import {
 } from './identity/index.ts';
 import { createOAuthModule, createSatelliteResourceServerAuthenticator } from './oauth/index.ts';
 import { createSatelliteAuthenticator } from './satellites/createSatelliteAuthenticator.ts';
+import { createSsoModule } from './sso/index.ts';
 
 type SatelliteAuthentication = Awaited<ReturnType<typeof createSatelliteAuthenticator>>;
 
@@ -137,6 +138,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...(tuning.now ? { now: tuning.now } : {}),
   });
   const ownIdentity = identity;
+  const sso = createSsoModule({
+    pool: identityDb.pool,
+    redis,
+    redisKeyPrefix: config.QUEUE_PREFIX,
+    settings,
+    identity,
+    logger,
+    stateTtlMs: config.SSO_STATE_TTL_SECONDS * 1000,
+    providerTimeoutMs: config.SSO_PROVIDER_TIMEOUT_MS,
+    ...(tuning.now ? { now: tuning.now } : {}),
+  });
   if (identityDb.pool.isReady()) await identity.afterMigrations();
   const publicUrl = new URL(config.OAUTH_ISSUER_URL ?? `http://localhost:${config.PORT}`);
   const oauth = createOAuthModule({
@@ -181,6 +193,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     readiness: options.readiness,
     identity,
     oauth,
+    sso,
     sse: {
       ...(tuning.liveStreams ? { live: tuning.liveStreams } : {}),
       keepAliveMs: config.SSE_KEEPALIVE_MS,

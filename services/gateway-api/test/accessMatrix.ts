@@ -29,8 +29,11 @@ export type AccessRow = {
   body?: (ctx: AccessContext) => unknown;
   /** Log in anew for this row (it ends the session it is called with). */
   freshSession?: boolean;
-  /** OAuth endpoints answer their own errors in the RFC 6749 shape `{error, error_description}`. */
-  errorShape?: 'oauth';
+  /**
+   * OAuth endpoints answer their own errors in the RFC 6749 shape `{error, error_description}`; the
+   * sign-in redirects of outside accounts answer an HTML page a browser shows.
+   */
+  errorShape?: 'oauth' | 'html';
   /** An SSE route: a caller it admits gets a stream (200, text/event-stream), closed by the test at once. */
   stream?: true;
   expect: Record<AccessRole, number>;
@@ -91,6 +94,25 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ email: `nobody-${unique()}@orbital.test`, password: 'not the password' }),
     expect: everyone(401),
   },
+  // Sign-in with outside accounts: public. Off in the stack, so starting one is a 404 page, and a callback
+  // without its state a 400 page; the flows have their own tests (signInRepohost, signInOidc).
+  { method: 'GET', route: '/api/auth/methods', url: () => '/api/auth/methods', expect: everyone(200) },
+  ...(['repohost', 'oidc'] as const).flatMap((provider): AccessRow[] => [
+    {
+      method: 'GET',
+      route: `/api/auth/${provider}/start`,
+      url: () => `/api/auth/${provider}/start`,
+      errorShape: 'html',
+      expect: everyone(404),
+    },
+    {
+      method: 'GET',
+      route: `/api/auth/${provider}/callback`,
+      url: () => `/api/auth/${provider}/callback?code=x`,
+      errorShape: 'html',
+      expect: everyone(400),
+    },
+  ]),
   {
     method: 'POST',
     route: '/api/auth/logout',

@@ -22,8 +22,11 @@ export const settingValue = z.string().max(65536);
  */
 export const settingInputValue = z.union([settingValue, z.boolean(), z.number()]);
 
-/** What a defined text or number setting must look like, checked on every write. */
-export const settingFormats = ['url', 'email', 'port', 'hostname'] as const;
+/**
+ * What a defined text or number setting must look like, checked on every write. `role_mapping` and
+ * `team_mapping` are the single sign-on's claim mappings (JSON, see identity/signInMethods.ts).
+ */
+export const settingFormats = ['url', 'email', 'port', 'hostname', 'role_mapping', 'team_mapping'] as const;
 export type SettingFormat = (typeof settingFormats)[number];
 const description = z.string().max(2000);
 const isoTime = z.iso.datetime({ offset: true });

@@ -21,7 +21,7 @@ import { createSessionAuthenticator } from './createSessionAuthenticator.ts';
 import { createSessionCache } from './createSessionCache.ts';
 import { createSessionIssuer, type SessionIssuer } from './createSessionIssuer.ts';
 import { ensureFirstAdmin, type FirstAdmin } from './ensureFirstAdmin.ts';
-import { createIdentityStore } from './identityStore.ts';
+import { createIdentityStore, type UserRow } from './identityStore.ts';
 import { serveIdentitySubjects } from './serveIdentitySubjects.ts';
 import { teamRoutes } from './teamRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
@@ -63,6 +63,10 @@ export type IdentityModule = {
   issueSession: SessionIssuer;
   /** The mail outbox's sender (identity owns people, so it owns the mail it sends them). */
   mail: MailSender;
+  /** An account that exists (not deleted), as sign-in routes hand it to issueSession. */
+  getUser(userId: string): Promise<UserRow | null>;
+  /** Ends the cached sessions of a user on every replica, after their role or memberships changed. */
+  evictUser(userId: string): Promise<void>;
   /** Called after identity's migrations are applied: creates the first admin if needed. */
   afterMigrations(): Promise<void>;
   stop(): Promise<void>;
@@ -149,6 +153,8 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
     loginGate,
     issueSession,
     mail,
+    getUser: (userId) => store.getUser(userId),
+    evictUser: (userId) => broadcast.invalidate({ kind: 'user', user_id: userId }),
     afterMigrations: () => ensureFirstAdmin({ store, admin: options.firstAdmin, logger }),
     async stop() {
       await mail.stop();

@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
+import { oidcRoleMapping, oidcTeamMapping } from '@orbital/contracts';
 import { parseBoolean, parseEmail, parseInteger, parseNumber, parseUrl } from '@orbital/settings-client';
+import type { z } from 'zod';
 import type { SettingDefinition } from '../definitions/settingDefinition.ts';
 
 type Checked = Pick<SettingDefinition, 'type' | 'required' | 'format' | 'options'>;
@@ -66,7 +68,25 @@ function typeOrFormatProblem(definition: Checked, text: string): string | null {
     }
     case 'hostname':
       return isHostName(text) ? null : 'must be a host name or an IP address, without a scheme or port';
+    case 'role_mapping':
+      return mappingProblem(oidcRoleMapping, text, 'a JSON object from claim values to global_admin or global_user');
+    case 'team_mapping':
+      return mappingProblem(oidcTeamMapping, text, 'a JSON object from claim values to "<team slug>[:<team role>]"');
     case undefined:
       return null;
   }
+}
+
+/** What is wrong with a claim mapping, naming the entry (claim values are not secrets). */
+function mappingProblem(schema: z.ZodType, text: string, expected: string): string | null {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return `must be ${expected}`;
+  }
+  const issue = schema.safeParse(document).error?.issues[0];
+  if (!issue) return null;
+  const at = issue.path.length > 0 ? ` (at ${issue.path.map(String).join('.')}: ${issue.message})` : '';
+  return `must be ${expected}${at}`;
 }
