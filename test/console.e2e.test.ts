@@ -107,7 +107,7 @@ describe('the web console, day one, in a real browser', () => {
     const port = page.getByLabel('SMTP port');
     await port.fill('five hundred');
     await page.getByRole('button', { name: 'Save SMTP port' }).click();
-    await page.getByText('must be a number').waitFor();
+    await page.getByText('must be a port number from 1 to 65535').waitFor();
     expect(await port.getAttribute('aria-invalid')).toBe('true');
     expect(await port.getAttribute('aria-describedby')).toContain('error');
 

@@ -94,7 +94,7 @@ describe('GET /api/jobs/status', () => {
     expect(statuses.map((s) => Object.keys(s.last_run?.result ?? {}).sort())).toEqual([
       ['due', 'installation_ids', 'queued'],
       ['templates_updated'],
-      ['removed'],
+      ['audit_entries_removed', 'audit_retention_days', 'removed'],
     ]);
   });
 

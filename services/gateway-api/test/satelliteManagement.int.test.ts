@@ -34,7 +34,7 @@ async function login(email: string, password: string) {
 }
 
 beforeAll(async () => {
-  stack = await startSatelliteStack();
+  stack = await startSatelliteStack({ settings: true });
   sessions.admin = await login(adminCredentials.email, adminCredentials.password);
   const made = await as('admin', 'POST', '/api/teams', { slug: 'alpha', name: 'Alpha' });
   if (made.statusCode !== 201) throw new Error(`team creation failed: ${made.statusCode} ${made.body}`);
