@@ -42,11 +42,13 @@ export async function startServiceProcess(
   });
   const readyMessage = options.readyMessage ?? '"msg":"ready"';
   await new Promise<void>((resolvePromise, reject) => {
+    // A bound for a process that will never be ready, not a speed check: four services starting at
+    // once on a loaded two-core machine took over 20 s to print their first line.
     const timer = setTimeout(() => {
       cleanup();
       child.kill('SIGKILL');
       reject(new Error(`${entry} did not become ready in time. Output:\n${output}`));
-    }, options.readyTimeoutMs ?? 20000);
+    }, options.readyTimeoutMs ?? 60_000);
     const onData = () => {
       if (output.includes(readyMessage)) {
         cleanup();
