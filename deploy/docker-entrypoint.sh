@@ -1,6 +1,9 @@
 #!/bin/sh
-# Maps a process name to its entry file and replaces this shell with Node, so signals reach it.
+# Maps a process name to its entry file and replaces this shell with Node, so signals reach it. The
+# entry files are found from this script's own place (/app/deploy in the image), so the rehearsal runs
+# this same script from a checkout.
 set -eu
+app="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in
   gateway-api) entry=services/gateway-api/src/main.ts ;;
   settings) entry=services/settings/src/main.ts ;;
@@ -14,4 +17,4 @@ case "${1:-}" in
     ;;
 esac
 shift
-exec node "/app/$entry" "$@"
+exec node "$app/$entry" "$@"

@@ -74,7 +74,7 @@ function parse(text: string, where: string): K8sObject[] {
 
 /** Our own rules, on a rendered overlay. */
 function checkPolicies(objects: K8sObject[], overlay: string): void {
-  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const deployments = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
   const pdbTargets = new Set(
     objects
       .filter((o) => o.kind === 'PodDisruptionBudget')
@@ -88,7 +88,7 @@ function checkPolicies(objects: K8sObject[], overlay: string): void {
   for (const deployment of deployments) {
     const name = deployment.metadata?.name ?? '?';
     const pod = (deployment.spec as { template: { spec: Record<string, unknown> } }).template.spec;
-    const where = `${overlay}: Deployment ${name}`;
+    const where = `${overlay}: ${deployment.kind} ${name}`;
     if (typeof pod.terminationGracePeriodSeconds !== 'number' || pod.terminationGracePeriodSeconds <= 20) {
       problems.push(`${where}: terminationGracePeriodSeconds must exceed the 20 s drain deadline`);
     }
@@ -108,7 +108,7 @@ function checkPolicies(objects: K8sObject[], overlay: string): void {
         problems.push(`${where}: container ${container.name} must be read-only without privilege escalation`);
       }
     }
-    if (name !== 'satellite' && !pdbTargets.has(name)) problems.push(`${where}: no PodDisruptionBudget`);
+    if (!pdbTargets.has(name)) problems.push(`${where}: no PodDisruptionBudget`);
   }
   for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')) {
     const target = (hpa.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef;
@@ -117,6 +117,21 @@ function checkPolicies(objects: K8sObject[], overlay: string): void {
         `${overlay}: HorizontalPodAutoscaler ${hpa.metadata?.name} targets a missing ${target.kind} ${target.name}`,
       );
     }
+  }
+  // Streams are copied to as many NATS servers as the stream replicas say: on a cluster of another size
+  // they either cannot be created or lose their copies with one server.
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === 'orbital-config');
+  const streamReplicas = Number((config?.data as Record<string, string> | undefined)?.NATS_STREAM_REPLICAS ?? '1');
+  const natsValues = parseAllDocuments(
+    readFileSync(join(kubernetesDir, 'infrastructure/nats.values.yaml'), 'utf8'),
+  )[0]?.toJS() as {
+    config?: { cluster?: { enabled?: boolean; replicas?: number } };
+  };
+  const natsServers = natsValues.config?.cluster?.enabled ? (natsValues.config.cluster.replicas ?? 1) : 1;
+  if (overlay.endsWith('production') && streamReplicas !== natsServers) {
+    problems.push(
+      `${overlay}: NATS_STREAM_REPLICAS is ${streamReplicas}, but infrastructure/nats.values.yaml runs ${natsServers} NATS servers`,
+    );
   }
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
   if (!policies.some((p) => p.metadata?.name === 'orbital-default-deny-ingress')) {
