@@ -1,12 +1,14 @@
 /**
  * `npm run deploy:rehearse`: the deployment rehearsed on this machine, as deploy/README.md describes it.
- * Each overlay of deploy/kubernetes (and compose) is given its secrets by `npm run credentials`, rendered
+ * Each overlay of deploy/kubernetes is given its secrets by `npm run credentials`, rendered
  * as `kubectl apply -k` renders it, and run: every workload as local processes with exactly what the
  * rendered objects give them, the engines standing in for the cluster's, then the day-one path walked to
- * a tool call through the satellites' Service. `-- production` (or another name) rehearses only that one.
+ * a tool call through the satellites' Service; deploy/compose.yaml likewise (`compose`). `-- production` (or
+ * another name, or `compose`) rehearses only that one.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { rehearseCompose } from './rehearseCompose.ts';
 import { rehearseKubernetes } from './rehearseKubernetes.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -14,13 +16,14 @@ const log = (line: string) => console.log(line);
 const overlaysDir = join(root, 'deploy/kubernetes/overlays');
 const all = readdirSync(overlaysDir).filter((name) => statSync(join(overlaysDir, name)).isDirectory());
 const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-const targets = chosen.length > 0 ? chosen : all;
+const targets = chosen.length > 0 ? chosen : [...all, 'compose'];
 
 let failures = 0;
 for (const overlay of targets) {
   const started = Date.now();
   try {
-    await rehearseKubernetes(overlay, { root, log });
+    if (overlay === 'compose') await rehearseCompose({ root, log });
+    else await rehearseKubernetes(overlay, { root, log });
     log(`${overlay}: rehearsed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } catch (error) {
     failures += 1;

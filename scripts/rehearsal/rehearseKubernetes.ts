@@ -63,7 +63,10 @@ export async function rehearseKubernetes(overlay: string, options: RehearsalOpti
   const engines: Engine[] = [];
   let cluster: Cluster | undefined;
   try {
-    cpSync(join(root, 'deploy'), join(scratch, 'deploy'), { recursive: true });
+    // The repository's deploy/, without secrets an operator made in it: the rehearsal makes its own.
+    const made =
+      /(overlays\/[^/]+\/((secrets|credentials|satellite|redis)\.env|nats\.users\.values\.yaml)|deploy\/(\.env|nats\.conf))$/;
+    cpSync(join(root, 'deploy'), join(scratch, 'deploy'), { recursive: true, filter: (source) => !made.test(source) });
     const overlayDir = join(scratch, 'deploy/kubernetes/overlays', overlay);
     const infrastructure = join(scratch, 'deploy/kubernetes/infrastructure');
     // Step 2 of the runbook, as written there.
@@ -283,7 +286,9 @@ export async function rehearseKubernetes(overlay: string, options: RehearsalOpti
     log(`  ${first.name} restarted without its token and came back as the same satellite (${before?.id})`);
   } catch (error) {
     if (cluster) {
-      for (const pod of cluster.pods.filter((p) => p.restarts > 0 || !p.ready)) {
+      for (const pod of cluster.pods.filter(
+        (p) => p.restarts > 0 || !p.ready || p.owner.metadata?.name === 'satellite',
+      )) {
         log(`  ${pod.name} (${pod.restarts} restarts, ${pod.ready ? 'ready' : 'not ready'}), last lines:`);
         for (const line of pod.output.slice(-12)) log(`    | ${line.slice(0, 300)}`);
       }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import {
   createServer,
   request as httpRequest,
@@ -377,6 +377,11 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
         record(name, value.replace(/\/\/[^/@\s]*@/, '//***@'), translated.replace(/\/\/[^/@\s]*@/, '//***@'));
         // A host name alone: its port variable beside it follows.
         const portVariable = name.replace(/HOST$/, 'PORT');
+        if (hosts.isHost(value) && portVariable !== name && !env[portVariable]) {
+          throw new RehearsalFailure(
+            `${where}: ${name} names ${value} but ${portVariable} is not set: the process would use a port of its own choosing, which the rehearsal cannot map; set ${portVariable}`,
+          );
+        }
         if (hosts.isHost(value) && portVariable !== name && env[portVariable]) {
           const local = hosts.portOf(value, Number(env[portVariable]));
           if (local === undefined)
@@ -429,6 +434,21 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
         return false;
       }
     }
+    if (spec.exec) {
+      // Run in the container's place: its own ports are reached on localhost, which here is each local port.
+      const argv = spec.exec.command.map((part) =>
+        part.replace(/localhost:(\d+)/g, (whole, port: string) => {
+          const local = pod.ports.get(Number(port));
+          return local === undefined ? whole : `127.0.0.1:${local}`;
+        }),
+      );
+      const command = argv[0] === 'node' ? process.execPath : (argv[0] as string);
+      return new Promise<boolean>((resolve) => {
+        const check = spawn(command, argv.slice(1), { stdio: 'ignore', timeout: 5000 });
+        check.once('exit', (code) => resolve(code === 0));
+        check.once('error', () => resolve(false));
+      });
+    }
     return true;
   };
 
@@ -450,8 +470,14 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
     // Node and the tools it starts find it through TMPDIR.
     const tmp = localPath(pod, '/tmp');
     const readOnly = pod.container.securityContext?.readOnlyRootFilesystem === true;
-    const tmpdir = tmp ?? (readOnly ? home : undefined);
-    if (tmpdir && !translations.some((t) => t.where === objectName(pod.owner) && t.variable === '(TMPDIR)')) {
+    // Without a volume there, a writable root filesystem still gives the container a /tmp of its own.
+    let tmpdir = tmp ?? home;
+    if (tmp === undefined && !readOnly) {
+      tmpdir = join(work, 'pods', pod.name, 'container-tmp');
+      mkdirSync(tmpdir, { recursive: true, mode: 0o1777 });
+      chmodSync(tmpdir, 0o1777);
+    }
+    if (!translations.some((t) => t.where === objectName(pod.owner) && t.variable === '(TMPDIR)')) {
       translations.push({
         where: objectName(pod.owner),
         variable: '(TMPDIR)',
@@ -464,7 +490,7 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
       PATH: `${nodeDir}:/usr/local/bin:/usr/bin:/bin`,
       HOSTNAME: pod.name,
       HOME: home,
-      ...(tmpdir ? { TMPDIR: tmpdir } : {}),
+      TMPDIR: tmpdir,
       ...local,
     };
     const security = pod.container.securityContext ?? {};
@@ -612,8 +638,8 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
     pod.ready = false;
     const child = pod.child;
     if (!child?.pid) return;
-    const grace =
-      Math.min(20, (podSpecOf(pod.owner)?.terminationGracePeriodSeconds as number | undefined) ?? 30) * 1000;
+    // The pod's grace period, but no longer than the rehearsal waits: a drain takes a few seconds here.
+    const grace = Math.min(8, (podSpecOf(pod.owner)?.terminationGracePeriodSeconds as number | undefined) ?? 30) * 1000;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         try {

@@ -215,3 +215,25 @@ export async function startPostgres(options: {
   psql(`CREATE DATABASE ${ident(options.database)} OWNER ${ident(options.owner)}`);
   return { name: 'postgres', port, stop: stopper([child]) };
 }
+
+/** nats-server with a configuration file as given (compose mounts one), on a local port and folder. */
+export async function startNatsWithConfiguration(options: {
+  dir: string;
+  configuration: string;
+  /** The container path of the JetStream folder (a volume), which becomes `dir`. */
+  storeDir: string;
+}): Promise<Engine> {
+  const port = await freePort();
+  mkdirSync(options.dir, { recursive: true });
+  const file = join(options.dir, 'nats.conf');
+  const configuration = options.configuration.replaceAll(
+    new RegExp(`store_dir:\\s*"?${options.storeDir.replaceAll('/', '\\/')}"?`, 'g'),
+    `store_dir: ${JSON.stringify(join(options.dir, 'store'))}`,
+  );
+  writeFileSync(file, `listen: "127.0.0.1:${port}"\n${configuration}`);
+  const child = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-c', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForLine(child, /Server is ready/, 'nats-server');
+  return { name: 'nats', port, stop: stopper([child]) };
+}
