@@ -13,6 +13,7 @@ import { createBearerAuthenticator } from './auth/createBearerAuthenticator.ts';
 import { createIntrospectionVerifier, type IntrospectionCredential } from './auth/createIntrospectionVerifier.ts';
 import { registerProtectedResourceMetadata } from './auth/protectedResourceMetadata.ts';
 import { configurationProblems, type SatelliteEnv, satelliteTypeOf } from './config.ts';
+import { createRedactingEventSink, secretValuesOf } from './events/createRedactingEventSink.ts';
 import type { EventSink } from './events/eventSink.ts';
 import { createArgumentValidator } from './gateway/createArgumentValidator.ts';
 import { createMcpEndpoint } from './gateway/createMcpEndpoint.ts';
@@ -71,7 +72,12 @@ export function createSatelliteApp(options: {
    */
   settings?: SettingsCache;
 }): SatelliteApp {
-  const { config, events, logger } = options;
+  const { config, logger } = options;
+  // Every event of an installation leaves with its secret values replaced, whatever a server echoed.
+  let runtimeRef: ServerRuntime | undefined;
+  const events = createRedactingEventSink(options.events, (installationId) =>
+    secretValuesOf(runtimeRef?.configuration(installationId), options.upstreamTokens?.issued?.(installationId)),
+  );
   const problems = configurationProblems(config);
   if (problems.length) {
     throw new Error(`Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
@@ -112,6 +118,7 @@ export function createSatelliteApp(options: {
       },
     },
   });
+  runtimeRef = runtime;
   const sessions = createSessionStore({
     idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
     events,

@@ -37,5 +37,9 @@ export function createUpstreamTokens(options: { api: SatelliteApi; now?: () => n
       cache.set(key, { token: reply.access_token, until });
       return { kind: 'ok', token: reply.access_token };
     },
+    issued(installationId) {
+      const prefix = `${installationId}|`;
+      return [...cache].filter(([key]) => key.startsWith(prefix)).map(([, entry]) => entry.token);
+    },
   };
 }

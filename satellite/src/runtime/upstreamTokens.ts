@@ -11,4 +11,6 @@ export type UpstreamTokens = {
     purpose: 'call' | 'discovery';
     refused: boolean;
   }): Promise<{ kind: 'ok'; token: string } | { kind: 'unavailable'; message: string }>;
+  /** The tokens currently held for an installation's calls: its events must never carry them. */
+  issued?(installationId: string): readonly string[];
 };
