@@ -38,3 +38,13 @@ function actorOf(identity: CallerIdentity, origin: RequestOrigin | null): AuditA
 export function processActor(process: string): AuditActor {
   return { kind: 'process', id: process, email: null, name: null };
 }
+
+/** A person as they are now (a sign-in, where no request identity exists yet): copied into the entry. */
+export function userActor(user: { id: string; email: string; name: string }): AuditActor {
+  return { kind: 'user', id: user.id, email: user.email, name: user.name };
+}
+
+/** Someone not signed in, with the e-mail address they gave if any (a refused sign-in). */
+export function anonymousActor(email: string | null = null): AuditActor {
+  return { kind: 'anonymous', id: null, email, name: null };
+}

@@ -56,7 +56,8 @@ export const auditActions = {
   'satellite.revoked': 'A satellite was revoked and deleted: its key stops working',
   'satellite.allowlist_updated': "A satellite's IP allowlist was changed",
   'personal_token.created': 'A personal access token was made (details: its id and name, never the token)',
-  'personal_token.revoked': 'A personal access token was revoked',
+  'access_token.revoked':
+    'A person or a team admin revoked a personal access token or an OAuth authorization (details: its kind and name)',
   'oauth.client_registered': 'An OAuth client registered itself (dynamic client registration)',
   'oauth.consent_granted': "A person approved an OAuth client's access",
   'oauth.consent_denied': "A person refused an OAuth client's access",

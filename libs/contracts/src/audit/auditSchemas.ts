@@ -4,8 +4,11 @@ import { processName } from '../processes.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 
-/** Who acted. `process`: a platform process on its own account (a schedule's tick, database setup). */
-export const auditActorKinds = ['user', 'satellite', 'process', 'anonymous'] as const;
+/**
+ * Who acted. `process`: a platform process on its own account (a schedule's tick, database setup);
+ * `client`: an OAuth client acting with its own credentials (revoking one of its tokens).
+ */
+export const auditActorKinds = ['user', 'satellite', 'process', 'client', 'anonymous'] as const;
 
 /**
  * The actor as they were when they acted: the e-mail and name are copied, not looked up later, so an
@@ -14,7 +17,7 @@ export const auditActorKinds = ['user', 'satellite', 'process', 'anonymous'] as 
  */
 export const auditActor = z.object({
   kind: z.enum(auditActorKinds),
-  /** User id, satellite id or process name; null for anonymous. */
+  /** User id, satellite id, process name or OAuth client id; null for anonymous. */
   id: z.string().min(1).max(200).nullable(),
   email: z.string().max(320).nullable(),
   name: z.string().max(200).nullable(),

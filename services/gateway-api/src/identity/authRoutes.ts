@@ -1,4 +1,12 @@
-import { globalPermissionsOf, loginBody, loginReply, meView, teamPermissionsOf } from '@orbital/contracts';
+import { anonymousActor, auditContextOf, userActor } from '@orbital/audit';
+import {
+  type AuditActor,
+  globalPermissionsOf,
+  loginBody,
+  loginReply,
+  meView,
+  teamPermissionsOf,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
@@ -27,7 +35,19 @@ export function authRoutes(
         // Before the rate limit and the password: with login off, no attempt is counted or checked.
         await deps.loginGate.assertEnabled();
         const attempt = await limiter.attempt(body.email, address);
+        const refused = (reason: string, actor: AuditActor) =>
+          store.audit({
+            action: 'auth.login',
+            actor,
+            target: { kind: 'user', id: actor.id },
+            outcome: 'failure',
+            reason,
+            source_ip: address,
+            request_id: request.id,
+          });
         if (!attempt.allowed) {
+          // Once per window and limit: a flood of refused attempts must not become a flood of entries.
+          if (attempt.first) await refused(`rate_limited_${attempt.scope}`, anonymousActor(body.email));
           logger.warn(
             { event: 'auth.login_rate_limited', account: body.email, address, scope: attempt.scope },
             'security: login refused by rate limit',
@@ -43,6 +63,10 @@ export function authRoutes(
           ? await verifyPassword(user.password_hash, body.password)
           : await verifyAgainstDecoy(body.password);
         if (!user || !valid) {
+          await refused(
+            user ? 'wrong_password' : 'unknown_account',
+            user ? userActor(user) : anonymousActor(body.email),
+          );
           logger.warn(
             {
               event: 'auth.login_failed',
@@ -66,9 +90,18 @@ export function authRoutes(
       tags: ['auth'],
       access: { kind: 'session' },
       response: z.object({ logged_out: z.literal(true) }),
-      async handler({ request, reply }) {
+      async handler(input) {
+        const { request, reply } = input;
         const session = sessionOf(request);
-        await store.revokeSession(session.sessionId);
+        await store.inTransaction(async (tx) => {
+          await tx.revokeSession(session.sessionId);
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'auth.logout',
+            target: { kind: 'user', id: session.user.id },
+            details: { session_id: session.sessionId },
+          });
+        });
         await broadcast.invalidate({ kind: 'session', session_id: session.sessionId });
         logger.info(
           { event: 'auth.logout', user_id: session.user.id, session_id: session.sessionId },

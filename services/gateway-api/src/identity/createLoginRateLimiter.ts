@@ -29,7 +29,13 @@ export const defaultLoginRateLimits: LoginRateLimits = {
 
 export type LoginAttempt =
   | { allowed: true }
-  | { allowed: false; scope: 'account_at_address' | 'account' | 'address'; retryAfterSeconds: number };
+  | {
+      allowed: false;
+      scope: 'account_at_address' | 'account' | 'address';
+      retryAfterSeconds: number;
+      /** The first refusal of its window (the count just passed the limit): what the audit log records. */
+      first: boolean;
+    };
 
 /**
  * Login rate limiting on Redis, so the limits hold across every gateway replica. Each attempt is
@@ -93,14 +99,17 @@ export function createLoginRateLimiter(options: {
         { key: pairKey(email, address), limit: limits.accountAtAddress },
       ]);
       if (byAddress && byAddress.count > limits.address.maxAttempts) {
-        return { allowed: false, scope: 'address', retryAfterSeconds: byAddress.ttl };
+        const first = byAddress.count === limits.address.maxAttempts + 1;
+        return { allowed: false, scope: 'address', retryAfterSeconds: byAddress.ttl, first };
       }
       if (pair && pair.count > limits.accountAtAddress.maxAttempts) {
-        return { allowed: false, scope: 'account_at_address', retryAfterSeconds: pair.ttl };
+        const first = pair.count === limits.accountAtAddress.maxAttempts + 1;
+        return { allowed: false, scope: 'account_at_address', retryAfterSeconds: pair.ttl, first };
       }
       const [account] = await count([{ key: accountKey(email), limit: limits.account }]);
       if (account && account.count > limits.account.maxAttempts) {
-        return { allowed: false, scope: 'account', retryAfterSeconds: account.ttl };
+        const first = account.count === limits.account.maxAttempts + 1;
+        return { allowed: false, scope: 'account', retryAfterSeconds: account.ttl, first };
       }
       return { allowed: true };
     },

@@ -1,3 +1,4 @@
+import { userActor } from '@orbital/audit';
 import type { LoginReply } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
@@ -54,13 +55,24 @@ export function createSessionIssuer(deps: {
     }
     const token = createSessionToken();
     const expiresAt = new Date(deps.now() + deps.sessionTtlMs);
-    const session = await deps.store.createSession({
-      userId: user.id,
-      tokenHash: hashSessionToken(token),
-      expiresAt,
-      createdFrom: request.ip,
+    const session = await deps.store.inTransaction(async (tx) => {
+      const created = await tx.createSession({
+        userId: user.id,
+        tokenHash: hashSessionToken(token),
+        expiresAt,
+        createdFrom: request.ip,
+      });
+      await tx.markLoggedIn(user.id);
+      await tx.audit({
+        action: 'auth.login',
+        actor: userActor(user),
+        target: { kind: 'user', id: user.id },
+        source_ip: request.ip,
+        request_id: request.id,
+        details: { method, session_id: created.id },
+      });
+      return created;
     });
-    await deps.store.markLoggedIn(user.id);
     deps.logger.info(
       { event: 'auth.login_succeeded', user_id: user.id, session_id: session.id, address: request.ip, method },
       'security: login succeeded',

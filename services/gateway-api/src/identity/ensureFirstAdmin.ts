@@ -1,3 +1,4 @@
+import { processActor } from '@orbital/audit';
 import { ConfigError } from '@orbital/config';
 import type { Logger } from '@orbital/logger';
 import { checkPasswordStrength } from './checkPasswordStrength.ts';
@@ -44,6 +45,18 @@ export async function ensureFirstAdmin(deps: { store: IdentityStore; admin: Firs
     return;
   }
   const passwordHash = await hashPassword(admin.password);
-  const result = await store.createFirstAdmin({ email: admin.email, name: admin.name, passwordHash });
+  const result = await store.inTransaction(async (tx) => {
+    const outcome = await tx.createFirstAdmin({ email: admin.email, name: admin.name, passwordHash });
+    if (outcome === 'created') {
+      const created = await tx.findUserByEmail(admin.email);
+      await tx.audit({
+        actor: processActor('gateway-api'),
+        action: 'user.created',
+        target: { kind: 'user', id: created?.id ?? null },
+        details: { email: admin.email, name: admin.name, global_role: 'global_admin', from: 'ADMIN_EMAIL' },
+      });
+    }
+    return outcome;
+  });
   if (result === 'created') logger.info({ account: admin.email }, 'first global admin created');
 }

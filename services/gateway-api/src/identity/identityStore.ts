@@ -1,3 +1,4 @@
+import { type AuditRecord, recordAudit } from '@orbital/audit';
 import type { GlobalRole, TeamRole, UserStatus } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { AppError } from '@orbital/errors';
@@ -97,11 +98,33 @@ async function membershipsOf(db: CommonQueryMethods, userId: string): Promise<Me
   return [...rows];
 }
 
-/** The typed queries of the identity schema. Every method reaches the pool through the live getter. */
+/**
+ * The typed queries of the identity schema. Every method reaches the pool through the live getter, or
+ * one transaction's connection inside `inTransaction`.
+ */
 export function createIdentityStore(pool: LivePool) {
-  const db = () => pool.get();
+  return identityStoreOn(() => pool.get());
+}
 
+function identityStoreOn(db: () => CommonQueryMethods) {
+  const store = queriesOn(db);
   return {
+    ...store,
+    /**
+     * Runs changes with a store whose queries all belong to one transaction, so a change and its audit
+     * entry (`audit`) commit together or not at all.
+     */
+    inTransaction<T>(run: (tx: typeof store) => Promise<T>): Promise<T> {
+      return db().transaction((tx) => run(queriesOn(() => tx)));
+    },
+  };
+}
+
+function queriesOn(db: () => CommonQueryMethods) {
+  return {
+    /** Records an audit entry on this store's connection: in its transaction inside `inTransaction`. */
+    audit: (record: AuditRecord) => recordAudit(db(), record),
+
     async findUserByEmail(email: string, on?: CommonQueryMethods) {
       return (on ?? db()).maybeOne(sql.type(userWithHashRow)`
         SELECT ${userColumns}, password_hash FROM identity.users WHERE lower(email) = lower(${email}) AND ${notDeleted}`);

@@ -1,3 +1,4 @@
+import { auditContextOf } from '@orbital/audit';
 import {
   addMemberBody,
   createTeamBody,
@@ -49,7 +50,20 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       body: createTeamBody,
       response: teamView,
       successStatus: 201,
-      handler: async ({ body }) => toTeamView(await store.createTeam(body)),
+      handler: async (input) =>
+        toTeamView(
+          await store.inTransaction(async (tx) => {
+            const team = await tx.createTeam(input.body);
+            await tx.audit({
+              ...auditContextOf(input),
+              action: 'team.created',
+              target: { kind: 'team', id: team.id },
+              team_id: team.id,
+              details: { slug: team.slug, name: team.name },
+            });
+            return team;
+          }),
+        ),
     }),
     defineRoute({
       method: 'GET',
@@ -74,9 +88,21 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       params: teamParams,
       body: updateTeamBody,
       response: teamView,
-      async handler({ params, body }) {
-        const team = await store.updateTeam(params.teamId, body);
-        if (!team) throw notFound();
+      async handler(input) {
+        const { params, body } = input;
+        const team = await store.inTransaction(async (tx) => {
+          const before = await tx.getTeam(params.teamId);
+          const updated = await tx.updateTeam(params.teamId, body);
+          if (!before || !updated) throw notFound();
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.updated',
+            target: { kind: 'team', id: updated.id },
+            team_id: updated.id,
+            details: { slug: updated.slug, name: updated.name, previous: { slug: before.slug, name: before.name } },
+          });
+          return updated;
+        });
         return toTeamView(team);
       },
     }),
@@ -88,9 +114,21 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       access: { kind: 'permission', permission: 'teams.manage' },
       params: teamParams,
       response: z.object({ deleted: z.literal(true) }),
-      async handler({ params }) {
-        const members = await store.deleteTeam(params.teamId);
-        if (!members) throw notFound();
+      async handler(input) {
+        const { params } = input;
+        const members = await store.inTransaction(async (tx) => {
+          const team = await tx.getTeam(params.teamId);
+          const removed = await tx.deleteTeam(params.teamId);
+          if (!team || !removed) throw notFound();
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.deleted',
+            target: { kind: 'team', id: team.id },
+            team_id: team.id,
+            details: { slug: team.slug, name: team.name, members: removed.length },
+          });
+          return removed;
+        });
         for (const userId of members) await evictUser(userId);
         logger.info({ event: 'identity.team_deleted', team_id: params.teamId }, 'team deleted');
         return { deleted: true as const };
@@ -119,11 +157,21 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       body: addMemberBody,
       response: memberView,
       successStatus: 201,
-      async handler({ params, body }) {
+      async handler(input) {
+        const { params, body } = input;
         if (!(await store.getTeam(params.teamId))) throw notFound();
         const user = body.user_id ? await store.getUser(body.user_id) : await store.findUserByEmail(body.email ?? '');
         if (!user) throw new AppError('not_found', 'No such user');
-        await store.addMember(params.teamId, user.id, body.role);
+        await store.inTransaction(async (tx) => {
+          await tx.addMember(params.teamId, user.id, body.role);
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.member_added',
+            target: { kind: 'user', id: user.id },
+            team_id: params.teamId,
+            details: { email: user.email, role: body.role },
+          });
+        });
         await evictUser(user.id);
         const member = await store.getMember(params.teamId, user.id);
         if (!member) throw new AppError('conflict', 'The membership was removed while it was being added');
@@ -139,11 +187,22 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       params: memberParams,
       body: updateMemberBody,
       response: memberView,
-      async handler({ params, body, identity }) {
+      async handler(input) {
+        const { params, body, identity } = input;
         const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
-        if (!(await store.changeMember(params.teamId, params.userId, { role: body.role }, { keepAnAdmin }))) {
-          throw new AppError('not_found', 'This user is not a member of the team');
-        }
+        await store.inTransaction(async (tx) => {
+          const before = await tx.getMember(params.teamId, params.userId);
+          if (!before || !(await tx.changeMember(params.teamId, params.userId, { role: body.role }, { keepAnAdmin }))) {
+            throw new AppError('not_found', 'This user is not a member of the team');
+          }
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.member_role_changed',
+            target: { kind: 'user', id: params.userId },
+            team_id: params.teamId,
+            details: { email: before.email, role: body.role, previous_role: before.role },
+          });
+        });
         await evictUser(params.userId);
         const member = await store.getMember(params.teamId, params.userId);
         if (!member) throw new AppError('not_found', 'This user is not a member of the team');
@@ -158,11 +217,22 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
       params: memberParams,
       response: z.object({ removed: z.literal(true) }),
-      async handler({ params, identity }) {
+      async handler(input) {
+        const { params, identity } = input;
         const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
-        if (!(await store.changeMember(params.teamId, params.userId, { remove: true }, { keepAnAdmin }))) {
-          throw new AppError('not_found', 'This user is not a member of the team');
-        }
+        await store.inTransaction(async (tx) => {
+          const before = await tx.getMember(params.teamId, params.userId);
+          if (!before || !(await tx.changeMember(params.teamId, params.userId, { remove: true }, { keepAnAdmin }))) {
+            throw new AppError('not_found', 'This user is not a member of the team');
+          }
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.member_removed',
+            target: { kind: 'user', id: params.userId },
+            team_id: params.teamId,
+            details: { email: before.email, role: before.role },
+          });
+        });
         await evictUser(params.userId);
         return { removed: true as const };
       },

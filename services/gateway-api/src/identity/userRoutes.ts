@@ -1,3 +1,4 @@
+import { auditContextOf } from '@orbital/audit';
 import {
   changePasswordBody,
   createUserBody,
@@ -73,15 +74,26 @@ export function userRoutes(deps: IdentityRouteDeps) {
       body: createUserBody,
       response: userView,
       successStatus: 201,
-      async handler({ body, identity }) {
+      async handler(input) {
+        const { body, identity } = input;
         assertStrongPassword(body.password, body.email, 'body.password');
-        const user = await store.createUser({
-          email: body.email,
-          name: body.name,
-          passwordHash: await hashPassword(body.password),
-          globalRole: body.global_role,
-          // A global admin vouches for the address they typed.
-          emailVerified: true,
+        const passwordHash = await hashPassword(body.password);
+        const user = await store.inTransaction(async (tx) => {
+          const created = await tx.createUser({
+            email: body.email,
+            name: body.name,
+            passwordHash,
+            globalRole: body.global_role,
+            // A global admin vouches for the address they typed.
+            emailVerified: true,
+          });
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'user.created',
+            target: { kind: 'user', id: created.id },
+            details: { email: created.email, name: created.name, global_role: created.global_role },
+          });
+          return created;
         });
         logger.info({ event: 'identity.user_created', user_id: user.id, by: actor(identity) }, 'user created');
         return toUserView(user);
@@ -159,9 +171,20 @@ export function userRoutes(deps: IdentityRouteDeps) {
       access: { kind: 'permission', permission: 'users.manage' },
       params: userParams,
       response: z.object({ revoked: z.number().int() }),
-      async handler({ params, identity }) {
-        if (!(await store.getUser(params.userId))) throw noSuchUser();
-        const revoked = await store.revokeUserSessions(params.userId);
+      async handler(input) {
+        const { params, identity } = input;
+        const user = await store.getUser(params.userId);
+        if (!user) throw noSuchUser();
+        const revoked = await store.inTransaction(async (tx) => {
+          const count = await tx.revokeUserSessions(params.userId);
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'session.revoked',
+            target: { kind: 'user', id: params.userId },
+            details: { email: user.email, revoked: count },
+          });
+          return count;
+        });
         await broadcast.invalidate({ kind: 'user', user_id: params.userId });
         logger.info(
           { event: 'auth.sessions_revoked', user_id: params.userId, revoked, by: actor(identity) },

@@ -1,8 +1,9 @@
+import { auditContextOf } from '@orbital/audit';
 import { createdAccessToken, mcpScope, accessTokenView as tokenView, uuidField } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
-import { defineRoute } from '../http/defineRoute.ts';
+import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
 import { type LoginGate, sessionOf } from '../identity/index.ts';
 import { createSecret, hashSecret } from './oauthSecrets.ts';
 import type { GrantView, OAuthStore } from './oauthStore.ts';
@@ -45,6 +46,25 @@ export function accessTokenRoutes(deps: {
     })
     .strict();
 
+  /** Revokes a token in force and records it in the same transaction; not_found when there is none. */
+  async function revokeAudited(
+    input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'origin' | 'requestId'>,
+    tokenId: string,
+    where: { userId: string } | { teamId: string },
+  ): Promise<void> {
+    await store.inTransaction(async (tx) => {
+      const grant = await tx.getGrant(tokenId);
+      if (!grant || !(await tx.revokeGrant(tokenId, where))) throw notFound();
+      await tx.audit({
+        ...auditContextOf(input),
+        action: 'access_token.revoked',
+        target: { kind: 'access_token', id: tokenId },
+        team_id: grant.team_id,
+        details: { kind: grant.kind, name: grant.name, owner_user_id: grant.user_id, client_id: grant.client_id },
+      });
+    });
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -55,7 +75,8 @@ export function accessTokenRoutes(deps: {
       body: createBody,
       response: createdAccessToken,
       successStatus: 201,
-      async handler({ request, body }) {
+      async handler(input) {
+        const { request, body } = input;
         await deps.loginGate.assertEnabled();
         const session = sessionOf(request);
         if (!(await store.isMember(session.user.id, body.team_id))) {
@@ -63,16 +84,27 @@ export function accessTokenRoutes(deps: {
         }
         const token = createSecret('personalToken');
         const expiresAt = new Date(deps.now() + body.expires_in_days * 86400 * 1000);
-        const id = await store.createGrant({
-          kind: 'personal',
-          userId: session.user.id,
-          teamId: body.team_id,
-          clientId: null,
-          name: body.name,
-          scope: mcpScope,
-          resource: null,
-          expiresAt,
-          tokens: [{ hash: hashSecret(token), kind: 'access', expiresAt }],
+        const id = await store.inTransaction(async (tx) => {
+          const grantId = await tx.createGrant({
+            kind: 'personal',
+            userId: session.user.id,
+            teamId: body.team_id,
+            clientId: null,
+            name: body.name,
+            scope: mcpScope,
+            resource: null,
+            expiresAt,
+            tokens: [{ hash: hashSecret(token), kind: 'access', expiresAt }],
+          });
+          // The token's id and name, never the token.
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'personal_token.created',
+            target: { kind: 'access_token', id: grantId },
+            team_id: body.team_id,
+            details: { name: body.name, expires_at: expiresAt.toISOString() },
+          });
+          return grantId;
         });
         logger.info(
           { event: 'oauth.personal_token_created', grant_id: id, user_id: session.user.id, team_id: body.team_id },
@@ -100,9 +132,10 @@ export function accessTokenRoutes(deps: {
       access: { kind: 'session' },
       params: tokenParams,
       response: z.object({ revoked: z.literal(true) }),
-      async handler({ request, params }) {
+      async handler(input) {
+        const { request, params } = input;
         const userId = sessionOf(request).user.id;
-        if (!(await store.revokeGrant(params.tokenId, { userId }))) throw notFound();
+        await revokeAudited(input, params.tokenId, { userId });
         logger.info({ event: 'oauth.token_revoked', grant_id: params.tokenId, by: userId }, 'token revoked');
         return { revoked: true as const };
       },
@@ -125,8 +158,9 @@ export function accessTokenRoutes(deps: {
       access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
       params: teamTokenParams,
       response: z.object({ revoked: z.literal(true) }),
-      async handler({ request, params }) {
-        if (!(await store.revokeGrant(params.tokenId, { teamId: params.teamId }))) throw notFound();
+      async handler(input) {
+        const { request, params } = input;
+        await revokeAudited(input, params.tokenId, { teamId: params.teamId });
         logger.info(
           {
             event: 'oauth.token_revoked',

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auditContextOf } from '@orbital/audit';
 import {
   type IntrospectionResponse,
   introspectionPath,
@@ -261,8 +262,9 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       responseShape: 'bare',
       successStatus: 201,
       response: anyObject,
-      handler: ({ request, reply }) =>
-        answerOAuth(request, reply, async () => {
+      handler: (input) =>
+        answerOAuth(input.request, input.reply, async () => {
+          const { request } = input;
           // RFC 7591 section 2: without a method the client means client_secret_basic.
           const accepted = acceptClientMetadata(request.body, {
             defaultAuthMethod: 'client_secret_basic',
@@ -272,13 +274,22 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
           const secret = method === 'none' ? undefined : createSecret('clientSecret');
           const clientId = `orb_client_${crypto.randomUUID()}`;
           const stored = accepted.metadata;
-          const client = await store.registerClient({
-            clientId,
-            secretHash: secret ? hashSecret(secret) : null,
-            clientName: accepted.clientName,
-            redirectUris: accepted.redirectUris,
-            authMethod: method,
-            metadata: stored,
+          const client = await store.inTransaction(async (tx) => {
+            const registered = await tx.registerClient({
+              clientId,
+              secretHash: secret ? hashSecret(secret) : null,
+              clientName: accepted.clientName,
+              redirectUris: accepted.redirectUris,
+              authMethod: method,
+              metadata: stored,
+            });
+            await tx.audit({
+              ...auditContextOf(input),
+              action: 'oauth.client_registered',
+              target: { kind: 'oauth_client', id: clientId },
+              details: { client_name: accepted.clientName, redirect_uris: accepted.redirectUris, auth_method: method },
+            });
+            return registered;
           });
           logger.info({ event: 'oauth.client_registered', client_id: clientId, method }, 'OAuth client registered');
           return {
@@ -352,22 +363,35 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       access: { kind: 'session' },
       responseShape: 'bare',
       response: z.string(),
-      handler: ({ request, reply }) =>
+      handler: (route) =>
         answerOAuth(
-          request,
-          reply,
+          route.request,
+          route.reply,
           async () => {
+            const { request, reply } = route;
             const input = (request.body ?? {}) as Record<string, unknown>;
             const { client, redirectUri } = await resolveClient(input);
+            const consent = (granted: boolean, teamId: string | null, reason: string | null = null) => ({
+              ...auditContextOf(route),
+              action: granted ? ('oauth.consent_granted' as const) : ('oauth.consent_denied' as const),
+              target: { kind: 'oauth_client', id: client.client_id },
+              team_id: teamId,
+              ...(reason ? { outcome: 'failure' as const, reason } : {}),
+              details: { client_name: client.client_name, redirect_uri: redirectUri },
+            });
             try {
               const authorization = parseAuthorization(input);
               if (!(await deps.loginGate.isEnabled())) throw new AccessDeniedError(loginDisabledMessage);
               const decision = decisionParams.safeParse(input);
               if (!decision.success) throw new InvalidRequestError(firstIssue(decision.error));
-              if (decision.data.decision === 'deny') throw new AccessDeniedError('The user denied the request');
+              if (decision.data.decision === 'deny') {
+                await store.audit(consent(false, decision.data.team_id ?? null));
+                throw new AccessDeniedError('The user denied the request');
+              }
               const session = sessionOf(request);
               const teamId = decision.data.team_id;
               if (!(await store.isMember(session.user.id, teamId))) {
+                await store.audit(consent(true, null, 'not_a_member'));
                 logger.warn(
                   {
                     event: 'oauth.authorize_refused',
@@ -380,16 +404,19 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
                 throw new AccessDeniedError('You are not a member of this team');
               }
               const code = createSecret('authorizationCode');
-              await store.createCode({
-                codeHash: hashSecret(code),
-                clientId: client.client_id,
-                userId: session.user.id,
-                teamId,
-                redirectUri,
-                codeChallenge: authorization.code_challenge,
-                scope: authorization.scope,
-                resource: authorization.resource,
-                expiresAt: new Date(deps.now() + lifetimes.authorizationCodeSeconds * 1000),
+              await store.inTransaction(async (tx) => {
+                await tx.createCode({
+                  codeHash: hashSecret(code),
+                  clientId: client.client_id,
+                  userId: session.user.id,
+                  teamId,
+                  redirectUri,
+                  codeChallenge: authorization.code_challenge,
+                  scope: authorization.scope,
+                  resource: authorization.resource,
+                  expiresAt: new Date(deps.now() + lifetimes.authorizationCodeSeconds * 1000),
+                });
+                await tx.audit(consent(true, teamId));
               });
               const url = new URL(redirectUri);
               url.searchParams.set('code', code);
@@ -536,15 +563,27 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       access: { kind: 'public' },
       responseShape: 'bare',
       response: anyObject,
-      handler: ({ request, reply }) =>
-        answerOAuth(request, reply, async () => {
+      handler: (input) =>
+        answerOAuth(input.request, input.reply, async () => {
+          const { request } = input;
           const body = (request.body ?? {}) as Record<string, unknown>;
           const client = await authenticateClient(request, body);
           if (typeof body.token !== 'string' || body.token.length === 0)
             throw new InvalidRequestError('token is required');
           const grant = await store.findGrantOfToken(hashSecret(body.token));
           // RFC 7009 section 2.2: an unknown token, or another client's, is answered 200 all the same.
-          if (grant && grant.client_id === client.client_id) await store.revokeGrantById(grant.grant_id);
+          if (grant && grant.client_id === client.client_id) {
+            await store.inTransaction(async (tx) => {
+              await tx.revokeGrantById(grant.grant_id);
+              await tx.audit({
+                ...auditContextOf(input),
+                actor: { kind: 'client', id: client.client_id, email: null, name: client.client_name },
+                action: 'oauth.token_revoked',
+                target: { kind: 'oauth_grant', id: grant.grant_id },
+                details: { client_id: client.client_id },
+              });
+            });
+          }
           return {};
         }),
     }),

@@ -1,4 +1,5 @@
-import { type LivePool, sql } from '@orbital/db';
+import { type AuditRecord, recordAudit } from '@orbital/audit';
+import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 
 const clientRow = z.object({
@@ -79,10 +80,23 @@ const grantColumns = sql.fragment`
 /** Grants still in force: not revoked, not past their end. */
 const inForce = sql.fragment`g.revoked_at IS NULL AND g.expires_at > now()`;
 
-/** The typed queries of the OAuth tables (identity schema). */
+/**
+ * The typed queries of the OAuth tables (identity schema), on the pool, or on one transaction's
+ * connection inside `inTransaction`.
+ */
 export function createOAuthStore(pool: LivePool) {
   const db = () => pool.get();
+  const store = oauthQueriesOn(db);
+  return {
+    ...store,
+    /** Runs changes and their audit entry (`audit`) in one transaction: they commit together or not at all. */
+    inTransaction<T>(run: (tx: typeof store) => Promise<T>): Promise<T> {
+      return db().transaction((tx) => run(oauthQueriesOn(() => tx)));
+    },
+  };
+}
 
+function oauthQueriesOn(db: () => CommonQueryMethods) {
   async function insertTokens(
     tx: Parameters<Parameters<ReturnType<typeof db>['transaction']>[0]>[0],
     grantId: string,
@@ -96,6 +110,9 @@ export function createOAuthStore(pool: LivePool) {
   }
 
   return {
+    /** Records an audit entry on this store's connection: in its transaction inside `inTransaction`. */
+    audit: (record: AuditRecord) => recordAudit(db(), record),
+
     async registerClient(input: {
       clientId: string;
       secretHash: Buffer | null;
