@@ -10,7 +10,7 @@ import {
   jobWorkSubjects,
   installationSubjects as s,
 } from '@orbital/contracts';
-import { AppError } from '@orbital/errors';
+import type { AppError } from '@orbital/errors';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +20,7 @@ import {
   type Harness,
   jobs,
   otherTeamAdmin,
+  refusal,
   startInstallations,
   teamA,
   teamAdmin,
@@ -32,15 +33,6 @@ let env: TestEnvironment;
 let h: Harness;
 
 const as = (identity: typeof admin) => ({ identity });
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  return 'ok';
-}
 
 beforeAll(async () => {
   env = await createTestEnvironment();

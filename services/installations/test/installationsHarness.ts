@@ -9,6 +9,7 @@ import {
   satelliteEvents,
   satelliteEventsStream,
 } from '@orbital/contracts';
+import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestBuses, markDatabaseSetUp, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
 import pg from 'pg';
@@ -142,6 +143,17 @@ export async function startInstallations(
       await buses.drain();
     },
   };
+}
+
+/** The error code a request was refused with, or `ok` when it was answered. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+  return 'ok';
 }
 
 /** Waits until `check` returns a value (not undefined/false), trying again until the timeout. */

@@ -5,7 +5,6 @@ import {
   type SatelliteTokenReply,
   installationSubjects as s,
 } from '@orbital/contracts';
-import { AppError } from '@orbital/errors';
 import {
   createTestEnvironment,
   type OAuthProtectedMcpServer,
@@ -17,6 +16,7 @@ import {
   admin,
   eventually,
   type Harness,
+  refusal,
   startInstallations,
   teamA,
   teamAdmin,
@@ -47,16 +47,6 @@ const teamBSatellite: CallerIdentity = {
   team_id: teamB,
 };
 const consoleUrl = 'http://console.example';
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  return 'ok';
-}
 
 async function install(slug: string, url: string, tokenScope: 'user' | 'team'): Promise<string> {
   await h.client.request(
@@ -223,7 +213,7 @@ describe('the MCP authorization flow for a per-user remote server', () => {
       },
       { identity: teamBSatellite },
     );
-    expect(await code(foreign)).toBe('not_found');
+    expect(await refusal(foreign)).toBe('not_found');
   });
 
   it('refuses a completion from a browser that did not start the flow, and a state used twice', async () => {
@@ -239,8 +229,8 @@ describe('the MCP authorization flow for a per-user remote server', () => {
         { ...callbackParams(back), browser_binding: binding },
         { identity: { kind: 'anonymous' } },
       );
-    expect(await code(complete('another-browser'))).toBe('forbidden');
-    expect(await code(complete(started.browser_binding))).toBe('not_found');
+    expect(await refusal(complete('another-browser'))).toBe('forbidden');
+    expect(await refusal(complete(started.browser_binding))).toBe('not_found');
     // Alice's token is untouched by the refused attempt.
     expect(accessToken(await tokenFor(installationId, 'u-team-user'))).toBe(aliceToken);
   });
@@ -331,7 +321,7 @@ describe('a team token', () => {
       { team_id: teamA, installation_id: installationId, ...flowUrls },
       { identity: teamUser },
     );
-    expect(await code(byUser)).toBe('forbidden');
+    expect(await refusal(byUser)).toBe('forbidden');
     await authorize(teamAdmin, installationId, upstream, 'team-account');
     const token = accessToken(await tokenFor(installationId, null));
     expect(accessToken(await tokenFor(installationId, 'u-team-user'))).toBe(token);
@@ -340,7 +330,7 @@ describe('a team token', () => {
       { team_id: teamA, installation_id: installationId, owner: 'team' },
       { identity: teamUser },
     );
-    expect(await code(disconnect)).toBe('forbidden');
+    expect(await refusal(disconnect)).toBe('forbidden');
     const removed = await h.client.request(
       o.disconnect,
       { team_id: teamA, installation_id: installationId, owner: 'team' },
@@ -370,6 +360,6 @@ describe('a team token', () => {
       { team_id: teamA, installation_id: plain.id, ...flowUrls },
       { identity: teamAdmin },
     );
-    expect(await code(started)).toBe('validation_failed');
+    expect(await refusal(started)).toBe('validation_failed');
   });
 });
