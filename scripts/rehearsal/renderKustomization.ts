@@ -106,18 +106,13 @@ function build(dir: string, expected: 'Kustomization' | 'Component', into: K8sOb
   const objects = expected === 'Component' ? into : [];
   for (const entry of k.resources ?? []) {
     const path = resolve(dir, entry);
-    if (statSync(path).isDirectory()) objects.push(...finishLevel(build(path, 'Kustomization')));
+    if (statSync(path).isDirectory()) objects.push(...build(path, 'Kustomization'));
     else objects.push(...readObjects(path));
   }
   for (const entry of k.components ?? []) build(resolve(dir, entry), 'Component', objects);
   for (const generator of k.configMapGenerator ?? []) generate(dir, k, generator, 'ConfigMap', objects);
   for (const generator of k.secretGenerator ?? []) generate(dir, k, generator, 'Secret', objects);
   transform(dir, k, objects);
-  return objects;
-}
-
-/** Objects leaving a nested kustomization keep their pending hashes; nothing else to do per level. */
-function finishLevel(objects: K8sObject[]): K8sObject[] {
   return objects;
 }
 

@@ -541,6 +541,12 @@ export async function runCluster(options: ClusterOptions): Promise<Cluster> {
       for (let failures = 0; pod.child === child; ) {
         if (await probe(pod, startup)) break;
         failures += 1;
+        // As the kubelet does: a container that never passes its startup probe is killed and restarted.
+        if (failures >= (startup.failureThreshold ?? 3)) {
+          log(`  ${pod.name} failed its startup probe ${failures} times; killing it`);
+          child.kill('SIGKILL');
+          return;
+        }
         await sleep((startup.periodSeconds ?? 10) * 1000);
       }
     }
