@@ -205,6 +205,34 @@ describe('single sign-on with an OpenID provider', () => {
     }
   });
 
+  it('records sign-ins, refusals, new and linked accounts and mapped changes in the audit log', async () => {
+    const wanted = ['auth.sso_login', 'user.created', 'auth.account_linked', 'user.updated', 'team.member_added'];
+    const entries = async () =>
+      (await admin('GET', '/api/audit?limit=500')).json().data.entries as Array<{
+        action: string;
+        outcome: string;
+        reason: string | null;
+        details: Record<string, unknown>;
+      }>;
+    const missing = async () => {
+      const seen = new Set((await entries()).map((e) => e.action));
+      return wanted.filter((action) => !seen.has(action));
+    };
+    await expect.poll(missing, { timeout: 20_000 }).toEqual([]);
+    const all = await entries();
+    expect(all).toContainEqual(
+      expect.objectContaining({ action: 'auth.sso_login', outcome: 'failure', reason: 'email_domain_not_allowed' }),
+    );
+    expect(all).toContainEqual(
+      expect.objectContaining({
+        action: 'auth.sso_login',
+        outcome: 'success',
+        details: expect.objectContaining({ how: 'created' }),
+      }),
+    );
+    expect(JSON.stringify(all)).not.toContain(provider.clientSecret);
+  });
+
   it('never writes the client secret, a code or a token to the log', async () => {
     const { answer } = await signIn('frank');
     const logs = stack.logs.text();

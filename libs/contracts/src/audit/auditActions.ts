@@ -10,6 +10,10 @@
 export const auditActions = {
   'auth.login': 'A person signed in with e-mail and password (failure: wrong credentials, too many attempts)',
   'auth.logout': 'A person signed out (their session ended)',
+  'auth.sso_login':
+    'A person signed in with an outside account, GitHub or single sign-on (details: provider and whether the account was new or linked; failure: the reason)',
+  'auth.account_linked':
+    'An outside account was linked to an existing user by its verified address (details: provider)',
   'session.revoked': 'An administrator ended every session of a user',
   'user.created': 'A user was created',
   'user.updated': "A global admin changed an account's global role or disabled/enabled it (details: the change)",

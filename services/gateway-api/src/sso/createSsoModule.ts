@@ -1,3 +1,4 @@
+import { recordAudit } from '@orbital/audit';
 import type { LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { SettingsReader } from '@orbital/settings-client';
@@ -51,6 +52,7 @@ export function createSsoModule(options: SsoModuleOptions): { routes: Route[] } 
       identity: options.identity,
       settings,
       loginEnabled: () => options.identity.loginGate.isEnabled(),
+      recordAudit: (db, record) => recordAudit(db ?? options.pool.get(), record),
       logger,
     }),
   };

@@ -1,3 +1,4 @@
+import type { AuditRecord } from '@orbital/audit';
 import type { GlobalRole, TeamRole } from '@orbital/contracts';
 import { type DatabaseTransactionConnection, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
@@ -29,6 +30,13 @@ export type SignInOutcome = {
 
 export type AccessMapping = { globalRole: GlobalRole | null; teams: MappedTeams | null };
 
+/** Records an audit entry of the sign-in in its transaction (the user as the actor). */
+export type SignInAudit = (
+  tx: DatabaseTransactionConnection,
+  user: SignedInUser,
+  entry: Pick<AuditRecord, 'action' | 'target' | 'team_id' | 'details'>,
+) => Promise<void>;
+
 const userColumns = sql.fragment`u.id, u.email, u.name, u.global_role, u.email_verified_at, u.disabled_at`;
 
 /**
@@ -39,6 +47,7 @@ export function createExternalIdentityStore(pool: LivePool) {
   async function findOrCreate(
     tx: DatabaseTransactionConnection,
     account: ExternalAccount,
+    audit: SignInAudit,
   ): Promise<{ user: SignedInUser; how: SignInOutcome['how'] }> {
     const key = sql.fragment`provider = ${account.provider} AND issuer = ${account.issuer} AND subject = ${account.subject}`;
     const linked = await tx.maybeOne(sql.type(signedInUser)`
@@ -84,11 +93,20 @@ export function createExternalIdentityStore(pool: LivePool) {
     await tx.query(sql.unsafe`
       INSERT INTO identity.external_identities (provider, issuer, subject, user_id, email)
       VALUES (${account.provider}, ${account.issuer}, ${account.subject}, ${user.id}, ${account.email})`);
+    const target = { kind: 'user', id: user.id };
+    const details = { provider: account.provider, issuer: account.issuer };
+    if (how === 'created') await audit(tx, user, { action: 'user.created', target, details });
+    else await audit(tx, user, { action: 'auth.account_linked', target, details });
     return { user, how };
   }
 
   /** Sets the mapped global role; never demotes the last global admin (nobody could then manage the platform). */
-  async function applyRole(tx: DatabaseTransactionConnection, user: SignedInUser, role: GlobalRole) {
+  async function applyRole(
+    tx: DatabaseTransactionConnection,
+    user: SignedInUser,
+    role: GlobalRole,
+    audit: SignInAudit,
+  ) {
     if (user.global_role === role) return { changed: false, keptLastAdmin: false };
     if (role === 'global_user') {
       await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext('orbital.identity.global-admins'))`);
@@ -101,11 +119,22 @@ export function createExternalIdentityStore(pool: LivePool) {
       sql.unsafe`UPDATE identity.users SET global_role = ${role}, updated_at = now() WHERE id = ${user.id}`,
     );
     user.global_role = role;
+    await audit(tx, user, {
+      action: 'user.updated',
+      target: { kind: 'user', id: user.id },
+      details: { global_role: role, by: 'oidc.role_mapping' },
+    });
     return { changed: true, keptLastAdmin: false };
   }
 
   /** Joins, re-roles or leaves each team the mapping names; other memberships stay as they are. */
-  async function applyTeams(tx: DatabaseTransactionConnection, userId: string, teams: MappedTeams) {
+  async function applyTeams(
+    tx: DatabaseTransactionConnection,
+    user: SignedInUser,
+    teams: MappedTeams,
+    audit: SignInAudit,
+  ) {
+    const userId = user.id;
     if (teams.managed.length === 0) return { changed: false, unknownTeams: [] as string[] };
     const existing = await tx.any(sql.type(z.object({ id: z.string(), slug: z.string() }))`
       SELECT id, slug FROM identity.teams WHERE slug = ANY(${sql.array(teams.managed, 'text')})`);
@@ -122,6 +151,13 @@ export function createExternalIdentityStore(pool: LivePool) {
       const has = current.find((m) => m.team_id === team.id)?.role;
       if (want === has) continue;
       changed = true;
+      const action = !want ? 'team.member_removed' : !has ? 'team.member_added' : 'team.member_role_changed';
+      await audit(tx, user, {
+        action,
+        target: { kind: 'user', id: userId },
+        team_id: team.id,
+        details: { role: want ?? has ?? null, by: 'oidc.team_mapping' },
+      });
       if (!want) {
         await tx.query(sql.unsafe`DELETE FROM identity.memberships WHERE team_id = ${team.id} AND user_id = ${userId}`);
       } else if (!has) {
@@ -138,18 +174,18 @@ export function createExternalIdentityStore(pool: LivePool) {
 
   return {
     /** The user an outside account is (linked or created), with the mapped role and teams applied. */
-    async signIn(account: ExternalAccount, mapping: AccessMapping): Promise<SignInOutcome> {
+    async signIn(account: ExternalAccount, mapping: AccessMapping, audit: SignInAudit): Promise<SignInOutcome> {
       return pool.get().transaction(async (tx) => {
         const lock = `orbital.sso:${account.provider}:${account.issuer}:${account.subject}`;
         await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext(${lock}))`);
-        const { user, how } = await findOrCreate(tx, account);
+        const { user, how } = await findOrCreate(tx, account, audit);
         // Refused before anything is applied (the session issuer would refuse too, after the mapping).
         if (user.disabled_at !== null) throw new SignInFailure('account_disabled');
         const role = mapping.globalRole
-          ? await applyRole(tx, user, mapping.globalRole)
+          ? await applyRole(tx, user, mapping.globalRole, audit)
           : { changed: false, keptLastAdmin: false };
         const teams = mapping.teams
-          ? await applyTeams(tx, user.id, mapping.teams)
+          ? await applyTeams(tx, user, mapping.teams, audit)
           : { changed: false, unknownTeams: [] };
         return {
           user,

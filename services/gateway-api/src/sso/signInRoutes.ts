@@ -1,4 +1,6 @@
+import type { AuditRecord } from '@orbital/audit';
 import { type SignInMethods, signInMethods } from '@orbital/contracts';
+import type { CommonQueryMethods } from '@orbital/db';
 import { httpStatusFor, isAppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { parseUrl, type SettingsReader } from '@orbital/settings-client';
@@ -20,6 +22,8 @@ export type SignInDeps = {
   store: ExternalIdentityStore;
   identity: Pick<IdentityModule, 'issueSession' | 'evictUser' | 'getUser'>;
   settings: SettingsReader;
+  /** Records an audit entry: in the sign-in's transaction when one is given, on its own otherwise. */
+  recordAudit(db: CommonQueryMethods | null, record: AuditRecord): Promise<void>;
   /** `global.enable_login`: off refuses every new sign-in. */
   loginEnabled(): Promise<boolean>;
   logger: Logger;
@@ -97,6 +101,18 @@ export function signInRoutes(deps: SignInDeps): Route[] {
         },
         'security: sign-in with an outside account failed',
       );
+      await deps
+        .recordAudit(null, {
+          action: 'auth.sso_login',
+          actor: { kind: 'anonymous', id: null, email: null, name: null },
+          target: { kind: 'sign_in', id: provider.id },
+          outcome: 'failure',
+          reason: failure.reason,
+          source_ip: request.ip,
+          request_id: String(request.id),
+          details: { provider: provider.id },
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not record a failed sign-in in the audit log'));
       const settings = await provider.read().catch(() => null);
       const page = renderSignInErrorPage({
         provider: provider.label(settings),
@@ -160,7 +176,14 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       codeVerifier: signIn.codeVerifier,
     });
     provider.admit(settings, account);
-    const outcome = await deps.store.signIn(account, provider.mapping(settings, account));
+    const asUser = (user: { id: string; email: string; name: string }) => ({
+      actor: { kind: 'user' as const, id: user.id, email: user.email, name: user.name },
+      source_ip: request.ip,
+      request_id: String(request.id),
+    });
+    const outcome = await deps.store.signIn(account, provider.mapping(settings, account), (tx, user, entry) =>
+      deps.recordAudit(tx, { ...asUser(user), ...entry }),
+    );
     if (outcome.accessChanged) await deps.identity.evictUser(outcome.user.id);
     if (outcome.unknownTeams.length > 0) {
       logger.warn(
@@ -178,6 +201,12 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     if (!user) throw new SignInFailure('account_disabled');
     // The login switch, a disabled or unconfirmed account: checked once more where every session starts.
     await deps.identity.issueSession({ user, request, reply, method: provider.id });
+    await deps.recordAudit(null, {
+      ...asUser(outcome.user),
+      action: 'auth.sso_login',
+      target: { kind: 'user', id: user.id },
+      details: { provider: provider.id, issuer: account.issuer, how: outcome.how },
+    });
     logger.info(
       { event: 'auth.sso_succeeded', provider: provider.id, user_id: user.id, how: outcome.how, address: request.ip },
       'security: signed in with an outside account',
