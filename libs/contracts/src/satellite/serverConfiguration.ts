@@ -75,9 +75,35 @@ export type ServerConfiguration = z.infer<typeof serverConfiguration>;
  * in its settings cache. Defaults are those of the matching `global.*` settings, so a satellite that has
  * not heard from the backend yet acts as a fresh installation would.
  */
+/**
+ * An OpenAI-compatible model endpoint discovery may call: `url` is the API's base (`http://ollama:11434/v1`,
+ * `https://api.example.com/v1`), to which `/embeddings` or `/rerank` is added unless it already ends so.
+ */
+export const modelEndpoint = z.object({
+  url: z.url({ protocol: /^https?$/ }),
+  model: z.string().min(1).max(200),
+  /** Sent as `Authorization: Bearer <api_key>`; left out for an endpoint that needs none. */
+  api_key: z.string().min(1).max(4096).optional(),
+});
+export type ModelEndpoint = z.infer<typeof modelEndpoint>;
+
+/**
+ * Discovery's model of meaning (the `discovery.*` settings): an embeddings endpoint whose vectors are
+ * fused with the word ranking, an optional reranker for the first results, and the time limit either
+ * may take per discovery call before the word ranking answers alone. Each part left out is off.
+ */
+export const satelliteDiscoverySettings = z.object({
+  embeddings: modelEndpoint.optional(),
+  reranker: modelEndpoint.optional(),
+  model_timeout_ms: z.number().int().min(10).max(10_000).optional(),
+});
+export type SatelliteDiscoverySettings = z.infer<typeof satelliteDiscoverySettings>;
+
 export const satelliteGlobalSettings = z.object({
   /** `global.enable_swagger_docs`: whether the satellite serves `/documentation`. */
   enable_swagger_docs: z.boolean().default(true),
+  /** `discovery.*`: left out, the satellite uses its own environment's endpoints (or none). */
+  discovery: satelliteDiscoverySettings.optional(),
 });
 export type SatelliteGlobalSettings = z.infer<typeof satelliteGlobalSettings>;
 

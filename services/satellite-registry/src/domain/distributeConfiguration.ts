@@ -9,6 +9,7 @@ import {
 import { AppError } from '@orbital/errors';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import * as store from '../db/registryStore.ts';
+import { discoverySettingsOf } from './discoverySettingsOf.ts';
 import { mergeInstallationConfigs } from './mergeInstallationConfigs.ts';
 import type { RegistryDeps } from './registryDeps.ts';
 
@@ -27,9 +28,23 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
    * be read, the reply goes without them and the satellite keeps the settings it holds; its servers
    * still reach it.
    */
-  const satelliteSettings = async (satelliteId: string): Promise<SatelliteGlobalSettings | undefined> => {
+  const satelliteSettings = async (
+    satelliteId: string,
+    withKeys: boolean,
+  ): Promise<SatelliteGlobalSettings | undefined> => {
     try {
-      return { enable_swagger_docs: (await settingsReader.boolean('global.enable_swagger_docs', true)) ?? true };
+      const [docs, discovery] = await Promise.all([
+        settingsReader.boolean('global.enable_swagger_docs', true),
+        settingsReader.group('discovery'),
+      ]);
+      const models = discoverySettingsOf(discovery, withKeys);
+      if (models.dropped.length > 0) {
+        logger.warn(
+          { event: 'config.discovery_setting_ignored', satellite_id: satelliteId, keys: models.dropped },
+          'discovery settings that are not valid were left out of the configuration',
+        );
+      }
+      return { enable_swagger_docs: docs ?? true, discovery: models.settings };
     } catch (error) {
       logger.warn(
         { event: 'config.settings_unavailable', satellite_id: satelliteId, err: error },
@@ -59,7 +74,8 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
         { team_ids: teamIds },
         { identity: serviceIdentity('satellite-registry'), requestId },
       ),
-      satelliteSettings(satellite_id),
+      // A team satellite's operator is not trusted with the platform's model keys (they give their own).
+      satelliteSettings(satellite_id, satellite.satellite_type !== 'team' && !admin),
     ]);
     const { servers, skipped } = mergeInstallationConfigs(installations, teamIds ? new Set(teamIds) : null);
     for (const skip of skipped) {
