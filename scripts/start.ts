@@ -29,7 +29,20 @@ const devEnvFile = resolve(stateDir, 'dev.env');
 const satelliteStateDir = resolve(stateDir, 'satellite');
 const reset = process.argv.includes('--reset');
 const readable = process.stdout.isTTY === true;
-const width = Math.max('npm start'.length, ...platformProcesses.map((p) => p.name.length));
+/**
+ * `ORBITAL_EMBEDDINGS=local`: the local embeddings process starts too (services/embeddings, on
+ * EMBEDDINGS_PORT, 3002 by default) and the development satellite ranks discovery by meaning with it.
+ * Off by default: the model costs CPU for every tool description and request.
+ */
+const localEmbeddings = process.env.ORBITAL_EMBEDDINGS === 'local';
+const embeddingsPort = process.env.EMBEDDINGS_PORT ?? '3002';
+const processes: PlatformProcess[] = [
+  ...(localEmbeddings
+    ? [{ name: 'embeddings', entry: 'services/embeddings/src/main.ts', env: { PORT: embeddingsPort } }]
+    : []),
+  ...platformProcesses,
+];
+const width = Math.max('npm start'.length, ...processes.map((p) => p.name.length));
 
 /** The launcher's own lines: readable on a terminal, JSON like the processes' otherwise. */
 function say(msg: string, level: 'info' | 'warn' | 'error' = 'info') {
@@ -107,7 +120,12 @@ const apiPort = process.env.PORT ?? '3000';
 const satellitePort = process.env.SATELLITE_PORT ?? '3001';
 // The platform's own NATS server, with a user per process (below), beside the machine's open one.
 const natsPort = process.env.ORBITAL_NATS_PORT ?? '4322';
-const taken = await findTakenPorts([Number(apiPort), Number(satellitePort), Number(natsPort)]);
+const taken = await findTakenPorts([
+  Number(apiPort),
+  Number(satellitePort),
+  Number(natsPort),
+  ...(localEmbeddings ? [Number(embeddingsPort)] : []),
+]);
 if (taken.length > 0) {
   refuse([
     `Port ${taken.join(' and ')} ${taken.length > 1 ? 'are' : 'is'} already in use: is another \`npm start\` running?`,
@@ -279,7 +297,7 @@ function startChild(proc: PlatformProcess, env: Record<string, string>) {
 
 function onReady(name: string) {
   ready.add(name);
-  if (ready.size !== platformProcesses.length) return;
+  if (ready.size !== processes.length) return;
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   const banner = [
     `Orbital is ready (${seconds} s after npm start). Ctrl-C stops everything.`,
@@ -370,6 +388,12 @@ async function startSatellite(proc: PlatformProcess) {
     BACKEND_URL: apiUrl,
     SATELLITE_STATE_DIR: satelliteStateDir,
     SATELLITE_PUBLIC_URL: satelliteUrl,
+    ...(localEmbeddings
+      ? {
+          SATELLITE_EMBEDDINGS_URL: `http://127.0.0.1:${embeddingsPort}/v1`,
+          SATELLITE_EMBEDDINGS_MODEL: 'universal-sentence-encoder-lite',
+        }
+      : {}),
   };
   if (firstStart || !existsSync(resolve(satelliteStateDir, 'credentials.json'))) {
     const token = await adminToken();
@@ -403,8 +427,8 @@ async function startSatellite(proc: PlatformProcess) {
   startChild(proc, env);
 }
 
-say(`starting ${platformProcesses.map((p) => p.name).join(', ')}`);
-for (const proc of platformProcesses.filter((p) => p.name !== 'satellite')) {
+say(`starting ${processes.map((p) => p.name).join(', ')}`);
+for (const proc of processes.filter((p) => p.name !== 'satellite')) {
   startChild(proc, proc.name === 'gateway-api' ? { PORT: apiPort } : {});
 }
 const satelliteProcess = platformProcesses.find((p) => p.name === 'satellite');

@@ -25,14 +25,17 @@ import { satelliteOpenApi } from './gateway/satelliteOpenApi.ts';
 import { describeServers } from './health/describeServers.ts';
 import { createServerRuntime, type ServerRuntime } from './runtime/createServerRuntime.ts';
 import type { UpstreamTokens } from './runtime/upstreamTokens.ts';
-import { createDiscoverySearch } from './search/createDiscoverySearch.ts';
-import type { ToolSearchIndex } from './search/searchableTool.ts';
+import { createDiscoveryEngine, type DiscoveryEngine } from './search/createDiscoveryEngine.ts';
+import { resolveDiscoveryModels } from './search/resolveDiscoveryModels.ts';
 import { createSettingsCache, type SettingsCache } from './settings/createSettingsCache.ts';
+import { shownSettings } from './settings/shownSettings.ts';
 
 export type SatelliteApp = {
   app: FastifyInstance;
   runtime: ServerRuntime;
   sessions: SessionStore;
+  /** Discovery, for its statistics (metrics) and for tests waiting on tool vectors. */
+  discovery: DiscoveryEngine;
   /** Calls of 2026-07-28 clients waiting for the client's answer to the server's requests. */
   suspended: SuspendedCalls;
   /** The global settings the satellite acts on; the backend link's configuration sync fills it. */
@@ -53,7 +56,8 @@ export function createSatelliteApp(options: {
   servers: readonly ServerConfiguration[];
   events: EventSink;
   logger: Logger;
-  search?: ToolSearchIndex;
+  /** Discovery (word ranking, and meaning when an endpoint is configured); tests may hand their own. */
+  discovery?: DiscoveryEngine;
   /**
    * What the satellite presents to the introspection endpoint: its registry API key, from the backend
    * link (`link.introspectionCredential`). Required in oauth mode.
@@ -126,10 +130,23 @@ export function createSatelliteApp(options: {
     teamId: config.SATELLITE_TEAM_ID ?? null,
     ...(options.now ? { now: options.now } : {}),
   });
+  const settings =
+    options.settings ??
+    createSettingsCache({ initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS }, source: 'defaults' });
+  const discovery =
+    options.discovery ??
+    createDiscoveryEngine({
+      // Read on every call: a configuration the backend sends applies to the next discovery call.
+      models: () => resolveDiscoveryModels(settings.settings().discovery, config),
+      onModelError: (endpoint, error) =>
+        logger.warn(
+          { endpoint, reason: error instanceof Error ? error.message : String(error) },
+          'discovery model endpoint failed; the word ranking answers',
+        ),
+    });
   const handlers = createToolHandlers({
     runtime,
-    search: options.search ?? createDiscoverySearch(),
-    ...(options.search ? {} : { createSearch: () => createDiscoverySearch() }),
+    discovery,
     validator: createArgumentValidator(),
     events,
   });
@@ -181,9 +198,6 @@ export function createSatelliteApp(options: {
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
   });
-  const settings =
-    options.settings ??
-    createSettingsCache({ initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS }, source: 'defaults' });
   const startedAt = Date.now();
   // Served from the settings cache, so it answers without the backend: which settings the satellite holds,
   // where from, and their hash.
@@ -200,7 +214,7 @@ export function createSatelliteApp(options: {
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: describeServers(servers, !oauth),
       sessions: sessions.size(),
-      settings: { ...held.settings, source: held.source, hash: held.hash, updated_at: held.updated_at },
+      settings: { ...shownSettings(held.settings), source: held.source, hash: held.hash, updated_at: held.updated_at },
     };
   });
   // Registered always and checked per request, so a change of global.enable_swagger_docs applies at
@@ -217,6 +231,7 @@ export function createSatelliteApp(options: {
     sessions,
     suspended,
     settings,
+    discovery,
     start() {
       sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
       return runtime.start();
@@ -227,6 +242,7 @@ export function createSatelliteApp(options: {
       suspended.closeAll();
       await endpoint.close();
       await runtime.stop();
+      discovery.close();
       await app.close();
     },
   };

@@ -50,6 +50,21 @@ export const satelliteEnv = logEnv.extend({
   // The satellite's default for global.enable_swagger_docs (/documentation): used in standalone mode
   // unless the configuration file has settings, and in backend mode until the first configuration.
   SATELLITE_ENABLE_DOCS: envBoolean.default(true),
+  // Discovery by meaning, when neither the backend nor the standalone file names an endpoint (their
+  // `discovery` settings win): an OpenAI-compatible embeddings API's base URL (http://ollama:11434/v1)
+  // and model, with its key if it needs one. Unset: the word ranking alone.
+  SATELLITE_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SATELLITE_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
+  // Also used for an endpoint the backend names without a key: team satellites never receive the
+  // platform's keys, so a team operator gives the key of their own account here.
+  SATELLITE_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  // An optional reranker (POST /rerank, the Cohere / Jina / vLLM shape) for the first 20 results.
+  SATELLITE_RERANKER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SATELLITE_RERANKER_MODEL: z.string().min(1).max(200).optional(),
+  SATELLITE_RERANKER_API_KEY: z.string().min(1).optional(),
+  // The most one discovery call waits for the endpoints (embedding and reranking together) before it
+  // answers from the word ranking; a failed endpoint is then rested for 2 s, doubling up to a minute.
+  SATELLITE_DISCOVERY_MODEL_TIMEOUT_MS: positiveInt.min(10).max(10_000).default(300),
   // Sessions end after 30 minutes without a message, freeing what an abandoned client held.
   SESSION_IDLE_TIMEOUT_MS: positiveInt.default(30 * 60 * 1000),
   SESSION_SWEEP_INTERVAL_MS: positiveInt.default(60 * 1000),
@@ -130,6 +145,12 @@ export function configurationProblems(config: SatelliteEnv): Array<{ variable: k
   const type = satelliteTypeOf(config);
   if (type === 'team' && !config.SATELLITE_TEAM_ID) {
     problems.push({ variable: 'SATELLITE_TEAM_ID', message: 'a team satellite needs its team id' });
+  }
+  for (const [url, model] of [
+    ['SATELLITE_EMBEDDINGS_URL', 'SATELLITE_EMBEDDINGS_MODEL'],
+    ['SATELLITE_RERANKER_URL', 'SATELLITE_RERANKER_MODEL'],
+  ] as const) {
+    if (config[url] && !config[model]) problems.push({ variable: model, message: `required with ${url}` });
   }
   if (config.SATELLITE_AUTH_MODE === 'oauth') {
     for (const name of ['SATELLITE_PUBLIC_URL', 'SATELLITE_AUTH_SERVER_URL'] as const) {

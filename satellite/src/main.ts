@@ -87,6 +87,7 @@ let ready = false;
 const metrics = createSatelliteMetrics({
   servers: () => satellite.runtime.snapshot(),
   sessions: () => satellite.sessions.size(),
+  discovery: () => satellite.discovery.stats(),
   ...(link ? { events: () => link.events.stats() } : {}),
 });
 

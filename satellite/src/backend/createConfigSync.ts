@@ -5,6 +5,7 @@ import type { EventSink } from '../events/eventSink.ts';
 import { canonicalJson } from '../runtime/canonicalJson.ts';
 import type { ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { SettingsCache } from '../settings/createSettingsCache.ts';
+import { shownSettings } from '../settings/shownSettings.ts';
 import { describeFailure } from './createBackendClient.ts';
 import type { SatelliteApi } from './createSatelliteApi.ts';
 import type { Scheduler, SchedulerTimer } from './scheduler.ts';
@@ -78,7 +79,7 @@ function storeSettings(data: unknown, cache: SettingsCache, logger: Logger): voi
     return;
   }
   if (cache.update(parsed.data, 'backend')) {
-    logger.info({ settings_hash: cache.current().hash, ...parsed.data }, 'global settings applied');
+    logger.info({ settings_hash: cache.current().hash, ...shownSettings(parsed.data) }, 'global settings applied');
   }
 }
 

@@ -11,8 +11,8 @@ import {
 import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
-import type { SearchableTool, ToolSearchIndex } from '../search/searchableTool.ts';
-import { searchPhrasings } from '../search/searchPhrasings.ts';
+import type { DiscoveryEngine, TeamDiscovery } from '../search/createDiscoveryEngine.ts';
+import type { SearchableTool } from '../search/searchableTool.ts';
 import { toDiscoveredTool } from '../search/toDiscoveredTool.ts';
 import { toSearchableTool } from '../search/toSearchableTool.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
@@ -95,9 +95,8 @@ function textResult(value: unknown): CallToolResult {
 
 export type MetaToolDependencies = {
   runtime: ServerRuntime;
-  search: ToolSearchIndex;
-  /** Makes one more index, so each team's discovery keeps its own instead of rebuilding a shared one. */
-  createSearch?: () => ToolSearchIndex;
+  /** Discovery: each team (and unscoped sessions) gets its own search from it, over its own tools. */
+  discovery: DiscoveryEngine;
   validator: ReturnType<typeof createArgumentValidator>;
   /** Called after each execute_mcp_tool that reached a server, for the session's statistics. */
   onExecuted?: (tool: CachedTool, ok: boolean) => void;
@@ -124,18 +123,18 @@ function createSearchableView(runtime: ServerRuntime) {
 
 export function createToolHandlers(deps: MetaToolDependencies) {
   const searchable = createSearchableView(deps.runtime);
-  const teamSearches = new Map<string, ToolSearchIndex>();
+  const teamSearches = new Map<string, TeamDiscovery>();
   const searchOf = (scope: ToolScope) => {
-    if (!scope || !deps.createSearch) return deps.search;
-    let index = teamSearches.get(scope.teamId);
-    if (!index) {
-      index = deps.createSearch();
-      teamSearches.set(scope.teamId, index);
+    const key = scope?.teamId ?? '';
+    let search = teamSearches.get(key);
+    if (!search) {
+      search = deps.discovery.createSearch();
+      teamSearches.set(key, search);
     }
-    return index;
+    return search;
   };
 
-  const discover = (raw: unknown, scope: ToolScope = null): CallToolResult => {
+  const discover = async (raw: unknown, scope: ToolScope = null): Promise<CallToolResult> => {
     const problem = metaToolArgumentProblem('discover_mcp_tools', raw);
     if (problem) return toolError(problem);
     const {
@@ -147,7 +146,7 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     const began = performance.now();
     const search = searchOf(scope);
     search.setTools(searchable(scope));
-    const results = searchPhrasings(search, [query, ...queries], limit);
+    const { results, ranking } = await search.discover([query, ...queries], limit);
     const searchTimeMs = performance.now() - began;
     // Servers still starting, retrying or failed have no tools in the results: say which, and why.
     const unavailable = deps.runtime.unavailable(scope?.teamId);
@@ -157,6 +156,8 @@ export function createToolHandlers(deps: MetaToolDependencies) {
       search_time_ms: Math.round(searchTimeMs * 1000) / 1000,
       query,
       ...(unavailable.length > 0 ? { unavailable_servers: unavailable } : {}),
+      // Only where a model of meaning is configured: whether it served this call, and why not.
+      ...(ranking.meaning ? { ranking } : {}),
     });
   };
 

@@ -195,7 +195,7 @@ async function answer(
   try {
     result =
       call.tool === 'discover_mcp_tools'
-        ? handlers.discover(call.arguments, scope)
+        ? await handlers.discover(call.arguments, scope)
         : await executeWithoutInput(handlers, call.arguments, scope, {}, { signal, onProgress: undefined }, sessionId);
   } catch (error) {
     return errorMessage(call.id, error);

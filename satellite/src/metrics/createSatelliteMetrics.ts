@@ -1,12 +1,15 @@
 import { createMetrics, type ServiceMetrics } from '@orbital/service';
 import type { EventQueueStats } from '../backend/createEventQueue.ts';
 import type { ServerSnapshot } from '../runtime/managedServer.ts';
+import type { DiscoveryStats } from '../search/createDiscoveryEngine.ts';
 
 export type SatelliteMetricSources = {
   servers(): ServerSnapshot[];
   sessions(): number;
   /** The backend link's event queue statistics (queued, sent, dropped, failed); absent in standalone mode. */
   events?: () => EventQueueStats;
+  /** Discovery's statistics: calls by ranking, and the model endpoints' outcomes. */
+  discovery?: () => DiscoveryStats;
 };
 
 /**
@@ -64,6 +67,37 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
       gauge.set({ stat: 'failed' }, stats.totalFailed);
       gauge.set({ stat: 'dropped' }, stats.totalDropped);
     });
+  }
+  if (sources.discovery) {
+    const discovery = sources.discovery;
+    metrics.gauge(
+      'orbital_satellite_discovery_calls',
+      'discover_mcp_tools calls since start, by how they were ranked (operators, words, words+meaning)',
+      ['ranking'],
+      (gauge) => {
+        for (const [ranking, count] of Object.entries(discovery().calls)) gauge.set({ ranking }, count);
+      },
+    );
+    metrics.gauge(
+      'orbital_satellite_discovery_model_calls',
+      'Discovery calls that used a model endpoint, or answered from the word ranking without it, and why (timeout, error, skipped while it rests after a failure, warming_up)',
+      ['endpoint', 'outcome'],
+      (gauge) => {
+        for (const [endpoint, outcomes] of Object.entries(discovery().models)) {
+          for (const [outcome, count] of Object.entries(outcomes)) gauge.set({ endpoint, outcome }, count);
+        }
+      },
+    );
+    metrics.gauge(
+      'orbital_satellite_discovery_tool_vectors',
+      'Tool vectors held for discovery by meaning, and texts still waiting to be embedded',
+      ['state'],
+      (gauge) => {
+        const { embedded, pending } = discovery().vectors;
+        gauge.set({ state: 'embedded' }, embedded);
+        gauge.set({ state: 'pending' }, pending);
+      },
+    );
   }
   return metrics;
 }
