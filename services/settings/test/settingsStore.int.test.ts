@@ -53,9 +53,9 @@ afterAll(async () => {
 });
 
 describe('initialisation from definitions', () => {
-  it('creates the four built-in groups and their settings with the spec defaults', async () => {
+  it('creates the built-in groups and their settings with the spec defaults', async () => {
     const groups = await client.request(s.listGroups, {}, admin);
-    expect(groups.map((g) => g.id)).toEqual(['global', 'smtp', 'repohost-oauth', 'oidc', 'audit', 'siem']);
+    expect(groups.map((g) => g.id)).toEqual(['global', 'smtp', 'repohost-oauth', 'oidc', 'discovery', 'audit', 'siem']);
     const smtp = groups.find((g) => g.id === 'smtp');
     expect(smtp).toMatchObject({ name: 'SMTP Mail Settings', icon: 'mail', sort_order: 1 });
     expect(Object.fromEntries((smtp?.settings ?? []).map((x) => [x.key, x.value]))).toEqual({

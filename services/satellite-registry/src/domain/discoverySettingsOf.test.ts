@@ -3,13 +3,13 @@ import { discoverySettingsOf } from './discoverySettingsOf.ts';
 
 describe('discoverySettingsOf', () => {
   const values = {
-    embeddings_url: 'http://ollama:11434/v1',
-    embeddings_model: 'nomic-embed-text',
-    embeddings_api_key: 'emb-secret',
-    reranker_url: '',
-    reranker_model: '',
-    reranker_api_key: '',
-    model_timeout_ms: '250',
+    'discovery.embeddings_url': 'http://ollama:11434/v1',
+    'discovery.embeddings_model': 'nomic-embed-text',
+    'discovery.embeddings_api_key': 'emb-secret',
+    'discovery.reranker_url': '',
+    'discovery.reranker_model': '',
+    'discovery.reranker_api_key': '',
+    'discovery.model_timeout_ms': '250',
   };
 
   it('carries an endpoint with its model, and its key only when asked', () => {
@@ -26,7 +26,7 @@ describe('discoverySettingsOf', () => {
   });
 
   it('is empty when no endpoint is set (the defaults)', () => {
-    expect(discoverySettingsOf({ embeddings_url: '', model_timeout_ms: '300' }, true)).toEqual({
+    expect(discoverySettingsOf({ 'discovery.embeddings_url': '', 'discovery.model_timeout_ms': '300' }, true)).toEqual({
       settings: { model_timeout_ms: 300 },
       dropped: [],
     });
@@ -35,7 +35,13 @@ describe('discoverySettingsOf', () => {
 
   it('leaves out what does not fit and names it, keeping the rest', () => {
     const result = discoverySettingsOf(
-      { ...values, embeddings_model: '', reranker_url: 'ftp://x/v1', reranker_model: 'm', model_timeout_ms: '99999' },
+      {
+        ...values,
+        'discovery.embeddings_model': '',
+        'discovery.reranker_url': 'ftp://x/v1',
+        'discovery.reranker_model': 'm',
+        'discovery.model_timeout_ms': '99999',
+      },
       true,
     );
     expect(result.settings).toEqual({});

@@ -35,7 +35,7 @@ export function createConfigurationDistribution(deps: RegistryDeps) {
     try {
       const [docs, discovery] = await Promise.all([
         settingsReader.boolean('global.enable_swagger_docs', true),
-        settingsReader.group('discovery'),
+        settingsReader.group('discovery', { withPrefix: true }),
       ]);
       const models = discoverySettingsOf(discovery, withKeys);
       if (models.dropped.length > 0) {

@@ -13,7 +13,7 @@ export const settingsDefinition: DefinitionModule = {
     description:
       'A model of meaning for discover_mcp_tools: embeddings fused with the word ranking, and an optional reranker',
     icon: 'search',
-    sort_order: 3,
+    sort_order: 4,
   },
   settings: [
     {
