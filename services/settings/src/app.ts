@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createAuditRelay } from '@orbital/audit';
+import { type AuditContext, createAuditRelay, processActor, recordAudit } from '@orbital/audit';
 import { type Bus, ensureStream } from '@orbital/bus';
 import { auditEventsStream, settingsCacheSyncBroadcast, settingsEventsStream } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
@@ -98,7 +98,8 @@ export async function createSettingsApp(deps: {
   const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'settings' });
   auditRelay.start();
   const readStatus = createDatabaseStatusReader(connection);
-  const setup = () =>
+  // Asked for by a person (POST /api/db/setup), or by this process itself (DATABASE_SETUP=auto).
+  const setup = (who: AuditContext = { actor: processActor('settings'), source_ip: null, request_id: null }) =>
     runDatabaseSetup({
       connection,
       bus,
@@ -106,6 +107,13 @@ export async function createSettingsApp(deps: {
       persistentDataDir: config.PERSISTENT_DATA_DIR,
       serviceTimeoutMs: config.DB_SETUP_SERVICE_TIMEOUT_MS,
       migrateOwnSchema: database.migrate,
+      recordSetup: (details) =>
+        recordAudit(database.pool.get(), {
+          ...who,
+          action: 'database.setup',
+          target: { kind: 'database', id: null },
+          details: { database_type: 'postgresql', ...details },
+        }),
     });
   serveDbHandlers(bus, { readStatus, setup });
   const automaticSetup =

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { auditContextOf } from '@orbital/audit';
 import { type Bus, streamName } from '@orbital/bus';
 import { settingsSubjects as s, settingsChangedEvent, settingsEventsStream } from '@orbital/contracts';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
@@ -255,18 +256,21 @@ describe('encryption at rest', () => {
 });
 
 describe('cache coherence across replicas', () => {
+  /** Who the operations record as acting when a test calls them without a request. */
+  const asAdmin = auditContextOf({ identity: adminIdentity, origin: null });
+
   it('a write through one replica is read back through the other after one NATS round trip', async () => {
     for (const [writer, reader] of [
       [a, b],
       [b, a],
     ] as const) {
       const value = `https://v${Math.random().toString(36).slice(2)}.example.org`;
-      await writer.app.operations.updateSetting({ key: 'global.page_url', changes: { value } });
+      await writer.app.operations.updateSetting({ key: 'global.page_url', changes: { value } }, asAdmin);
       // One round trip on the reader's connection: the broadcast sent before it has been applied.
       await reader.bus.flush();
       expect((await reader.app.operations.getSetting({ key: 'global.page_url' })).value).toBe(value);
     }
-    await a.app.operations.deleteSetting({ key: 'integrations.toggle' });
+    await a.app.operations.deleteSetting({ key: 'integrations.toggle' }, asAdmin);
     await b.bus.flush();
     await expect(b.app.operations.getSetting({ key: 'integrations.toggle' })).rejects.toMatchObject({
       code: 'not_found',

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { type AuditContext, type AuditRecord, recordAudit } from '@orbital/audit';
 import { type Bus, publishEvent } from '@orbital/bus';
 import {
+  type AuditDetails,
   type GroupView,
   type GroupWithSettings,
   type SettingsCacheSync,
@@ -39,6 +41,58 @@ export type SettingsOperationsDeps = {
 };
 
 export type SettingsOperations = ReturnType<typeof createSettingsOperations>;
+
+/** The longest setting value an audit entry quotes; a longer one is cut, and says so. */
+const quotedValueMax = 500;
+
+function quoted(value: string): string {
+  return value.length > quotedValueMax ? `${value.slice(0, quotedValueMax)}… (${value.length} characters)` : value;
+}
+
+/**
+ * The entry of one setting written or deleted: its key, what changed, and its values only while it is
+ * not encrypted before or after the change (turning encryption on means the value is a secret, so the
+ * old plain value is not copied into the log either). Stored rows of plain settings hold the value as is.
+ */
+export function settingAudit(
+  who: AuditContext,
+  before: SettingRow | null,
+  after: SettingRow | null,
+  extra: AuditDetails = {},
+): AuditRecord {
+  const row = after ?? before;
+  if (!row) throw new AppError('internal', 'A setting change names no setting');
+  const secret = Boolean(before?.is_encrypted || after?.is_encrypted);
+  const changed = before && after ? settingChanges(before, after) : [];
+  return {
+    ...who,
+    action: !before ? 'setting.created' : !after ? 'setting.deleted' : 'setting.updated',
+    target: { kind: 'setting', id: row.key },
+    details: {
+      key: row.key,
+      group_id: row.group_id,
+      encrypted: secret,
+      ...(before && after ? { changed } : {}),
+      ...(secret
+        ? {}
+        : {
+            ...(before ? { old_value: quoted(before.value) } : {}),
+            ...(after ? { new_value: quoted(after.value) } : {}),
+          }),
+      ...extra,
+    },
+  };
+}
+
+function settingChanges(before: SettingRow, after: SettingRow): string[] {
+  const changed: string[] = [];
+  // An encrypted value is compared as stored: a new ciphertext means a new value was written.
+  if (before.value !== after.value) changed.push('value');
+  if (before.description !== after.description) changed.push('description');
+  if (before.group_id !== after.group_id) changed.push('group_id');
+  if (before.is_encrypted !== after.is_encrypted) changed.push('encrypted');
+  return changed;
+}
 
 export function createSettingsOperations(deps: SettingsOperationsDeps) {
   const { pool, cache, box, bus, logger } = deps;
@@ -164,29 +218,45 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       return toGroupView(await findGroup(group_id));
     },
 
-    async createGroup(request: Req<'createGroup'>): Promise<GroupView> {
-      const row = await store.insertGroup(pool.get(), {
-        id: request.id,
-        name: request.name,
-        description: request.description ?? null,
-        icon: request.icon ?? null,
-        sort_order: request.sort_order,
+    async createGroup(request: Req<'createGroup'>, who: AuditContext): Promise<GroupView> {
+      const row = await pool.get().transaction(async (tx) => {
+        const created = await store.insertGroup(tx, {
+          id: request.id,
+          name: request.name,
+          description: request.description ?? null,
+          icon: request.icon ?? null,
+          sort_order: request.sort_order,
+        });
+        await recordAudit(tx, {
+          ...who,
+          action: 'setting_group.created',
+          target: { kind: 'setting_group', id: created.id },
+          details: { name: created.name },
+        });
+        return created;
       });
       await publish({ settings: [], deletions: [], groups: [row] }, 'created');
       return toGroupView(row);
     },
 
-    async updateGroup({ group_id, changes }: Req<'updateGroup'>): Promise<GroupView> {
+    async updateGroup({ group_id, changes }: Req<'updateGroup'>, who: AuditContext): Promise<GroupView> {
       const row = await pool.get().transaction(async (tx) => {
         const current = await store.lockGroup(tx, group_id);
         if (!current) throw new AppError('not_found', `Setting group ${group_id} does not exist`);
-        return store.updateGroupRow(tx, group_id, {
+        const updated = await store.updateGroupRow(tx, group_id, {
           id: group_id,
           name: changes.name ?? current.name,
           description: changes.description === undefined ? current.description : changes.description,
           icon: changes.icon === undefined ? current.icon : changes.icon,
           sort_order: changes.sort_order ?? current.sort_order,
         });
+        await recordAudit(tx, {
+          ...who,
+          action: 'setting_group.updated',
+          target: { kind: 'setting_group', id: group_id },
+          details: { changed: Object.keys(changes).sort() },
+        });
+        return updated;
       });
       if (!row) throw new AppError('not_found', `Setting group ${group_id} does not exist`);
       await publish({ settings: [], deletions: [], groups: [row] }, 'updated');
@@ -206,20 +276,24 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       return toSettingView(await findSetting(key));
     },
 
-    async createSetting(request: Req<'createSetting'>): Promise<SettingView> {
+    async createSetting(request: Req<'createSetting'>, who: AuditContext): Promise<SettingView> {
       const value = acceptValue(request.key, request.value, 'body.value');
-      const row = await store.insertSetting(pool.get(), {
-        key: request.key,
-        value: storedValue(request.key, value, request.encrypted),
-        description: request.description ?? null,
-        is_encrypted: request.encrypted,
-        group_id: request.group_id ?? null,
+      const row = await pool.get().transaction(async (tx) => {
+        const created = await store.insertSetting(tx, {
+          key: request.key,
+          value: storedValue(request.key, value, request.encrypted),
+          description: request.description ?? null,
+          is_encrypted: request.encrypted,
+          group_id: request.group_id ?? null,
+        });
+        await recordAudit(tx, settingAudit(who, null, created));
+        return created;
       });
       await publish({ settings: [row], deletions: [], groups: [] }, 'created');
       return toSettingView(row);
     },
 
-    async updateSetting({ key, changes }: Req<'updateSetting'>): Promise<SettingView> {
+    async updateSetting({ key, changes }: Req<'updateSetting'>, who: AuditContext): Promise<SettingView> {
       const value = changes.value === undefined ? undefined : acceptValue(key, changes.value, 'body.value');
       const row = await pool.get().transaction(async (tx) => {
         const [current] = await store.lockSettings(tx, [key]);
@@ -236,21 +310,30 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
         }
         // Turning encryption on alone re-stores the current value in the new form.
         const plain = value ?? plainValue(current);
-        return store.updateSettingRow(tx, key, {
+        const updated = await store.updateSettingRow(tx, key, {
           key,
           value: storedValue(key, plain, encrypted),
           description: changes.description === undefined ? current.description : changes.description,
           is_encrypted: encrypted,
           group_id: changes.group_id === undefined ? current.group_id : changes.group_id,
         });
+        await recordAudit(tx, settingAudit(who, current, updated));
+        return updated;
       });
       await publish({ settings: [row], deletions: [], groups: [] }, 'updated');
       return toSettingView(row);
     },
 
-    async deleteSetting({ key }: Req<'deleteSetting'>) {
-      const revision = await store.deleteSettingRow(pool.get(), key);
-      if (revision === null) throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
+    async deleteSetting({ key }: Req<'deleteSetting'>, who: AuditContext) {
+      const revision = await pool.get().transaction(async (tx) => {
+        const [current] = await store.lockSettings(tx, [key]);
+        const deleted = current ? await store.deleteSettingRow(tx, key) : null;
+        if (!current || deleted === null) {
+          throw new AppError('not_found', `Setting ${key} does not exist`, { details: { key } });
+        }
+        await recordAudit(tx, settingAudit(who, current, null));
+        return deleted;
+      });
       await publish({ settings: [], deletions: [{ key, revision }], groups: [] }, 'deleted');
       return { key, deleted: true as const };
     },
@@ -262,7 +345,7 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
       return (await snapshot()).settings.filter((s) => matcher.test(s.key)).map(toSettingView);
     },
 
-    async bulkSettings({ settings: items }: Req<'bulkSettings'>) {
+    async bulkSettings({ settings: items }: Req<'bulkSettings'>, who: AuditContext) {
       const errors: Array<{ index: number; key: string; path: string; message: string }> = [];
       const seen = new Map<string, number>();
       const values = items.map((item, index) => {
@@ -311,30 +394,30 @@ export function createSettingsOperations(deps: SettingsOperationsDeps) {
         for (const [index, item] of items.entries()) {
           const value = values[index] ?? '';
           const current = existing.get(item.key);
+          let written: SettingRow;
           if (!current) {
             const encrypted = item.encrypted ?? false;
-            rows.push(
-              await store.insertSetting(tx, {
-                key: item.key,
-                value: storedValue(item.key, value, encrypted),
-                description: item.description ?? null,
-                is_encrypted: encrypted,
-                group_id: item.group_id ?? null,
-              }),
-            );
+            written = await store.insertSetting(tx, {
+              key: item.key,
+              value: storedValue(item.key, value, encrypted),
+              description: item.description ?? null,
+              is_encrypted: encrypted,
+              group_id: item.group_id ?? null,
+            });
             created += 1;
           } else {
             const encrypted = item.encrypted ?? current.is_encrypted;
-            rows.push(
-              await store.updateSettingRow(tx, item.key, {
-                key: item.key,
-                value: storedValue(item.key, value, encrypted),
-                description: item.description ?? current.description,
-                is_encrypted: encrypted,
-                group_id: item.group_id === undefined ? current.group_id : item.group_id,
-              }),
-            );
+            written = await store.updateSettingRow(tx, item.key, {
+              key: item.key,
+              value: storedValue(item.key, value, encrypted),
+              description: item.description ?? current.description,
+              is_encrypted: encrypted,
+              group_id: item.group_id === undefined ? current.group_id : item.group_id,
+            });
           }
+          rows.push(written);
+          // One entry per setting, so the log finds a key's history however it was written.
+          await recordAudit(tx, settingAudit(who, current ?? null, written, { bulk: true }));
         }
         return { rows, created };
       });

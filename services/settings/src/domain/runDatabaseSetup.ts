@@ -24,6 +24,8 @@ export type DatabaseSetupDeps = {
   serviceTimeoutMs: number;
   /** Applies the settings service's own migrations in-process. */
   migrateOwnSchema(): Promise<unknown>;
+  /** Records the completed setup in the audit log (the settings schema exists by then). */
+  recordSetup(details: { unconfirmed_services: string[] }): Promise<void>;
   now?: () => Date;
 };
 
@@ -83,6 +85,11 @@ export async function runDatabaseSetup(deps: DatabaseSetupDeps): Promise<DbSetup
       selectedAt: selectedAt.toISOString(),
       version: '1.0',
     });
+    // The setup record lives outside any service's schema, so its entry cannot share its transaction:
+    // it is written right after, and a failure to write it is logged rather than undoing the setup.
+    await deps
+      .recordSetup({ unconfirmed_services: unconfirmed })
+      .catch((err: unknown) => logger.error({ err }, 'database setup completed but its audit entry was not written'));
     bus.broadcast(databaseSetupCompletedBroadcast, { completed_at: selectedAt.toISOString() });
     await bus.connection.flush();
     logger.info({ selection_file: file, unconfirmed }, 'database setup completed');
