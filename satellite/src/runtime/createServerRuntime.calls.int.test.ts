@@ -215,9 +215,39 @@ describe('requests from the server during a call', () => {
     );
     expect(asked).toEqual([]);
     expect(textOf(result)).toBe(
-      'the client refused: MCP error -32603: the satellite cannot tell which of 2 calls in flight this elicitation/create request belongs to, so it refuses rather than ask the wrong client',
+      'the client refused: MCP error -32603: the satellite cannot tell which of 2 calls in flight this elicitation/create request belongs to (more than one of them is not waiting for an answer of its client), so it refuses rather than ask the wrong client',
     );
     expect(textOf(await busy)).toBe('done after 10 steps');
+  });
+
+  it("lets a call whose client leaves a request unanswered block no other call: the next request is the other call's", async () => {
+    const rt = harness.start([stdioServer('legacy')]);
+    await rt.start();
+    const tool = harness.found('legacy:ask_client');
+    let askedFirst: () => void = () => {};
+    const firstAsked = new Promise<void>((resolve) => {
+      askedFirst = resolve;
+    });
+    let answerFirst: (value: Record<string, unknown>) => void = () => {};
+    // The first caller is asked, and does not answer (yet).
+    const first = rt.callTool(
+      tool,
+      { kind: 'elicitation' },
+      {
+        onServerRequest: () =>
+          new Promise((resolve) => {
+            answerFirst = resolve;
+            askedFirst();
+          }),
+      },
+    );
+    await firstAsked;
+    const asked: string[] = [];
+    const second = await rt.callTool(tool, { kind: 'elicitation' }, { onServerRequest: answerAndRecord(asked) });
+    expect(asked).toEqual(['elicitation/create']);
+    expect(JSON.parse(textOf(second))).toMatchObject(answers['elicitation/create'] as object);
+    answerFirst({ action: 'accept', content: { city: 'Lyon' } });
+    expect(JSON.parse(textOf(await first))).toMatchObject({ action: 'accept', content: { city: 'Lyon' } });
   });
 
   it('routes each request to its own caller over Streamable HTTP, however many calls are in flight', async () => {

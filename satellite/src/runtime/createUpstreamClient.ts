@@ -45,6 +45,8 @@ type CallInFlight = {
   /** Stops the per-call timer while the client is being asked something (a person may be answering). */
   pause(): void;
   resume(): void;
+  /** Whether its client is being asked something now. */
+  asking(): boolean;
 };
 
 /**
@@ -106,7 +108,7 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
           ? `the satellite cannot answer ${method} outside a tool call: it relays such requests to the client that made the call`
           : method === 'roots/list'
             ? "the satellite gives roots only for a request it can tie to its tool call, and this connection cannot tell: one client's roots must not reach a server other clients share"
-            : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to, so it refuses rather than ask the wrong client`,
+            : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to (more than one of them is not waiting for an answer of its client), so it refuses rather than ask the wrong client`,
       );
     }
     if (!call.onServerRequest) {
@@ -133,15 +135,26 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
 
   /**
    * The call a 2025-era server request belongs to: the one whose context it arrived in (certain), or
-   * else the only call in flight. Roots are given only with certainty: servers often ask for them
+   * else the only call in flight that is not waiting for its client's answer to an earlier request. A
+   * tool handler waits for one answer before it asks the next thing (the SDKs' handlers `await` each
+   * request), so a call whose client is still deciding (a 2026-07-28 client that left an
+   * `input_required` unanswered, a person filling in a form) asks nothing meanwhile, and never makes
+   * another call's request ambiguous. Roots are given only with certainty: servers often ask for them
    * outside any call (right after `initialize`, after a change) and apply them to the whole process,
    * so one client's roots must not reach a server every client shares by coincidence of timing.
    */
   const attribute = (method: ServerRequestMethod): CallInFlight | undefined => {
     const scoped = callScope.getStore();
     if (scoped && calls.has(scoped)) return scoped;
-    if (calls.size === 1 && method !== 'roots/list') return calls.values().next().value;
-    return undefined;
+    if (method === 'roots/list') return undefined;
+    if (calls.size === 1) return calls.values().next().value;
+    let candidate: CallInFlight | undefined;
+    for (const call of calls) {
+      if (call.asking()) continue;
+      if (candidate) return undefined;
+      candidate = call;
+    }
+    return candidate;
   };
 
   for (const method of Object.keys(serverRequestCapability) as ServerRequestMethod[]) {
@@ -185,6 +198,7 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
         paused--;
         armIdle();
       },
+      asking: () => paused > 0,
     };
     calls.add(call);
     armIdle();
