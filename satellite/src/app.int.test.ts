@@ -125,7 +125,7 @@ describe('the MCP gateway', () => {
     expect((await client.listPrompts()).prompts).toEqual([]);
     const connected = await events.waitFor('mcp.client.connected');
     expect(connected).toMatchObject({ client_type: 'claude', transport: 'sse', team_id: null });
-    expect(connected.session_id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(connected.session_id).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
   });
 
   it('ends a session on DELETE and refuses it afterwards', async () => {
@@ -173,7 +173,7 @@ describe('the MCP gateway', () => {
   it('speaks protocol revision 2025-03-26', async () => {
     const response = await post(initialize('2025-03-26'), { origin: 'http://localhost:5173' });
     expect(response.status).toBe(200);
-    expect(response.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(response.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
     const body = await response.text();
     expect(body).toContain('"protocolVersion":"2025-03-26"');
     expect(body).toContain('"name":"service-satellite"');

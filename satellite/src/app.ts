@@ -16,8 +16,10 @@ import { configurationProblems, type SatelliteEnv, satelliteTypeOf } from './con
 import { createRedactingEventSink, secretValuesOf } from './events/createRedactingEventSink.ts';
 import type { EventSink } from './events/eventSink.ts';
 import { createArgumentValidator } from './gateway/createArgumentValidator.ts';
+import { createCallRouting } from './gateway/createCallRouting.ts';
 import { createMcpEndpoint } from './gateway/createMcpEndpoint.ts';
 import { createToolHandlers } from './gateway/createMetaToolServer.ts';
+import { createReplicaForwarder } from './gateway/createReplicaForwarder.ts';
 import { createSessionStore, type SessionStore } from './gateway/createSessionStore.ts';
 import { createSuspendedCalls, type SuspendedCalls } from './gateway/createSuspendedCalls.ts';
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
@@ -184,16 +186,24 @@ export function createSatelliteApp(options: {
       ...(options.now ? { now: options.now } : {}),
     });
   }
-  const suspended = createSuspendedCalls({ answerTimeoutMs: config.MCP_INPUT_ANSWER_TIMEOUT_MS });
+  const routing = createCallRouting({
+    ttlMs: config.MCP_INPUT_ANSWER_TIMEOUT_MS,
+    ...(config.SATELLITE_REPLICA_URL ? { replicaUrl: config.SATELLITE_REPLICA_URL } : {}),
+    ...(config.SATELLITE_REPLICA_SECRET ? { secret: config.SATELLITE_REPLICA_SECRET } : {}),
+  });
+  const suspended = createSuspendedCalls({ answerTimeoutMs: config.MCP_INPUT_ANSWER_TIMEOUT_MS, routing });
+  const forwarder = createReplicaForwarder({ routing, logger });
   const endpoint = createMcpEndpoint({
     sessions,
     handlers,
     suspended,
+    instanceTag: routing.instanceTag,
     keepAliveMs: config.MCP_SSE_KEEPALIVE_MS,
     onerror: (error) => logger.debug({ err: error }, '/mcp request refused'),
   });
   registerMcpRoutes(app, {
     endpoint,
+    forwarder,
     keepAliveMs: config.MCP_SSE_KEEPALIVE_MS,
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
@@ -241,6 +251,7 @@ export function createSatelliteApp(options: {
       await sessions.closeAll();
       suspended.closeAll();
       await endpoint.close();
+      forwarder.close();
       await runtime.stop();
       discovery.close();
       await app.close();

@@ -71,6 +71,13 @@ export const satelliteEnv = logEnv.extend({
   // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
   // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
   MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),
+  // Several replicas behind one address without affinity: this replica's base URL as the other replicas
+  // reach it (e.g. http://$(POD_IP):3001). A 2026-07-28 call waiting for its client's input names it in
+  // its signed requestState, so the client's retry is forwarded here from whichever replica it reaches.
+  SATELLITE_REPLICA_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // The secret every replica signs and checks those routing hints with: the same on all of them, at
+  // least 32 characters. Unset, each process keeps a key of its own and forwards nothing.
+  SATELLITE_REPLICA_SECRET: z.string().min(32).optional(),
   // An event stream waiting for a slow call gets a comment line this often, so a proxy or load
   // balancer between the client and the satellite does not take it for idle and cut it.
   MCP_SSE_KEEPALIVE_MS: positiveInt.default(15 * 1000),
@@ -172,6 +179,12 @@ export function configurationProblems(config: SatelliteEnv): Array<{ variable: k
   }
   const timeouts = httpTimeoutsProblem(config);
   if (timeouts) problems.push({ variable: 'HTTP_HEADERS_TIMEOUT_MS', message: timeouts });
+  if (config.SATELLITE_REPLICA_URL && !config.SATELLITE_REPLICA_SECRET) {
+    problems.push({
+      variable: 'SATELLITE_REPLICA_SECRET',
+      message: 'required with SATELLITE_REPLICA_URL: the replicas check the routing hints they forward by with it',
+    });
+  }
   return problems;
 }
 

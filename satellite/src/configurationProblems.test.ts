@@ -36,4 +36,20 @@ describe('the satellite configuration rules', () => {
     ).toEqual([]);
     expect(problemsOf({ SATELLITE_TYPE: 'team' }).map((p) => p.variable)).toEqual(['SATELLITE_TEAM_ID']);
   });
+
+  it('needs the shared secret for a replica address, and a secret long enough', () => {
+    const team = { SATELLITE_TEAM_ID: 't' };
+    expect(problemsOf({ ...team, SATELLITE_REPLICA_URL: 'http://10.0.0.7:3001' }).map((p) => p.variable)).toEqual([
+      'SATELLITE_REPLICA_SECRET',
+    ]);
+    expect(
+      problemsOf({ ...team, SATELLITE_REPLICA_URL: 'http://10.0.0.7:3001', SATELLITE_REPLICA_SECRET: 'x'.repeat(32) }),
+    ).toEqual([]);
+    expect(() => loadConfig(satelliteEnv, { ...team, SATELLITE_REPLICA_SECRET: 'short' })).toThrow(
+      /SATELLITE_REPLICA_SECRET/,
+    );
+    expect(() => loadConfig(satelliteEnv, { ...team, SATELLITE_REPLICA_URL: 'ftp://10.0.0.7/' })).toThrow(
+      /SATELLITE_REPLICA_URL/,
+    );
+  });
 });

@@ -25,6 +25,7 @@ export { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from './st
 export { type OidcAccount, type OidcProvider, startOidcProvider } from './startOidcProvider.ts';
 export { type PrivateRedisServer, startRedisServer } from './startRedisServer.ts';
 export { type RepohostAccount, type RepohostProvider, startRepohostProvider } from './startRepohostProvider.ts';
+export { type RoundRobinProxy, startRoundRobinProxy } from './startRoundRobinProxy.ts';
 export { type ChildService, startServiceProcess } from './startServiceProcess.ts';
 export {
   type ServiceUnderTest,

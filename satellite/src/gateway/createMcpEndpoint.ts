@@ -23,9 +23,12 @@ import {
   readPlainModernToolCall,
 } from './plainToolCall.ts';
 
-/** Session ids: 32 random bytes, base64url. */
-export function newSessionId(): string {
-  return randomBytes(32).toString('base64url');
+/**
+ * Session ids: the issuing process's tag and 32 random bytes, base64url. The tag tells a replica that
+ * an id it does not know was issued elsewhere (another replica, or this one before a restart).
+ */
+export function newSessionId(instanceTag: string): string {
+  return `${instanceTag}.${randomBytes(32).toString('base64url')}`;
 }
 
 /** The body of a JSON-RPC error answered before any MCP server sees the request. */
@@ -39,6 +42,16 @@ export function jsonRpcError(status: number, code: number, message: string, id: 
 }
 
 const sessionNotFound = 'Session not found or expired; initialize a new session';
+
+/**
+ * Why a session id is not known here. An id of another process means the client reached another
+ * replica than the one holding its session (or a replica that restarted): 2025 clients need affinity.
+ */
+function sessionNotFoundMessage(sessionId: string, instanceTag: string): string {
+  const dot = sessionId.indexOf('.');
+  if (dot <= 0 || sessionId.slice(0, dot) === instanceTag) return sessionNotFound;
+  return `${sessionNotFound}. This session was opened on another satellite replica (or before this one restarted): a 2025 client keeps its session on the replica that opened it, so the load balancer needs session affinity on the Mcp-Session-Id header (a 2026-07-28 client needs none).`;
+}
 
 function ownerOf(auth: AuthInfo | undefined): SessionOwner {
   if (!auth) return null;
@@ -72,6 +85,8 @@ export function createMcpEndpoint(deps: {
   sessions: SessionStore;
   handlers: ToolHandlers;
   suspended: SuspendedCalls;
+  /** This process's tag in the session ids it issues. */
+  instanceTag: string;
   /** How often an event stream waiting for a slow call gets a keep-alive comment. */
   keepAliveMs: number;
   onerror?: (error: Error) => void;
@@ -90,7 +105,7 @@ export function createMcpEndpoint(deps: {
     const owner = ownerOf(options.authInfo);
     let created: ReturnType<SessionStore['add']> | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: newSessionId,
+      sessionIdGenerator: () => newSessionId(deps.instanceTag),
       keepAliveMs: deps.keepAliveMs,
       onsessioninitialized: (id) => {
         created = sessions.add(
@@ -147,7 +162,7 @@ export function createMcpEndpoint(deps: {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = sessions.touch(sessionId, ownerOf(options.authInfo));
-      if (!session) return jsonRpcError(404, -32001, sessionNotFound);
+      if (!session) return jsonRpcError(404, -32001, sessionNotFoundMessage(sessionId, deps.instanceTag));
       const response = await session.transport.handleRequest(request, requestOptions(options));
       // A cancellation the session accepted also stops the plain call it names.
       if (response.status === 202 && session.plainCalls.size() > 0) cancelPlainCalls(session, options.parsedBody);
@@ -187,7 +202,7 @@ export function createMcpEndpoint(deps: {
       const legacyCall = readPlainLegacyToolCall(headers, body);
       if (!legacyCall) return undefined;
       const session = sessions.touch(legacyCall.sessionId, scope);
-      if (!session) return sessionNotFoundAnswer();
+      if (!session) return sessionNotFoundAnswer(sessionNotFoundMessage(legacyCall.sessionId, deps.instanceTag));
       if (legacyCall.tool === 'execute_mcp_tool') {
         if (asksForInput(session.server.getClientCapabilities())) return undefined;
         session.toolExecutions++;
@@ -213,11 +228,11 @@ export function createMcpEndpoint(deps: {
 }
 
 /** The session's answer to an unknown, expired or other identity's session id. */
-const sessionNotFoundAnswer = (): PlainAnswer => ({
+const sessionNotFoundAnswer = (message: string): PlainAnswer => ({
   status: 404,
   headers: { 'content-type': 'application/json' },
   stream: false,
-  body: Promise.resolve(JSON.stringify(jsonRpcErrorBody(-32001, sessionNotFound))),
+  body: Promise.resolve(JSON.stringify(jsonRpcErrorBody(-32001, message))),
 });
 
 /**

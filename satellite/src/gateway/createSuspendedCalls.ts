@@ -8,6 +8,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
+import type { CallRouting } from './createCallRouting.ts';
 
 type ServerRequest = Parameters<NonNullable<ToolCallOptions['onServerRequest']>>[0];
 type Progress = Parameters<NonNullable<ToolCallOptions['onProgress']>>[0];
@@ -49,14 +50,15 @@ export type RoundContext = {
  * client's retry carrying `inputResponses` and the echoed `requestState` answers those requests and
  * the same upstream call goes on. A call can take any number of such rounds.
  *
- * The waiting call lives in this process only: `requestState` names this satellite instance, so a
- * retry that a load balancer sends to another replica gets an error saying so instead of a silent
- * fresh call. A client that does not retry within `answerTimeoutMs` has its upstream call cancelled
- * and the server's questions refused. The state is a random 192-bit id: unguessable, so a tampered
- * or forged state finds nothing and is refused.
+ * The waiting call lives in this process (its upstream request is in flight here): its `requestState`
+ * is signed by `routing` and names this process and its address, so a retry that a load balancer sends
+ * to another replica is forwarded here (createReplicaForwarder), and one that cannot be is refused
+ * saying why instead of starting a fresh call. A client that does not retry within `answerTimeoutMs`
+ * has its upstream call cancelled and the server's questions refused. The call id inside the state is a
+ * random 192-bit id, and the state is signed: a tampered or forged state finds nothing and is refused.
  */
-export function createSuspendedCalls(options: { answerTimeoutMs: number; instanceId?: string }) {
-  const instanceId = options.instanceId ?? randomBytes(6).toString('base64url');
+export function createSuspendedCalls(options: { answerTimeoutMs: number; routing: CallRouting }) {
+  const { routing } = options;
   /** Every call in progress, and (by id) those that have waited for input at least once. */
   const calls = new Set<SuspendedCall>();
   const waiting = new Map<string, SuspendedCall>();
@@ -111,7 +113,7 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
       for (const [key, question] of call.questions) {
         inputRequests[key] = { method: question.request.method, params: question.request.params ?? {} } as InputRequest;
       }
-      return inputRequired({ inputRequests, requestState: `${instanceId}.${call.id}` });
+      return inputRequired({ inputRequests, requestState: await routing.mint(call.id) });
     } catch (error) {
       forget(call);
       throw error;
@@ -123,7 +125,6 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
   };
 
   return {
-    instanceId,
     size: () => calls.size,
     /**
      * Starts a call: `run` receives the call options to hand the runtime (its cancellation, the
@@ -163,24 +164,29 @@ export function createSuspendedCalls(options: { answerTimeoutMs: number; instanc
      * A retry: the client's answers go to the server's waiting requests (unknown keys are ignored,
      * missing ones are asked again), then the call goes on.
      */
-    resume(
+    async resume(
       requestState: string,
       owner: { ownerKey: string; toolPath: string },
       inputResponses: Record<string, unknown> | undefined,
       context: RoundContext,
     ): Promise<CallToolResult | InputRequiredResult> {
-      const [stateInstance, id] = requestState.split('.');
-      if (id !== undefined && stateInstance !== instanceId && /^[\w-]{8}$/.test(stateInstance ?? '')) {
+      const route = await routing.read(requestState);
+      if (route && !routing.isLocal(route)) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
-          `This requestState belongs to a call waiting on another satellite instance (${stateInstance}; this is ${instanceId}). A call that asked for input continues only on the instance that asked: send the retry there, or call execute_mcp_tool again without requestState.`,
+          route.replica
+            ? `This requestState belongs to a call waiting on another satellite replica (${route.replica}), which could not be reached from here. Call execute_mcp_tool again without requestState.`
+            : 'This requestState belongs to a call waiting on another satellite replica, which has no SATELLITE_REPLICA_URL to forward the retry to. Call execute_mcp_tool again without requestState (the operator can set SATELLITE_REPLICA_URL on every replica, or give clients affinity).',
         );
       }
-      const call = id === undefined ? undefined : waiting.get(id);
+      const call = route ? waiting.get(route.callId) : undefined;
       if (!call || call.ownerKey !== owner.ownerKey) {
+        const hint = routing.shared
+          ? ''
+          : " (Replicas of one satellite recognise each other's requestState only when they share SATELLITE_REPLICA_SECRET.)";
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
-          'Unknown or expired requestState: no call of yours is waiting for input under it. Call execute_mcp_tool again without requestState.',
+          `Unknown or expired requestState: no call of yours is waiting for input under it. Call execute_mcp_tool again without requestState.${hint}`,
         );
       }
       if (call.toolPath !== owner.toolPath) {

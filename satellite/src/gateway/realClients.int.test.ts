@@ -52,7 +52,7 @@ describe('real MCP clients against the satellite', () => {
     const transport = new V1Transport(url);
     await client.connect(transport);
     expect(client.getServerVersion()?.name).toBe('service-satellite');
-    expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
     expect(textOf(await client.callTool(discover))).toContain('fixture:echo');
     expect((await client.callTool(execute)).content).toEqual([{ type: 'text', text: 'hi there' }]);
     await client.close();

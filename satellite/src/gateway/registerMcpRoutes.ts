@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
 import type { McpEndpoint } from './createMcpEndpoint.ts';
+import type { ReplicaForwarder } from './createReplicaForwarder.ts';
 import type { PlainAnswer } from './plainToolCall.ts';
 
 /** The largest JSON-RPC body `/mcp` accepts (the SDK's own default). */
@@ -153,6 +154,8 @@ export function registerMcpRoutes(
   app: FastifyInstance,
   deps: {
     endpoint: McpEndpoint;
+    /** Retries of calls another replica holds go there. */
+    forwarder?: ReplicaForwarder;
     originPolicy: OriginPolicy;
     authenticate?: BearerAuthenticator;
     /** How often a slow call's event stream gets a keep-alive comment. */
@@ -210,6 +213,11 @@ export function registerMcpRoutes(
       });
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
+        const state = request.method === 'POST' ? deps.forwarder?.candidate(request.headers, request.body) : undefined;
+        if (state !== undefined && deps.forwarder) {
+          const target = await deps.forwarder.target(state);
+          if (target && (await deps.forwarder.forward(target, request, res, gone.signal))) return;
+        }
         const plain =
           request.method === 'POST'
             ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
