@@ -132,7 +132,7 @@ describe('the web console, day one, in a real browser', () => {
     await page.getByLabel('Name').fill('Platform');
     expect(await page.getByLabel('Slug').inputValue()).toBe('platform');
     await page.getByRole('button', { name: 'Create team' }).click();
-    await page.getByRole('heading', { name: 'Team Platform' }).waitFor();
+    await page.getByRole('heading', { name: 'Platform', level: 1 }).waitFor();
     state.team = new URL(page.url()).pathname.split('/')[2] as string;
 
     await page.getByLabel('E-mail address').fill(lead.email);

@@ -5,26 +5,33 @@
  * console never holds a token.
  */
 import type {
+  AcceptInvitationBody,
   AccessTokenView,
   AddMemberBody,
   ChangePasswordBody,
   ClientActivityPage,
   CreatedAccessToken,
+  CreateInvitationBody,
   CreateTeamBody,
   CreateUserBody,
   createdRegistrationToken,
   GroupWithSettings,
   InstallationStatusView,
   InstallationView,
+  InvitationPreview,
+  InvitationView,
   installationCreate,
   ListUsersQuery,
   LoginBody,
   LoginReply,
+  MailRequestedReply,
   MemberView,
   MeView,
   OAuthStatusView,
+  RegisterBody,
   RegistrationTokenView,
   RequestLogPage,
+  ResetPasswordBody,
   SatelliteMetrics,
   SatelliteView,
   ScheduleStatus,
@@ -132,6 +139,25 @@ const satellite = (id: string) => `/api/satellites/${encodeURIComponent(id)}`;
 
 export const api = {
   login: (body: LoginBody) => call<LoginReply>('POST', '/api/auth/login', body),
+  register: (body: RegisterBody) => call<MailRequestedReply>('POST', '/api/auth/register', body),
+  verifyEmail: (body: { token: string; password: string }) => call<LoginReply>('POST', '/api/auth/verify-email', body),
+  resendVerification: (email: string) => call<MailRequestedReply>('POST', '/api/auth/verify-email/resend', { email }),
+  requestPasswordReset: (email: string) => call<MailRequestedReply>('POST', '/api/auth/password-reset', { email }),
+  resetPassword: (body: ResetPasswordBody) =>
+    call<{ reset: true; email: string }>('POST', '/api/auth/password-reset/confirm', body),
+  invitations: {
+    list: (teamId: string) => call<InvitationView[]>('GET', `${team(teamId)}/invitations`),
+    create: (teamId: string, body: CreateInvitationBody) =>
+      call<InvitationView>('POST', `${team(teamId)}/invitations`, body),
+    revoke: (teamId: string, id: string) =>
+      call<{ revoked: true }>('DELETE', `${team(teamId)}/invitations/${encodeURIComponent(id)}`),
+    preview: (token: string) => call<InvitationPreview>('POST', '/api/invitations/preview', { token }),
+    acceptAsNew: (body: AcceptInvitationBody) => call<LoginReply>('POST', '/api/invitations/accept', body),
+    acceptAsMe: (token: string) =>
+      call<{ team_id: string; team_name: string; role: TeamRole }>('POST', '/api/users/me/invitations/accept', {
+        token,
+      }),
+  },
   logout: () => call<{ logged_out: true }>('POST', '/api/auth/logout'),
   me: () => call<MeView>('GET', '/api/users/me'),
 

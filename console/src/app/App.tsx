@@ -1,4 +1,12 @@
 import type { ReactNode } from 'react';
+import {
+  ForgotPasswordPage,
+  InvitationPage,
+  RegisterPage,
+  ResetPasswordPage,
+  VerifyEmailPage,
+} from '../pages/AccountFlowPages.tsx';
+import { AccountPage } from '../pages/AccountPage.tsx';
 import { CataloguePage } from '../pages/CataloguePage.tsx';
 import { ConnectPage } from '../pages/ConnectPage.tsx';
 import { InstallationPage } from '../pages/InstallationPage.tsx';
@@ -7,6 +15,7 @@ import { JobsPage } from '../pages/JobsPage.tsx';
 import { LoginPage } from '../pages/LoginPage.tsx';
 import { NotFoundPage } from '../pages/NotFoundPage.tsx';
 import { OverviewPage } from '../pages/OverviewPage.tsx';
+import { PeoplePage } from '../pages/PeoplePage.tsx';
 import { SatellitePage } from '../pages/SatellitePage.tsx';
 import { SatellitesPage } from '../pages/SatellitesPage.tsx';
 import { SettingsPage } from '../pages/SettingsPage.tsx';
@@ -33,6 +42,8 @@ const routes: Route[] = [
   },
   { path: '/connect', render: () => <ConnectPage /> },
   { path: '/jobs', render: () => <JobsPage /> },
+  { path: '/people', render: () => <PeoplePage /> },
+  { path: '/account', render: () => <AccountPage /> },
 ];
 
 function routeFor(location: string): ReactNode {
@@ -56,6 +67,13 @@ export function App() {
           );
         }
         if (location.startsWith('/login')) return <LoginPage onLogin={onLogin} loggedIn={session !== null} />;
+        // Pages reached before signing in, most from a mailed link.
+        const path = location.split('?')[0];
+        if (path === '/register') return <RegisterPage />;
+        if (path === '/verify-email') return <VerifyEmailPage onLogin={onLogin} />;
+        if (path === '/forgot-password') return <ForgotPasswordPage />;
+        if (path === '/reset-password') return <ResetPasswordPage />;
+        if (path === '/invitation') return <InvitationPage onLogin={onLogin} signedInAs={session?.me.email ?? null} />;
         if (!session) {
           // Rendered once; the effect of navigating replaces the address so Back does not loop.
           queueMicrotask(() => navigate(loginPathFor(window.location), { replace: true }));

@@ -21,6 +21,8 @@ export function Layout({ children }: { children: ReactNode }) {
     { to: '/teams', label: 'Teams', show: true },
     { to: '/settings', label: 'Settings', show: session.can('settings.view') },
     { to: '/jobs', label: 'Jobs', show: session.can('jobs.view') },
+    { to: '/people', label: 'People', show: session.can('users.view') },
+    { to: '/account', label: 'Your account', show: true },
   ];
   const path = location.split('?')[0] ?? '/';
   // An installation's page lives under its team's path but belongs to Installations.

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { api } from '../api/client.ts';
-import { navigate, queryParam, useLocation } from '../app/router.tsx';
+import { ApiError, api } from '../api/client.ts';
+import { Link, navigate, queryParam, useLocation } from '../app/router.tsx';
 import { useAction } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
@@ -16,6 +16,13 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useAction(async () => {
+    // An empty form is answered here, in words, before any request.
+    if (email.trim() === '' || password === '') {
+      throw new ApiError(400, 'validation_failed', 'Enter your e-mail address and your password.', {
+        ...(email.trim() === '' ? { email: 'Enter your e-mail address' } : {}),
+        ...(password === '' ? { password: 'Enter your password' } : {}),
+      });
+    }
     await api.login({ email, password });
     await onLogin();
     navigate(next, { replace: true });
@@ -59,6 +66,9 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
         <button type="submit" disabled={login.pending}>
           {login.pending ? 'Logging in…' : 'Log in'}
         </button>
+        <p className="hint">
+          <Link to="/forgot-password">Forgot your password?</Link> · <Link to="/register">Create an account</Link>
+        </p>
         <p className="hint">
           On a development machine ({'npm start'}) the first admin is <code>admin@orbital.localhost</code>; its password
           is <code>ADMIN_PASSWORD</code> in <code>.orbital/dev.env</code>.

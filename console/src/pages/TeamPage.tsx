@@ -44,7 +44,7 @@ export function TeamPage({ teamId }: { teamId: string }) {
 
   return (
     <Page
-      title={loaded.data ? `Team ${loaded.data.team.name}` : 'Team'}
+      title={loaded.data ? loaded.data.team.name : 'Team'}
       actions={
         <Link to={`/installations?team=${teamId}`} className="button secondary">
           Installations
@@ -60,6 +60,9 @@ export function TeamPage({ teamId }: { teamId: string }) {
           <section aria-labelledby="members">
             <h2 id="members">Members</h2>
             <ErrorMessage error={rowError} />
+            {loaded.data.members.length === 0 ? (
+              <p className="muted">No members yet{canManage ? ': add people below, or invite them by e-mail.' : '.'}</p>
+            ) : null}
             <DataTable
               rows={loaded.data.members}
               rowKey={(member) => member.user_id}
@@ -101,6 +104,7 @@ export function TeamPage({ teamId }: { teamId: string }) {
             />
           </section>
           {canManage ? <AddMember teamId={teamId} onAdded={loaded.reload} /> : null}
+          {canManage ? <Invitations teamId={teamId} /> : null}
           {session.can('teams.manage') ? (
             <section className="card danger-zone" aria-labelledby="delete-team">
               <h2 id="delete-team">Delete this team</h2>
@@ -209,6 +213,80 @@ function AddMember({ teamId, onAdded }: { teamId: string; onAdded: () => void })
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+/** Invitations by e-mail: the person follows the mailed link to set a password (or sign in) and join. */
+function Invitations({ teamId }: { teamId: string }) {
+  const invitations = useLoad(() => api.invitations.list(teamId), [teamId]);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<TeamRole>('team_user');
+  const invite = useAction(async () => {
+    await api.invitations.create(teamId, { email, role });
+    setEmail('');
+    invitations.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api.invitations.revoke(teamId, id);
+    invitations.reload();
+  });
+  return (
+    <section className="card" aria-labelledby="invitations">
+      <h2 id="invitations">Invite by e-mail</h2>
+      <form
+        className="inline-form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          void invite.run();
+        }}
+      >
+        <Field
+          label="Address to invite"
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={invite.error?.fields.email}
+        />
+        <SelectField
+          label="Their role"
+          value={role}
+          options={roles}
+          onChange={(e) => setRole(e.target.value as TeamRole)}
+        />
+        <button type="submit" disabled={invite.pending}>
+          {invite.pending ? 'Inviting…' : 'Send the invitation'}
+        </button>
+      </form>
+      <ErrorMessage
+        error={invite.error ?? revoke.error ?? invitations.error}
+        fieldsShown={Boolean(invite.error?.fields.email)}
+      />
+      {invitations.data && invitations.data.length > 0 ? (
+        <DataTable
+          caption="Invitations"
+          rows={invitations.data}
+          rowKey={(i) => i.id}
+          columns={[
+            { header: 'E-mail', cell: (i) => i.email },
+            { header: 'Role', cell: (i) => i.role.replace('_', ' ') },
+            { header: 'State', cell: (i) => i.status },
+            { header: 'Until', cell: (i) => new Date(i.expires_at).toLocaleDateString() },
+            {
+              header: 'Actions',
+              cell: (i) =>
+                i.status === 'pending' ? (
+                  <button type="button" className="secondary" onClick={() => void revoke.run(i.id)}>
+                    Withdraw<span className="visually-hidden"> {i.email}</span>
+                  </button>
+                ) : null,
+            },
+          ]}
+        />
+      ) : (
+        <p className="muted">No invitations sent.</p>
+      )}
     </section>
   );
 }
