@@ -42,7 +42,7 @@ export function PeoplePage() {
   const page = people.data;
   return (
     <Page title="People">
-      <form className="inline-form" role="search" onSubmit={submit}>
+      <form className="inline-form" aria-label="Search people" onSubmit={submit}>
         <Field
           label="Search by e-mail address or name"
           type="search"
