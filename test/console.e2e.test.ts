@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startOidcProvider } from '@orbital/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, keepScreenshot, launchBrowser } from './browser/launchBrowser.ts';
@@ -252,6 +253,60 @@ describe('the web console, day one, in a real browser', () => {
         }
         return status.data.status === 'online' ? true : undefined;
       });
+    }
+  });
+
+  step("signs a person in with the company's single sign-on, into the team their group maps to", async () => {
+    const provider = await startOidcProvider({ redirectUris: [`${platform.api}/api/auth/oidc/callback`] });
+    try {
+      provider.addAccount({
+        sub: 'kim',
+        claims: { email: 'kim@acme.test', email_verified: true, name: 'Kim Company', groups: ['sso-devs'] },
+      });
+      const team = await call<Envelope<{ id: string }>>(platform.api, 'POST', '/api/teams', {
+        token: adminToken,
+        body: { slug: 'sso-team', name: 'SSO Team' },
+      });
+      const settings: Record<string, string> = {
+        'global.page_url': platform.api,
+        'oidc.display_name': 'Acme SSO',
+        'oidc.issuer_url': provider.issuer,
+        'oidc.client_id': provider.clientId,
+        'oidc.client_secret': provider.clientSecret,
+        'oidc.callback_url': `${platform.api}/api/auth/oidc/callback`,
+        // The provider releases the groups claim for its own scope.
+        'oidc.scopes': 'openid email profile groups',
+        'oidc.team_mapping': JSON.stringify({ 'sso-devs': 'sso-team' }),
+        'oidc.enabled': 'true',
+      };
+      for (const [key, value] of Object.entries(settings)) {
+        await call(platform.api, 'PUT', `/api/settings/${key}`, { token: adminToken, body: { value } });
+      }
+      const visitor = await launchBrowser();
+      const sso = await visitor.context.newPage();
+      try {
+        await sso.goto(`${platform.api}/teams`);
+        await sso.waitForURL(/\/login\?next=%2Fteams$/);
+        await sso.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
+        // The provider's own page: the person signs in there.
+        await sso.getByLabel('Username').fill('kim');
+        await sso.getByRole('button', { name: 'Sign in' }).click();
+        // Back in the console where they were going, signed in, a member of the mapped team.
+        await sso.getByRole('link', { name: 'SSO Team' }).waitFor();
+        expect(new URL(sso.url()).pathname).toBe('/teams');
+        const me = await sso.evaluate('fetch("/api/users/me").then((r) => r.json())');
+        expect(me).toMatchObject({
+          data: { email: 'kim@acme.test', memberships: [expect.objectContaining({ team_id: team.data.id })] },
+        });
+      } catch (error) {
+        await keepScreenshot(sso, 'single sign-on');
+        throw error;
+      } finally {
+        await visitor.close();
+      }
+    } finally {
+      await call(platform.api, 'PUT', '/api/settings/oidc.enabled', { token: adminToken, body: { value: 'false' } });
+      await provider.stop();
     }
   });
 

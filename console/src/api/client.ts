@@ -37,6 +37,7 @@ import type {
   ScheduleStatus,
   ServerLogPage,
   SettingView,
+  SignInMethods,
   TeamRole,
   TeamView,
   TemplateInput,
@@ -160,6 +161,7 @@ export const api = {
   },
   logout: () => call<{ logged_out: true }>('POST', '/api/auth/logout'),
   me: () => call<MeView>('GET', '/api/users/me'),
+  signInMethods: () => call<SignInMethods>('GET', '/api/auth/methods'),
 
   settings: {
     groups: () => call<GroupWithSettings[]>('GET', '/api/settings/groups'),

@@ -1,9 +1,10 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, api } from '../api/client.ts';
 import { Link, navigate, queryParam, useLocation } from '../app/router.tsx';
-import { useAction } from '../app/useLoad.ts';
+import { useAction, useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
+import { SignInButtons } from '../components/SignInButtons.tsx';
 
 /** Only paths of this console are followed after login, never another site. */
 function safeNext(next: string | null): string {
@@ -15,6 +16,9 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
   const next = safeNext(queryParam(location, 'next'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Which ways to sign in are on; while unknown (or unreadable), the password form is offered as before.
+  const methods = useLoad(() => api.signInMethods(), []).data;
+  const passwordOn = methods?.password ?? true;
   const login = useAction(async () => {
     // An empty form is answered here, in words, before any request.
     if (email.trim() === '' || password === '') {
@@ -42,30 +46,40 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
     <main id="main" className="login">
       <form onSubmit={submit} className="card login-card" aria-labelledby="login-title" noValidate>
         <h1 id="login-title">Log in to Orbital</h1>
-        <Field
-          label="E-mail address"
-          type="email"
-          name="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={login.error?.fields.email}
-        />
-        <Field
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={login.error?.fields.password}
-        />
-        <ErrorMessage error={login.error} fieldsShown />
-        <button type="submit" disabled={login.pending}>
-          {login.pending ? 'Logging in…' : 'Log in'}
-        </button>
+        {methods && !methods.login_enabled ? (
+          <p role="status">
+            Signing in is turned off on this platform. A global admin who is signed in can turn it back on.
+          </p>
+        ) : null}
+        {passwordOn ? (
+          <>
+            <Field
+              label="E-mail address"
+              type="email"
+              name="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              error={login.error?.fields.email}
+            />
+            <Field
+              label="Password"
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              error={login.error?.fields.password}
+            />
+            <ErrorMessage error={login.error} fieldsShown />
+            <button type="submit" disabled={login.pending}>
+              {login.pending ? 'Logging in…' : 'Log in'}
+            </button>
+          </>
+        ) : null}
+        <SignInButtons methods={methods} next={next} />
         <p className="hint">
           <Link to="/forgot-password">Forgot your password?</Link> · <Link to="/register">Create an account</Link>
         </p>
