@@ -4,6 +4,7 @@ import { Link, navigate } from '../app/router.tsx';
 import { useAction, useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
+import { SignInButtons } from '../components/SignInButtons.tsx';
 
 /**
  * The pages a person reaches before signing in, most of them from a mailed link: registration, address
@@ -196,6 +197,8 @@ export function ResetPasswordPage() {
 export function InvitationPage({ onLogin, signedInAs }: { onLogin: () => Promise<void>; signedInAs: string | null }) {
   const token = tokenFromFragment();
   const preview = useLoad<InvitationPreview>(() => api.invitations.preview(token), [token]);
+  // GitHub or single sign-on, when on, bring the person back here signed in, to join with that account.
+  const methods = useLoad(() => api.signInMethods(), []).data;
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const joinAsNew = useAction(async () => {
@@ -227,10 +230,13 @@ export function InvitationPage({ onLogin, signedInAs }: { onLogin: () => Promise
               </button>
             </>
           ) : invite.account_exists ? (
-            <p>
-              This address has an account: <Link to={`/login?next=${encodeURIComponent(next)}`}>log in</Link> (with your
-              password or single sign-on), then join.
-            </p>
+            <>
+              <p>
+                This address has an account: <Link to={`/login?next=${encodeURIComponent(next)}`}>log in</Link>, then
+                join.
+              </p>
+              <SignInButtons methods={methods} next={next} />
+            </>
           ) : (
             <form
               onSubmit={(event) => {
@@ -258,9 +264,7 @@ export function InvitationPage({ onLogin, signedInAs }: { onLogin: () => Promise
               <button type="submit" disabled={joinAsNew.pending}>
                 {joinAsNew.pending ? 'Joining…' : 'Join the team'}
               </button>
-              <p className="hint">
-                Or <Link to={`/login?next=${encodeURIComponent(next)}`}>sign in</Link> with single sign-on, then join.
-              </p>
+              <SignInButtons methods={methods} next={next} />
             </form>
           )}
         </>
