@@ -57,7 +57,7 @@ export const auditActions = {
   'registration_token.revoked': 'A satellite registration token was revoked',
   'satellite.registered': 'A satellite registered with a registration token (failure: the reason it was refused)',
   'satellite.activated': 'A registered satellite reported in for the first time and became active',
-  'satellite.revoked': 'A satellite was revoked and deleted: its key stops working',
+  'satellite.revoked': 'A satellite was revoked (DELETE /api/satellites/:id): its key stops working at once',
   'satellite.allowlist_updated': "A satellite's IP allowlist was changed",
   'personal_token.created': 'A personal access token was made (details: its id and name, never the token)',
   'access_token.revoked':

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type AuditContext, recordAudit } from '@orbital/audit';
 import {
   type InstallationCreate,
   type InstallationStatusChanged,
@@ -104,24 +105,33 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     async getTemplate(slug: string) {
       return templateView(await mustFindTemplate(pool.get(), slug));
     },
-    async createTemplate(body: TemplateCreate) {
+    async createTemplate(body: TemplateCreate, who: AuditContext) {
       await checkTemplateUrl(body.url, 'url');
-      const row = await t.insertTemplate(pool.get(), body.slug, {
-        name: body.name,
-        description: body.description ?? null,
-        transport: body.transport,
-        command: body.command ?? null,
-        args: body.args ?? [],
-        env: body.env ?? {},
-        url: body.url ?? null,
-        headers: body.headers ?? {},
-        oauth: body.oauth ?? null,
-        untested: body.untested ?? false,
-        documentation_url: body.documentation_url ?? null,
+      const row = await inTransaction(async (tx) => {
+        const created = await t.insertTemplate(tx, body.slug, {
+          name: body.name,
+          description: body.description ?? null,
+          transport: body.transport,
+          command: body.command ?? null,
+          args: body.args ?? [],
+          env: body.env ?? {},
+          url: body.url ?? null,
+          headers: body.headers ?? {},
+          oauth: body.oauth ?? null,
+          untested: body.untested ?? false,
+          documentation_url: body.documentation_url ?? null,
+        });
+        await recordAudit(tx, {
+          ...who,
+          action: 'template.created',
+          target: { kind: 'template', id: created.slug },
+          details: { slug: created.slug, name: created.name, transport: created.transport },
+        });
+        return created;
       });
       return templateView(row);
     },
-    async updateTemplate(slug: string, changes: TemplateUpdate) {
+    async updateTemplate(slug: string, changes: TemplateUpdate, who: AuditContext) {
       await checkTemplateUrl(changes.url, 'changes.url');
       const row = await inTransaction(async (tx) => {
         const current = await mustFindTemplate(tx, slug, true);
@@ -148,17 +158,27 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         }
         const updated = await t.updateTemplateRow(tx, slug, merged);
         // Satellites running its installations must pick up the new template level.
-        for (const installation of await q.listInstallationsOfTemplate(tx, current.id)) {
+        const installations = await q.listInstallationsOfTemplate(tx, current.id);
+        for (const installation of installations) {
           await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
         }
+        await recordAudit(tx, {
+          ...who,
+          action: 'template.updated',
+          target: { kind: 'template', id: slug },
+          details: { slug, changed: Object.keys(stripUndefined(changes)).sort(), installations: installations.length },
+        });
         return updated;
       });
       return templateView(row);
     },
-    async deleteTemplate(slug: string) {
-      if (!(await t.deleteTemplateRow(pool.get(), slug))) {
-        throw new AppError('not_found', `No MCP server template with slug ${slug}`, { details: { slug } });
-      }
+    async deleteTemplate(slug: string, who: AuditContext) {
+      await inTransaction(async (tx) => {
+        if (!(await t.deleteTemplateRow(tx, slug))) {
+          throw new AppError('not_found', `No MCP server template with slug ${slug}`, { details: { slug } });
+        }
+        await recordAudit(tx, { ...who, action: 'template.deleted', target: { kind: 'template', id: slug } });
+      });
       return { deleted: true as const };
     },
 
@@ -169,7 +189,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
     async getInstallation(teamId: string, id: string) {
       return installationView(await mustFindInstallation(pool.get(), teamId, id));
     },
-    async createInstallation(teamId: string, body: InstallationCreate, createdBy: string | null) {
+    async createInstallation(teamId: string, body: InstallationCreate, createdBy: string | null, who: AuditContext) {
       const template = await mustFindTemplate(pool.get(), body.server_slug);
       const teamSlug = await deps.teamSlug(teamId);
       const id = randomUUID();
@@ -197,11 +217,24 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         };
         await queueEvent(tx, installationStatusChangedEvent, event);
         await queueCommand(tx, configureCommand(created, 'mcp_installation_created'));
+        // The names of the secrets given, never their values.
+        await recordAudit(tx, {
+          ...who,
+          action: 'installation.created',
+          target: { kind: 'installation', id },
+          team_id: teamId,
+          details: {
+            name: body.name,
+            server_slug: body.server_slug,
+            env_keys: Object.keys(body.env).sort(),
+            header_keys: Object.keys(body.headers).sort(),
+          },
+        });
         return created;
       });
       return installationView(row);
     },
-    async updateInstallation(teamId: string, id: string, changes: InstallationUpdate) {
+    async updateInstallation(teamId: string, id: string, changes: InstallationUpdate, who: AuditContext) {
       const row = await inTransaction(async (tx) => {
         const current = await mustFindInstallation(tx, teamId, id, true);
         const secrets = openTeamSecrets(box, current);
@@ -218,21 +251,40 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         });
         const updated = await mustFindInstallation(tx, teamId, id, true);
         await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
+        await recordAudit(tx, {
+          ...who,
+          action: 'installation.updated',
+          target: { kind: 'installation', id },
+          team_id: teamId,
+          details: {
+            name: updated.name,
+            changed: Object.keys(stripUndefined(changes)).sort(),
+            env_keys: Object.keys(next.env).sort(),
+            header_keys: Object.keys(next.headers).sort(),
+          },
+        });
         return (await applyStatusTrigger(tx, updated, { kind: 'configuration_changed' })) ?? updated;
       });
       return installationView(row);
     },
-    async deleteInstallation(teamId: string, id: string) {
+    async deleteInstallation(teamId: string, id: string, who: AuditContext) {
       await inTransaction(async (tx) => {
         const current = await mustFindInstallation(tx, teamId, id, true);
         await deps.onDeleteInstallation?.(tx, id);
         await q.deleteInstallationRow(tx, id);
         await queueCommand(tx, configureCommand(current, 'mcp_installation_deleted'));
+        await recordAudit(tx, {
+          ...who,
+          action: 'installation.deleted',
+          target: { kind: 'installation', id },
+          team_id: teamId,
+          details: { name: current.name, server_slug: current.server_slug },
+        });
       });
       await deps.afterDelete?.();
       return { deleted: true as const };
     },
-    async putUserConfig(teamId: string, id: string, body: UserConfigBody, userId: string) {
+    async putUserConfig(teamId: string, id: string, body: UserConfigBody, userId: string, who: AuditContext) {
       const row = await inTransaction(async (tx) => {
         const installation = await mustFindInstallation(tx, teamId, id);
         const stored = await q.upsertUserConfig(tx, {
@@ -243,6 +295,13 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           envKeys: Object.keys(body.env).sort(),
         });
         await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+        await recordAudit(tx, {
+          ...who,
+          action: 'installation.user_config_updated',
+          target: { kind: 'installation', id },
+          team_id: teamId,
+          details: { name: installation.name, user_id: userId, env_keys: Object.keys(body.env).sort() },
+        });
         return stored;
       });
       return userConfigView(row);
@@ -278,13 +337,29 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
       if (!row) throw new AppError('not_found', 'No such request log for this installation');
       return requestLogView(row, installation.settings.request_logging_enabled);
     },
-    async updateSettings(teamId: string, id: string, settings: { request_logging_enabled: boolean }) {
+    async updateSettings(
+      teamId: string,
+      id: string,
+      settings: { request_logging_enabled: boolean },
+      who: AuditContext,
+    ) {
       const row = await inTransaction(async (tx) => {
-        await mustFindInstallation(tx, teamId, id, true);
+        const before = await mustFindInstallation(tx, teamId, id, true);
         await q.updateInstallationSettings(tx, id, settings);
         const updated = await mustFindInstallation(tx, teamId, id);
         // Satellites include tool responses in their events only when told so through configuration.
         await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
+        await recordAudit(tx, {
+          ...who,
+          action: 'installation.settings_updated',
+          target: { kind: 'installation', id },
+          team_id: teamId,
+          details: {
+            name: updated.name,
+            request_logging_enabled: settings.request_logging_enabled,
+            previous: { request_logging_enabled: before.settings.request_logging_enabled },
+          },
+        });
         return updated;
       });
       return installationView(row);

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { anonymousActor, recordAudit } from '@orbital/audit';
 import { type ParsedRequestOf, registrationBearerPrefix, type registrySubjects } from '@orbital/contracts';
 import { satelliteKeyDigest } from '@orbital/crypto';
 import { AppError } from '@orbital/errors';
@@ -50,7 +51,13 @@ export function createRegistration(deps: RegistryDeps) {
     ...deps.registrationHashing,
   });
 
-  async function refuse(reason: RefusalReason, request: Request, tokenId: string | null): Promise<never> {
+  async function refuse(
+    reason: RefusalReason,
+    request: Request,
+    tokenId: string | null,
+    requestId: string | null,
+    teamId: string | null = null,
+  ): Promise<never> {
     logger.warn(
       { event: 'security.registration_refused', reason, client_ip: request.client_ip, token_id: tokenId },
       'satellite registration refused',
@@ -63,17 +70,28 @@ export function createRegistration(deps: RegistryDeps) {
         ip: request.client_ip,
         details: { reason, token_id: tokenId },
       });
+      await recordAudit(pool.get(), {
+        actor: anonymousActor(),
+        action: 'satellite.registered',
+        target: { kind: 'satellite', id: null },
+        team_id: teamId,
+        outcome: 'failure',
+        reason,
+        source_ip: request.client_ip,
+        request_id: requestId,
+        details: { token_id: tokenId, name: request.body.name },
+      });
     } catch (error) {
       logger.error({ err: error }, 'could not record a refused registration');
     }
     throw registrationRefusal(reason);
   }
 
-  return async function register(request: Request) {
+  return async function register(request: Request, requestId: string | null = null) {
     const bearer = bearerToken(request.authorization);
-    if ('refused' in bearer) return refuse(bearer.refused, request, null);
+    if ('refused' in bearer) return refuse(bearer.refused, request, null, requestId);
     const verified = await signer.verify(bearer.token);
-    if (!verified.ok) return refuse(verified.problem, request, null);
+    if (!verified.ok) return refuse(verified.problem, request, null, requestId);
     const { claims } = verified;
     const body = request.body;
     const wantsTeam = body.satellite_type === 'team' || body.team_id !== undefined;
@@ -81,7 +99,7 @@ export function createRegistration(deps: RegistryDeps) {
       (body.satellite_type === 'global' && claims.scope !== 'global') ||
       (wantsTeam && (claims.scope !== 'team' || (body.team_id !== undefined && body.team_id !== claims.teamId)))
     ) {
-      return refuse('wrong_scope', request, claims.tokenId);
+      return refuse('wrong_scope', request, claims.tokenId, requestId, claims.teamId);
     }
 
     // Hashed before the transaction: Argon2's ~100 ms must not hold the token's row lock.
@@ -124,13 +142,28 @@ export function createRegistration(deps: RegistryDeps) {
           ip: request.client_ip,
           details: { token_id: claims.tokenId, scope: claims.scope, team_id: claims.teamId },
         });
+        // The satellite proved the token: it is the actor, under the id it is given now.
+        await recordAudit(tx, {
+          actor: { kind: 'satellite', id: satelliteId, email: null, name: body.name },
+          action: 'satellite.registered',
+          target: { kind: 'satellite', id: satelliteId },
+          team_id: claims.teamId,
+          source_ip: request.client_ip,
+          request_id: requestId,
+          details: {
+            name: body.name,
+            type: claims.scope,
+            token_id: claims.tokenId,
+            token_created_by: token.created_by,
+          },
+        });
         return satellite;
       })
       .catch((error: unknown) => {
         if (error instanceof RefusalSignal) return error.reason;
         throw error;
       });
-    if (typeof outcome === 'string') return refuse(outcome, request, claims.tokenId);
+    if (typeof outcome === 'string') return refuse(outcome, request, claims.tokenId, requestId, claims.teamId);
     logger.info(
       {
         event: 'satellite.registered',

@@ -1,3 +1,4 @@
+import { type AuditContext, recordAudit } from '@orbital/audit';
 import { publishEvent } from '@orbital/bus';
 import {
   type AccessGrant,
@@ -71,7 +72,8 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       return { stored: await store.rememberApiKeyDigest(pool.get(), key_id, api_key_hash, api_key_digest) };
     },
 
-    async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>) {
+    /** `who` is asked only when the heartbeat activates the satellite: heartbeats are the hot path. */
+    async heartbeat({ satellite_id, heartbeat }: Req<'heartbeat'>, who: () => AuditContext) {
       const at = now();
       const transition = await pool.get().transaction(async (tx) => {
         const changed = await store.recordHeartbeat(tx, satellite_id, heartbeat, at);
@@ -81,6 +83,13 @@ export function createSatelliteOperations(deps: RegistryDeps) {
             action: 'activated',
             actor: null,
             ip: null,
+            details: { satellite_url: heartbeat.satellite_url ?? null },
+          });
+          await recordAudit(tx, {
+            ...who(),
+            action: 'satellite.activated',
+            target: { kind: 'satellite', id: satellite_id },
+            team_id: changed.team_id,
             details: { satellite_url: heartbeat.satellite_url ?? null },
           });
         }
@@ -138,35 +147,59 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       };
     },
 
-    async revoke({ satellite_id }: Req<'revokeSatellite'>, access: AccessGrant) {
+    async revoke({ satellite_id }: Req<'revokeSatellite'>, access: AccessGrant, who: AuditContext) {
       await scoped(access, satellite_id);
-      const row = await store.revokeSatellite(pool.get(), satellite_id, now());
-      if (!row) throw new AppError('not_found', 'No such satellite');
-      await store.logUsage(pool.get(), {
-        satelliteId: satellite_id,
-        action: 'revoked',
-        actor: access.userId(),
-        ip: null,
-        details: {},
+      const row = await pool.get().transaction(async (tx) => {
+        const revoked = await store.revokeSatellite(tx, satellite_id, now());
+        if (!revoked) throw new AppError('not_found', 'No such satellite');
+        await store.logUsage(tx, {
+          satelliteId: satellite_id,
+          action: 'revoked',
+          actor: access.userId(),
+          ip: null,
+          details: {},
+        });
+        await recordAudit(tx, {
+          ...who,
+          action: 'satellite.revoked',
+          target: { kind: 'satellite', id: satellite_id },
+          team_id: revoked.team_id,
+          details: { name: revoked.name, type: revoked.satellite_type },
+        });
+        return revoked;
       });
       invalidate(satellite_id);
       logger.info({ event: 'satellite.revoked', satellite_id }, 'satellite key revoked');
       return view(row);
     },
 
-    async updateAllowlist({ satellite_id, ip_allowlist }: Req<'updateAllowlist'>, access: AccessGrant) {
+    async updateAllowlist(
+      { satellite_id, ip_allowlist }: Req<'updateAllowlist'>,
+      access: AccessGrant,
+      who: AuditContext,
+    ) {
       const current = await scoped(access, satellite_id);
       if (current.satellite_type !== 'team' && ip_allowlist.length > 0) {
         throw new AppError('validation_failed', 'IP allowlists apply to team satellites');
       }
-      const row = await store.updateAllowlist(pool.get(), satellite_id, ip_allowlist, now());
-      if (!row) throw new AppError('not_found', 'No such satellite');
-      await store.logUsage(pool.get(), {
-        satelliteId: satellite_id,
-        action: 'allowlist_changed',
-        actor: access.userId(),
-        ip: null,
-        details: { ip_allowlist },
+      const row = await pool.get().transaction(async (tx) => {
+        const updated = await store.updateAllowlist(tx, satellite_id, ip_allowlist, now());
+        if (!updated) throw new AppError('not_found', 'No such satellite');
+        await store.logUsage(tx, {
+          satelliteId: satellite_id,
+          action: 'allowlist_changed',
+          actor: access.userId(),
+          ip: null,
+          details: { ip_allowlist },
+        });
+        await recordAudit(tx, {
+          ...who,
+          action: 'satellite.allowlist_updated',
+          target: { kind: 'satellite', id: satellite_id },
+          team_id: updated.team_id,
+          details: { ip_allowlist, previous: current.ip_allowlist },
+        });
+        return updated;
       });
       invalidate(satellite_id);
       return view(row);

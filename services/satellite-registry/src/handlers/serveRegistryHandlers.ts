@@ -1,3 +1,4 @@
+import { auditContextOf } from '@orbital/audit';
 import type { Bus } from '@orbital/bus';
 import { registrySubjects } from '@orbital/contracts';
 import type { createCommandQueue } from '../domain/commandQueue.ts';
@@ -20,13 +21,14 @@ export type RegistryOperations = {
  */
 export function serveRegistryHandlers(bus: Bus, ops: RegistryOperations): void {
   const s = registrySubjects;
-  bus.serve(s.createToken, (req, ctx) => ops.tokens.createToken(req, ctx.access));
+  bus.serve(s.createToken, (req, ctx) => ops.tokens.createToken(req, ctx.access, auditContextOf(ctx)));
   bus.serve(s.listTokens, (req) => ops.tokens.listTokens(req));
-  bus.serve(s.revokeToken, (req, ctx) => ops.tokens.revokeToken(req, ctx.access));
-  bus.serve(s.register, (req) => ops.register(req));
+  bus.serve(s.revokeToken, (req, ctx) => ops.tokens.revokeToken(req, ctx.access, auditContextOf(ctx)));
+  bus.serve(s.register, (req, ctx) => ops.register(req, ctx.requestId));
   bus.serve(s.lookupApiKey, (req) => ops.satellites.lookupApiKey(req));
   bus.serve(s.rememberApiKeyDigest, (req) => ops.satellites.rememberApiKeyDigest(req));
-  bus.serve(s.heartbeat, (req) => ops.satellites.heartbeat(req));
+  // Asked for only by a satellite's first heartbeat (its activation), the one that is recorded.
+  bus.serve(s.heartbeat, (req, ctx) => ops.satellites.heartbeat(req, () => auditContextOf(ctx)));
   bus.serve(s.pollCommands, (req, ctx) => ops.commands.poll(req, ctx.access));
   bus.serve(s.reportResult, (req) => ops.commands.report(req));
   bus.serve(s.createCommand, (req) => ops.commands.create(req));
@@ -35,6 +37,6 @@ export function serveRegistryHandlers(bus: Bus, ops: RegistryOperations): void {
   bus.serve(s.listSatellites, (req, ctx) => ops.satellites.list(req, ctx.access));
   bus.serve(s.getSatellite, (req, ctx) => ops.satellites.get(req, ctx.access));
   bus.serve(s.getMetrics, (req, ctx) => ops.satellites.metrics(req, ctx.access));
-  bus.serve(s.revokeSatellite, (req, ctx) => ops.satellites.revoke(req, ctx.access));
-  bus.serve(s.updateAllowlist, (req, ctx) => ops.satellites.updateAllowlist(req, ctx.access));
+  bus.serve(s.revokeSatellite, (req, ctx) => ops.satellites.revoke(req, ctx.access, auditContextOf(ctx)));
+  bus.serve(s.updateAllowlist, (req, ctx) => ops.satellites.updateAllowlist(req, ctx.access, auditContextOf(ctx)));
 }
