@@ -13,8 +13,8 @@ import { call, eventually, type Platform, startPlatform } from './platformHarnes
  * A platform team's first hour in the web console, in Debian's Chromium against the real processes:
  * log in, change a setting (a refused value shows at its field), create a team and its admin, make a
  * registration token and start a satellite with the command the console shows, install a template and
- * watch it go online, see an MCP client's tool call appear live. Then the team admin, who sees only
- * their team, on a phone-sized screen. Each step needs the ones before it; a failed step leaves a
+ * watch it go online, see an MCP client's tool call appear live, read all of it in the audit log. Then
+ * the team admin, who sees only their team, on a phone-sized screen. Each step needs the ones before it; a failed step leaves a
  * screenshot under test-results/browser/.
  */
 type Envelope<T> = { success: true; data: T };
@@ -233,6 +233,45 @@ describe('the web console, day one, in a real browser', () => {
     );
   });
 
+  step('the audit log shows who did what, filters it, follows it live and exports it', async () => {
+    await nav(page, 'Audit').click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const rows = page.getByTestId('audit-entry');
+    // What the walk did so far, each recorded by the service that did it.
+    for (const action of [
+      'auth.login',
+      'setting.updated',
+      'team.created',
+      'team.member_added',
+      'installation.created',
+    ]) {
+      await rows.filter({ hasText: action }).first().waitFor();
+    }
+    await rows.filter({ hasText: 'auth.login' }).filter({ hasText: 'wrong_password' }).first().waitFor();
+
+    await page.getByLabel('Action').fill('setting.*');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    await eventually('only setting entries to show', async () => {
+      const actions = await rows.locator('th').allTextContents();
+      return actions.length > 0 && actions.every((a) => a.startsWith('setting.')) ? true : undefined;
+    });
+    // A change made elsewhere arrives without a reload.
+    await call(platform.api, 'PUT', '/api/settings/smtp.from_name', {
+      token: adminToken,
+      body: { value: 'Orbital Ops' },
+    });
+    await rows.filter({ hasText: 'Orbital Ops' }).first().waitFor({ state: 'attached', timeout: 30_000 });
+
+    const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
+    expect(href).toBe('/api/audit/export?action=setting.*&format=csv');
+    const csv = (await page.evaluate(`fetch(${JSON.stringify(href)}).then((r) => r.text())`)) as string;
+    expect(csv.split('\r\n')[0]).toContain('occurred_at,source,action');
+    expect(csv).toContain('smtp.from_name');
+    expect(csv).not.toContain('installation.created');
+    expect(await unlabelledControls(page)).toEqual([]);
+  });
+
   step('every reference server of the catalogue installs in one call and goes online', async () => {
     for (const slug of ['server-memory', 'server-filesystem', 'server-sequential-thinking']) {
       const installation = await call<Envelope<{ id: string }>>(
@@ -330,6 +369,11 @@ describe('the web console, day one, in a real browser', () => {
       expect(await mobile.getByRole('link', { name: 'Other' }).count()).toBe(0);
       // No admin pages for a team admin.
       expect(await nav(mobile, 'Settings').count()).toBe(0);
+      // Their team's part of the audit log, and nothing of the platform's own.
+      await mobile.goto(`${platform.api}/audit`);
+      await mobile.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+      await mobile.getByTestId('audit-entry').filter({ hasText: 'installation.created' }).first().waitFor();
+      expect(await mobile.getByTestId('audit-entry').filter({ hasText: 'setting.updated' }).count()).toBe(0);
       await mobile.goto(`${platform.api}/installations`);
       await mobile.getByRole('link', { name: 'everything' }).waitFor();
       expect(await mobile.getByRole('heading', { name: 'Other' }).count()).toBe(0);

@@ -8,6 +8,8 @@ import type {
   AcceptInvitationBody,
   AccessTokenView,
   AddMemberBody,
+  AuditPage,
+  AuditQuery,
   ChangePasswordBody,
   ClientActivityPage,
   CreatedAccessToken,
@@ -137,6 +139,11 @@ const team = (teamId: string) => `/api/teams/${encodeURIComponent(teamId)}`;
 const installation = (teamId: string, installationId: string) =>
   `${team(teamId)}/mcp/installations/${encodeURIComponent(installationId)}`;
 const satellite = (id: string) => `/api/satellites/${encodeURIComponent(id)}`;
+/** The whole audit log (global admins), or one team's entries (its admins). */
+const audit = (teamId: string | null) => (teamId ? `${team(teamId)}/audit` : '/api/audit');
+
+/** The filters of the audit log as the console sends them (a team's path names the team itself). */
+export type AuditFilters = Partial<Omit<AuditQuery, 'limit' | 'cursor' | 'team_id'>>;
 
 export const api = {
   login: (body: LoginBody) => call<LoginReply>('POST', '/api/auth/login', body),
@@ -248,6 +255,14 @@ export const api = {
   clientActivity: () => call<ClientActivityPage>('GET', '/api/users/me/mcp/client-activity?limit=20'),
 
   jobs: { status: () => call<ScheduleStatus[]>('GET', '/api/jobs/status') },
+
+  audit: {
+    page: (teamId: string | null, filters: AuditFilters, cursor?: string) =>
+      call<AuditPage>('GET', `${audit(teamId)}${queryString({ ...filters, limit: 50, cursor })}`),
+    /** A download link: the browser sends the session cookie; the file is written as the log is read. */
+    exportUrl: (teamId: string | null, filters: AuditFilters, format: 'csv' | 'json') =>
+      `${audit(teamId)}/export${queryString({ ...filters, format })}`,
+  },
 };
 
 /**
@@ -260,6 +275,8 @@ export const streams = {
   installationRequests: (teamId: string, id: string) => `${installation(teamId, id)}/requests/stream?limit=100`,
   satelliteMetrics: (id: string) => `${satellite(id)}/metrics/stream?limit=60`,
   clientActivity: () => '/api/users/me/mcp/client-activity/stream?limit=20',
+  audit: (teamId: string | null, filters: AuditFilters) =>
+    `${audit(teamId)}/stream${queryString({ ...filters, limit: 50 })}`,
 };
 
 /** What each stream's `update` event carries. */
@@ -269,4 +286,5 @@ export type StreamUpdates = {
   installationRequests: { items: RequestLogItem[] };
   satelliteMetrics: Pick<SatelliteMetrics, 'heartbeats' | 'processes'>;
   clientActivity: Pick<ClientActivityPage, 'items'>;
+  audit: AuditPage['entries'][number];
 };

@@ -7,6 +7,7 @@ import {
   VerifyEmailPage,
 } from '../pages/AccountFlowPages.tsx';
 import { AccountPage } from '../pages/AccountPage.tsx';
+import { AuditPage } from '../pages/AuditPage.tsx';
 import { CataloguePage } from '../pages/CataloguePage.tsx';
 import { ConnectPage } from '../pages/ConnectPage.tsx';
 import { InstallationPage } from '../pages/InstallationPage.tsx';
@@ -42,6 +43,7 @@ const routes: Route[] = [
   },
   { path: '/connect', render: () => <ConnectPage /> },
   { path: '/jobs', render: () => <JobsPage /> },
+  { path: '/audit', render: () => <AuditPage /> },
   { path: '/people', render: () => <PeoplePage /> },
   { path: '/account', render: () => <AccountPage /> },
 ];

@@ -22,6 +22,12 @@ export function Layout({ children }: { children: ReactNode }) {
     { to: '/settings', label: 'Settings', show: session.can('settings.view') },
     { to: '/jobs', label: 'Jobs', show: session.can('jobs.view') },
     { to: '/people', label: 'People', show: session.can('users.view') },
+    // Global admins read the whole log; a team's admins their team's entries.
+    {
+      to: '/audit',
+      label: 'Audit',
+      show: session.can('audit.view') || session.me.memberships.some((m) => m.permissions.includes('audit.view')),
+    },
     { to: '/account', label: 'Your account', show: true },
   ];
   const path = location.split('?')[0] ?? '/';
