@@ -205,6 +205,7 @@ export function createSatelliteApp(options: {
     endpoint,
     forwarder,
     keepAliveMs: config.MCP_SSE_KEEPALIVE_MS,
+    maxBodyBytes: config.MCP_MAX_REQUEST_BYTES,
     originPolicy: { allowedHosts: config.SATELLITE_ALLOWED_HOSTS, allowedOrigins: config.SATELLITE_ALLOWED_ORIGINS },
     ...(authenticate ? { authenticate } : {}),
   });

@@ -90,6 +90,9 @@ export const satelliteEnv = logEnv.extend({
   MCP_REQUEST_TIMEOUT_MS: positiveInt.default(60 * 1000),
   // However much progress it reports, no tool call runs longer than this.
   MCP_REQUEST_MAX_TOTAL_MS: positiveInt.default(10 * 60 * 1000),
+  // The largest request body /mcp accepts (4 MiB, as the SDK's own default). A longer one is answered
+  // 413 once the satellite has read it through, so the client hears the answer instead of a broken pipe.
+  MCP_MAX_REQUEST_BYTES: positiveInt.default(4 * 1024 * 1024),
   // The longest message a stdio server may write (a tool result, usually). A longer one fails that
   // call with a tool error; the server and every other call carry on. 32 MiB: results of tens of MB
   // pass, while one runaway server cannot make the satellite hold hundreds.

@@ -109,6 +109,21 @@ describe('discover_mcp_tools over the reference servers', () => {
     }
   });
 
+  it('counts in total_found every tool that matches, not the number returned', async () => {
+    const tools = satellite.runtime.onlineTools().map(toSearchableTool);
+    const fuse = createFuseToolSearch();
+    fuse.setTools(tools);
+    for (const query of ["'file", 'file', 'entities']) {
+      const all = await discover({ query, limit: 50 });
+      const few = await discover({ query, limit: 2 });
+      expect(few.tools, query).toHaveLength(2);
+      expect(few.total_found, query).toBe(all.tools.length);
+      expect(few.total_found, query).toBeGreaterThan(2);
+    }
+    // An operator query matches exactly what plain Fuse.js matches.
+    expect((await discover({ query: "'file", limit: 1 })).total_found).toBe(fuse.search("'file", tools.length).length);
+  });
+
   it('returns each tool with its input schema and annotations, and the spec shape without them', async () => {
     const full = await discover({ query: 'add two numbers' });
     const sum = full.tools.find((tool) => tool.tool_path === 'everything:get-sum');

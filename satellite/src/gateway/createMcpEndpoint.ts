@@ -16,6 +16,7 @@ import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
 import { isPlainObject, isRequestId } from './jsonRpcShape.ts';
 import {
+  acceptsBothMediaTypes,
   answerLegacyToolCall,
   answerModernToolCall,
   type PlainAnswer,
@@ -216,6 +217,14 @@ export function createMcpEndpoint(deps: {
       if (isPlainLegacyRequest(request, body)) return serveLegacy(request, options);
       if (!claimsModernEnvelope(request, body) && (await isLegacyRequest(request, body))) {
         return serveLegacy(request, options);
+      }
+      // The SDK's session transport checks `Accept` for 2025 clients; its per-request handler does not.
+      if (request.method === 'POST' && !acceptsBothMediaTypes(request.headers.get('accept'))) {
+        return jsonRpcError(
+          406,
+          -32000,
+          'Not Acceptable: Client must accept both application/json and text/event-stream',
+        );
       }
       return modern.fetch(request, requestOptions(options));
     },

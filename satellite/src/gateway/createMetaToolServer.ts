@@ -146,13 +146,13 @@ export function createToolHandlers(deps: MetaToolDependencies) {
     const began = performance.now();
     const search = searchOf(scope);
     search.setTools(searchable(scope));
-    const { results, ranking } = await search.discover([query, ...queries], limit);
+    const { results, total, ranking } = await search.discover([query, ...queries], limit);
     const searchTimeMs = performance.now() - began;
     // Servers still starting, retrying or failed have no tools in the results: say which, and why.
     const unavailable = deps.runtime.unavailable(scope?.teamId);
     return textResult({
       tools: results.map((result) => toDiscoveredTool(result, includeSchemas)),
-      total_found: results.length,
+      total_found: total,
       search_time_ms: Math.round(searchTimeMs * 1000) / 1000,
       query,
       ...(unavailable.length > 0 ? { unavailable_servers: unavailable } : {}),

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import type { SatelliteApp } from '../app.ts';
  */
 const headersTimeoutMs = 500;
 const requestTimeoutMs = 1000;
+const maxRequestBytes = 64 * 1024;
 let satellite: SatelliteApp;
 let url: URL;
 
@@ -22,6 +24,7 @@ beforeAll(async () => {
       HTTP_HEADERS_TIMEOUT_MS: String(headersTimeoutMs),
       HTTP_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String(requestTimeoutMs),
+      MCP_MAX_REQUEST_BYTES: String(maxRequestBytes),
     },
   }));
 }, 60_000);
@@ -30,10 +33,10 @@ afterAll(async () => {
   await satellite?.close();
 });
 
-async function post(body: string) {
+async function post(body: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body,
   });
   return { status: response.status, body: (await response.json()) as unknown };
@@ -88,6 +91,138 @@ describe('/mcp and hostile bodies', () => {
     }
     const health = await fetch(new URL('/', url));
     expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+/**
+ * A POST through node:http on a connection of its own, the body written in 64 KiB pieces with
+ * back-pressure (as Node clients send a large body), with a length or chunked; resolves with the
+ * status and body, rejects on a socket error such as EPIPE.
+ */
+function postLarge(body: Buffer, chunked: boolean) {
+  return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+    const outgoing = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(chunked ? {} : { 'content-length': String(body.length) }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+        res.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    let offset = 0;
+    const writeMore = () => {
+      while (offset < body.length) {
+        const piece = body.subarray(offset, offset + 64 * 1024);
+        offset += piece.length;
+        if (!outgoing.write(piece)) {
+          outgoing.once('drain', writeMore);
+          return;
+        }
+      }
+      outgoing.end();
+    };
+    writeMore();
+  });
+}
+
+describe('/mcp and large bodies', () => {
+  const tooLarge = {
+    jsonrpc: '2.0',
+    error: {
+      code: -32000,
+      message: `Request body too large: at most ${maxRequestBytes} bytes (MCP_MAX_REQUEST_BYTES)`,
+    },
+    id: null,
+  };
+  const body = Buffer.from(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(8 * 1024 * 1024) } }),
+  );
+
+  it.each([
+    ['with its length', false],
+    ['chunked', true],
+  ])('answers a body over MCP_MAX_REQUEST_BYTES sent %s with 413, which the client reads', async (_, chunked) => {
+    for (let i = 0; i < 3; i++) {
+      expect(await postLarge(body, chunked)).toEqual({ status: 413, body: tooLarge });
+    }
+  });
+
+  it('answers fetch the same, and serves a body within the limit', async () => {
+    expect(await post(body.toString())).toEqual({ status: 413, body: tooLarge });
+    const within = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+      params: { pad: 'x'.repeat(maxRequestBytes - 200) },
+    });
+    expect((await post(within)).status).not.toBe(413);
+  });
+});
+
+describe('/mcp and Accept', () => {
+  const modernCall = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'discover_mcp_tools',
+      arguments: { query: 'echo' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  const modernHeaders = {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'discover_mcp_tools',
+  };
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'agent', version: '1.0.0' } },
+  });
+  const notAcceptable = {
+    status: 406,
+    body: {
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+      },
+      id: null,
+    },
+  };
+
+  it.each([
+    ['only JSON', 'application/json'],
+    ['only an event stream', 'text/event-stream'],
+    ['anything', '*/*'],
+  ])('refuses a 2026-07-28 call and a 2025 initialize accepting %s with 406', async (_, accept) => {
+    expect(await post(modernCall, { ...modernHeaders, accept })).toEqual(notAcceptable);
+    expect(await post(initialize, { accept })).toEqual(notAcceptable);
+  });
+
+  it('serves the same 2026-07-28 call accepting both', async () => {
+    const answer = await post(modernCall, modernHeaders);
+    expect(answer.status).toBe(200);
   });
 });
 

@@ -9,6 +9,7 @@ const envelope = {
 };
 const headers: IncomingHttpHeaders = {
   'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2026-07-28',
   'mcp-method': 'tools/call',
   'mcp-name': 'execute_mcp_tool',
@@ -57,6 +58,8 @@ describe('readPlainModernToolCall', () => {
     ['a header naming another revision than the body', { ...headers, 'mcp-protocol-version': '2025-11-25' }, call()],
     ['no protocol version header', { ...headers, 'mcp-protocol-version': undefined }, call()],
     ['no Mcp-Method header', { ...headers, 'mcp-method': undefined }, call()],
+    ['an Accept without the event stream (refused with 406)', { ...headers, accept: 'application/json' }, call()],
+    ['no Accept (refused with 406)', { ...headers, accept: undefined }, call()],
     ['an Mcp-Name that differs from the body', { ...headers, 'mcp-name': 'discover_mcp_tools' }, call()],
     ['a session id', { ...headers, 'mcp-session-id': 'abc' }, call()],
     ['a body that is not JSON', { ...headers, 'content-type': 'text/plain' }, call()],

@@ -63,6 +63,14 @@ export type PlainToolCall = {
   arguments: Record<string, unknown> | undefined;
 };
 
+/**
+ * A POST's `Accept` must list both answers a server may give (a JSON body or an event stream), in
+ * either protocol generation; the SDK's session transport refuses anything else with 406.
+ */
+export function acceptsBothMediaTypes(accept: string | null | undefined): boolean {
+  return !!accept && accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
 /** The JSON-RPC request of a meta-tool call whose params have only `allowedParams`, or undefined. */
 function readToolCall(body: unknown, allowedParams: ReadonlySet<string>) {
   if (!isStrictRequest(body) || body.method !== 'tools/call') return undefined;
@@ -90,6 +98,7 @@ export function readPlainModernToolCall(headers: IncomingHttpHeaders, body: unkn
   if (!isPlainClientInfo(meta[CLIENT_INFO_META_KEY])) return undefined;
   // The standard headers, exactly as the body names them (the SDK also accepts encoded or padded
   // forms of Mcp-Name; those take its path).
+  if (!acceptsBothMediaTypes(single(headers, 'accept'))) return undefined;
   if (!isJsonContentType(single(headers, 'content-type'))) return undefined;
   if (single(headers, 'mcp-protocol-version') !== modernRevision) return undefined;
   if (single(headers, 'mcp-method') !== 'tools/call' || single(headers, 'mcp-name') !== read.call.tool) {
@@ -113,8 +122,7 @@ export function readPlainLegacyToolCall(
   const sessionId = single(headers, 'mcp-session-id');
   if (!sessionId) return undefined;
   // The session transport's own checks: both media types accepted, a JSON body, a 2025 revision.
-  const accept = single(headers, 'accept');
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!acceptsBothMediaTypes(single(headers, 'accept'))) return undefined;
   if (!isJsonContentType(single(headers, 'content-type'))) return undefined;
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && !(typeof version === 'string' && legacyVersions.has(version))) return undefined;

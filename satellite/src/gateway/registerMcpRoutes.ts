@@ -8,8 +8,27 @@ import type { McpEndpoint } from './createMcpEndpoint.ts';
 import type { ReplicaForwarder } from './createReplicaForwarder.ts';
 import type { PlainAnswer } from './plainToolCall.ts';
 
-/** The largest JSON-RPC body `/mcp` accepts (the SDK's own default). */
-export const maxMcpBodyBytes = 4 * 1024 * 1024;
+/**
+ * Resolves once the rest of a refused request's body has arrived and been dropped. Answering before
+ * the client has sent it all makes Node close the connection under a client still writing, which
+ * then sees a broken pipe (EPIPE) instead of the answer; reading it through costs no more than the
+ * request time limit (HTTP_REQUEST_TIMEOUT_MS), which still cuts a client that never stops.
+ */
+function drained(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('end', done);
+      raw.off('close', done);
+      raw.off('error', done);
+      resolve();
+    };
+    raw.on('end', done);
+    raw.on('close', done);
+    raw.on('error', done);
+    raw.resume();
+  });
+}
 
 /** JSON-RPC error bodies for what is refused before the endpoint sees the request. */
 function refuse(reply: FastifyReply, status: number, code: number, message: string) {
@@ -160,6 +179,8 @@ export function registerMcpRoutes(
     authenticate?: BearerAuthenticator;
     /** How often a slow call's event stream gets a keep-alive comment. */
     keepAliveMs: number;
+    /** The largest request body accepted (MCP_MAX_REQUEST_BYTES); a larger one is 413. */
+    maxBodyBytes: number;
   },
 ): void {
   void app.register(async (scope) => {
@@ -193,7 +214,14 @@ export function registerMcpRoutes(
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
           return refuse(reply, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
-          return refuse(reply, 413, -32000, `Request body too large: at most ${maxMcpBodyBytes} bytes`);
+          return drained(request.raw).then(() =>
+            refuse(
+              reply,
+              413,
+              -32000,
+              `Request body too large: at most ${deps.maxBodyBytes} bytes (MCP_MAX_REQUEST_BYTES)`,
+            ),
+          );
         default:
           if (error instanceof SyntaxError) {
             return refuse(reply, 400, -32700, 'Parse error: the request body is not valid JSON');
@@ -250,7 +278,7 @@ export function registerMcpRoutes(
     scope.route({
       method: ['GET', 'POST', 'DELETE'],
       url: '/mcp',
-      bodyLimit: maxMcpBodyBytes,
+      bodyLimit: deps.maxBodyBytes,
       // The satellite's logger itself, not a child per request: a child with redaction costs a
       // measurable share of a small call, and /mcp logs only failures, which name the request id.
       childLoggerFactory: (logger) => logger,

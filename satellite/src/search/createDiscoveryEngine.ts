@@ -7,7 +7,7 @@ import { createToolVectors, type ToolVectors } from './createToolVectors.ts';
 import { fuseByReciprocalRank } from './fuseByReciprocalRank.ts';
 import { isOperatorQuery } from './isOperatorQuery.ts';
 import type { SearchableTool, SearchResult, ToolSearchIndex } from './searchableTool.ts';
-import { phrasingDepth, searchPhrasings } from './searchPhrasings.ts';
+import { countDistinct, fusionLists, matchLists, phrasingDepth, searchPhrasings } from './searchPhrasings.ts';
 import { toolEmbeddingText } from './toolEmbeddingText.ts';
 
 /** The model endpoints discovery uses now, resolved from the settings held and the environment. */
@@ -35,7 +35,8 @@ export type RankingReport = {
  */
 export type ModelOutcome = 'used' | 'timeout' | 'error' | 'skipped' | 'warming_up';
 
-export type DiscoveryAnswer = { results: SearchResult[]; ranking: RankingReport };
+/** `total`: how many tools matched in all, of which `results` are the first `limit`. */
+export type DiscoveryAnswer = { results: SearchResult[]; total: number; ranking: RankingReport };
 
 export type TeamDiscovery = {
   setTools(tools: readonly SearchableTool[]): void;
@@ -163,12 +164,13 @@ export function createDiscoveryEngine(options: {
           const method = plain.length === 0 ? 'operators' : 'words';
           const active = meaning;
           if (!active || plain.length === 0) {
-            return { results: searchPhrasings(words, phrasings, limit), ranking: count({ method }) };
+            return { ...searchPhrasings(words, phrasings, limit, tools.length), ranking: count({ method }) };
           }
           const depth = Math.max(limit, phrasingDepth);
-          const wordLists = phrasings.map((phrasing) => ({ results: words.search(phrasing, depth) }));
+          const allMatches = matchLists(words, phrasings, tools.length);
+          const wordLists = fusionLists(allMatches, limit);
           const fallback = (outcome: ModelOutcome) => ({
-            results: searchPhrasings(words, phrasings, limit),
+            ...searchPhrasings(words, phrasings, limit, tools.length),
             ranking: count({ method: 'words', meaning: outcome }),
           });
           const ranking = semanticOf(active);
@@ -192,7 +194,11 @@ export function createDiscoveryEngine(options: {
           const results = reranker
             ? await rerankFirst(fused, plain.join('; '), models.timeoutMs - (now() - started), report)
             : fused;
-          return { results: results.slice(0, limit), ranking: count(report) };
+          // Ranking by meaning orders every tool, so only the word matches count as found, with
+          // whatever meaning alone brought into the answer.
+          const returned = results.slice(0, limit);
+          const total = countDistinct([...allMatches, { results: returned }]);
+          return { results: returned, total, ranking: count(report) };
         },
       };
     },
