@@ -95,6 +95,23 @@ describe('the web console, served by gateway-api', () => {
     expect(post.statusCode).toBe(404);
   });
 
+  it('answers a path too long for any route or file with the JSON 404, never an error', async () => {
+    // Parameters longer than the router matches fall through to the console's file server, which will not
+    // look up a path that long: an /api path, a page path and an asset path.
+    const long = 'a'.repeat(3000);
+    for (const url of [
+      `/api/teams/${long}/mcp/installations/${long}`,
+      `/${long}/${long}`,
+      `/assets/${long}/${long}.js`,
+    ]) {
+      for (const headers of [page, { 'accept-encoding': 'br, gzip' }]) {
+        const response = await gateway.inject({ url, headers });
+        expect(response.statusCode, url.slice(0, 30)).toBe(404);
+        expect(response.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+      }
+    }
+  });
+
   it('says how to build the console when it is not built, and keeps the API working', async () => {
     const response = await unbuilt.inject({ url: '/', headers: page });
     expect(response.statusCode).toBe(404);

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   anonymousIdentity,
   type CallerIdentity,
-  findNulCharacter,
+  findUnstorableText,
   type RequestOrigin,
-  withoutNulCharacters,
+  withStorableText,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
@@ -52,11 +52,11 @@ export type RouteDefinition<
   responseShape?: 'envelope' | 'bare';
   successStatus?: number;
   /**
-   * What a NUL character in the body, query or path does: `refuse` (the default) answers 400 naming
-   * where it is; `strip` removes every one from the body first (satellite events, whose log lines may
-   * hold anything a process wrote).
+   * What text PostgreSQL cannot store (a NUL character, an unpaired surrogate) in the body, query or path
+   * does: `refuse` (the default) answers 400 naming where it is; `clean` makes the body's text storable
+   * first (satellite events, whose log lines may hold anything a process wrote).
    */
-  nulCharacters?: 'refuse' | 'strip';
+  unstorableText?: 'refuse' | 'clean';
   /** Answers data the response schema accepts, or data it already parsed (a subject's reply relayed). */
   handler(input: RouteInput<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R> | z.output<R>>;
 };
@@ -90,16 +90,16 @@ function parseInput<S extends Schema | undefined>(schema: S, value: unknown, whe
 }
 
 /**
- * No input may carry a NUL character (PostgreSQL cannot store one): refused here, for every route, before
- * any schema or service sees it, with the place it was found.
+ * No input may carry text PostgreSQL cannot store (a NUL character, an unpaired surrogate): refused here,
+ * for every route, before any schema or service sees it, with the place it was found.
  */
-function refuseNulCharacters(request: FastifyRequest, bodyStripped: boolean): void {
-  // A body just stripped holds none: scanning it again cost a batch of events a second walk of every string.
-  const inputs = { params: request.params, query: request.query, ...(bodyStripped ? {} : { body: request.body }) };
-  const path = findNulCharacter(inputs);
-  if (!path) return;
-  throw new AppError('validation_failed', 'The request contains a NUL character', {
-    details: [{ path: path.join('.'), message: 'must not contain NUL characters (U+0000)' }],
+function refuseUnstorableText(request: FastifyRequest, bodyCleaned: boolean): void {
+  // A body just cleaned holds none: scanning it again cost a batch of events a second walk of every string.
+  const inputs = { params: request.params, query: request.query, ...(bodyCleaned ? {} : { body: request.body }) };
+  const found = findUnstorableText(inputs);
+  if (!found) return;
+  throw new AppError('validation_failed', 'The request contains text that cannot be stored', {
+    details: [{ path: found.path.join('.'), message: found.problem }],
   });
 }
 
@@ -140,9 +140,9 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
       const params = def.params?.safeParse(request.params ?? {});
       if (params?.success) request.params = params.data;
       const identity = await resolveAccess(request, def.access);
-      const strip = def.nulCharacters === 'strip';
-      if (strip) request.body = withoutNulCharacters(request.body);
-      refuseNulCharacters(request, strip);
+      const strip = def.unstorableText === 'clean';
+      if (strip) request.body = withStorableText(request.body);
+      refuseUnstorableText(request, strip);
       const data = await def.handler({
         body: parseInput(def.body, request.body, 'body'),
         query: parseInput(def.querystring, request.query, 'query'),

@@ -16,6 +16,8 @@ function fromFastifyError(error: FastifyError): AppError | null {
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new AppError('validation_failed', 'Send the request body as application/json');
   }
+  // A path the console's file server will not look up (too long to check its spelling, say): nothing there.
+  if (error.code === 'FST_STATIC_FORBIDDEN_PATH') return new AppError('not_found', 'Not found');
   if (error.statusCode === 400 && error.validation) {
     return new AppError('validation_failed', error.message);
   }

@@ -74,6 +74,12 @@ export async function registerConsole(
       preCompressed: true,
       cacheControl: false,
       serveDotFiles: false,
+      // The catch-all sees every path no route matched; one under the gateway's own prefixes (an /api
+      // path whose parameter is too long to match, say) is never a file: straight to the JSON 404.
+      allowedPath: (pathName) => {
+        const first = pathName.split('/')[1] ?? '';
+        return first === 'assets' || !reserved.has(first);
+      },
       schemaHide: true,
       setHeaders: (reply, path) => {
         securityHeaders(reply as unknown as FastifyReply);

@@ -22,8 +22,9 @@ export function eventRoutes(bus: Bus, options: { rateLimiter?: EventRateLimiter;
       access: { kind: 'satellite', satelliteParam: 'id' },
       params: satelliteParams,
       body: eventBatchRequest,
-      // A NUL a process wrote to its stderr must not cost the satellite the event (docs/events.md).
-      nulCharacters: 'strip',
+      // A NUL or half a character a process wrote to its stderr must not cost the satellite the event
+      // (docs/events.md).
+      unstorableText: 'clean',
       response: eventBatchReply,
       handler: async ({ identity, params, body, requestId, reply }) => {
         // The access resolver already limits a satellite to its own id; checked again because events
