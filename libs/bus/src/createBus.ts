@@ -41,6 +41,7 @@ import {
   type IdentityKeys,
   issuerOf,
   parseIdentityKeys,
+  requestDigest,
 } from './identityTokens.ts';
 import { busDisconnected, translateRequestError } from './natsErrors.ts';
 import { inboxPrefixOf } from './natsPermissions.ts';
@@ -221,11 +222,15 @@ export function createBusFromConnection(
     const started = performance.now();
     const hdrs = natsHeaders();
     hdrs.set(headerNames.requestId, context.requestId ?? randomUUID());
-    hdrs.set(headerNames.identity, await signIdentity(context.identity, wireSubject));
-    if (context.origin) hdrs.set(headerNames.origin, encodeOrigin(context.origin));
+    const origin = context.origin ? encodeOrigin(context.origin) : undefined;
+    if (origin) hdrs.set(headerNames.origin, origin);
+    const body = Buffer.from(JSON.stringify(payload));
+    // The identity vouches for this request only: subject, origin and these very bytes.
+    const digest = requestDigest({ subject: wireSubject, origin, body });
+    hdrs.set(headerNames.identity, await signIdentity(context.identity, wireSubject, digest));
     let msg: Msg;
     try {
-      msg = await replies.request(wireSubject, JSON.stringify(payload), {
+      msg = await replies.request(wireSubject, body, {
         timeoutMs: context.timeoutMs ?? defaultTimeout,
         headers: hdrs,
       });
@@ -280,7 +285,12 @@ export function createBusFromConnection(
     let envelope: ReplyEnvelope;
     try {
       // Before the request is even parsed: nobody learns anything from a subject without a valid identity.
-      const identity = await verifyIdentity(msg.headers?.get(headerNames.identity), wireSubject);
+      const digest = requestDigest({
+        subject: wireSubject,
+        origin: msg.headers?.get(headerNames.origin),
+        body: msg.data,
+      });
+      const identity = await verifyIdentity(msg.headers?.get(headerNames.identity), wireSubject, digest);
       const parsed = def.request.safeParse(decodeJson(msg));
       if (!parsed.success) {
         throw new AppError('validation_failed', 'The request does not match its contract', {

@@ -12,7 +12,7 @@ import {
 
 export type ReplyMux = {
   /** Publishes a request and resolves with its one reply; rejects as the client's own request would. */
-  request(subject: string, data: string, options: { timeoutMs: number; headers: MsgHdrs }): Promise<Msg>;
+  request(subject: string, data: string | Uint8Array, options: { timeoutMs: number; headers: MsgHdrs }): Promise<Msg>;
 };
 
 type Waiting = { subject: string; resolve(msg: Msg): void; reject(error: Error): void; timer: NodeJS.Timeout };

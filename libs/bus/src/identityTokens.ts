@@ -1,4 +1,11 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, type webcrypto } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  type webcrypto,
+} from 'node:crypto';
 import { type CallerIdentity, callerIdentity, type ProcessName, processName } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
@@ -6,7 +13,10 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 /**
  * Signed caller identities. Whoever sends a bus request signs the identity it carries (a short-lived
  * EdDSA JWS whose audience is the subject); `bus.serve` verifies it before anything else runs, so a
- * client that reaches NATS cannot claim to be someone it is not.
+ * client that reaches NATS cannot claim to be someone it is not. The token also carries the digest of
+ * the request it was made for (`requestDigest`: subject, origin and body), checked on receipt: a token
+ * read off the wire vouches for that request only, never for another payload sent with it within its
+ * lifetime. Sending the very same request again stays possible, as it would with any retry.
  *
  * Each process holds its own private key and everyone's public keys. A key is bound to the process it
  * was made for, and a process may only vouch for what it knows: gateway-api for the people and
@@ -87,23 +97,49 @@ export function parseIdentityKeys(config: IdentityKeyConfig): IdentityKeys {
   return { signing, trusted };
 }
 
+/**
+ * What a token is bound to: the SHA-256 of the subject, the origin header (who and from where, which
+ * services write in the audit log) and the body bytes, each length-prefixed so no two requests share
+ * one, in base64url. The only definition: the sender and the receiver both compute it here.
+ */
+export function requestDigest(request: { subject: string; origin?: string | undefined; body: Uint8Array }): string {
+  const hash = createHash('sha256');
+  for (const part of [Buffer.from(request.subject), Buffer.from(request.origin ?? ''), request.body]) {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(part.length);
+    hash.update(length).update(part);
+  }
+  return hash.digest('base64url');
+}
+
 /** The process that may vouch for an identity: gateway-api for everyone outside, a service for itself. */
 export function issuerOf(identity: CallerIdentity): ProcessName {
   return identity.kind === 'service' ? identity.service : 'gateway-api';
 }
 
-export type IdentitySigner = (identity: CallerIdentity, audience: string) => Promise<string>;
-export type IdentityVerifier = (token: string | undefined | null, audience: string) => Promise<CallerIdentity>;
+/** Signs `identity` for one request: `audience` its subject, `digest` its `requestDigest`. */
+export type IdentitySigner = (identity: CallerIdentity, audience: string, digest: string) => Promise<string>;
+/** The identity a token vouches for, once it is checked against the request that carries it. */
+export type IdentityVerifier = (
+  token: string | undefined | null,
+  audience: string,
+  digest: string,
+) => Promise<CallerIdentity>;
+
+/** Entries one identity object keeps of tokens made for it (a poll repeats the same few requests). */
+const perIdentityLimit = 64;
 
 export function createIdentitySigner(keys: IdentityKeys): IdentitySigner {
   type Signed = { token: string; reuseUntil: number };
   const cache = new Map<string, Signed>();
   // Most identities are signed again and again as the same object (a satellite's cached key, a session's
-  // identity): found by object first, a token needs no JSON of the identity as its key, which was about a
-  // fiftieth of gateway-api's CPU on the command poll. Identities are never changed once made.
+  // identity), often for the same request (a command poll): found by object first, a token needs no JSON
+  // of the identity as its key, which was about a fiftieth of gateway-api's CPU on the command poll.
+  // Identities are never changed once made.
   const byObject = new WeakMap<CallerIdentity, Map<string, Signed>>();
-  return async (identity, audience) => {
-    const seen = byObject.get(identity)?.get(audience);
+  return async (identity, audience, digest) => {
+    const request = `${audience}\n${digest}`;
+    const seen = byObject.get(identity)?.get(request);
     if (seen && seen.reuseUntil > Date.now() / 1000) return seen.token;
     const issuer = issuerOf(identity);
     const key = keys.signing.get(issuer);
@@ -113,15 +149,15 @@ export function createIdentitySigner(keys: IdentityKeys): IdentitySigner {
         details: { issuer, kind: identity.kind },
       });
     }
-    const cacheKey = `${audience}\n${JSON.stringify(identity)}`;
+    const cacheKey = `${request}\n${JSON.stringify(identity)}`;
     const now = Date.now() / 1000;
     const cached = cache.get(cacheKey);
     if (cached && cached.reuseUntil > now) {
-      remember(identity, audience, cached);
+      remember(identity, request, cached);
       return cached.token;
     }
     const issuedAt = Math.floor(now);
-    const token = await new SignJWT({ idt: identity })
+    const token = await new SignJWT({ idt: identity, req: digest })
       .setProtectedHeader({ alg: 'EdDSA', kid: key.kid })
       .setIssuer(issuer)
       .setAudience(audience)
@@ -131,32 +167,37 @@ export function createIdentitySigner(keys: IdentityKeys): IdentitySigner {
     if (cache.size >= cacheLimit) cache.clear();
     const signed = { token, reuseUntil: issuedAt + identityTokenLifetimeSeconds - reuseMarginSeconds };
     cache.set(cacheKey, signed);
-    remember(identity, audience, signed);
+    remember(identity, request, signed);
     return token;
   };
 
-  function remember(identity: CallerIdentity, audience: string, signed: Signed): void {
-    let audiences = byObject.get(identity);
-    if (!audiences) {
-      audiences = new Map();
-      byObject.set(identity, audiences);
+  function remember(identity: CallerIdentity, request: string, signed: Signed): void {
+    let requests = byObject.get(identity);
+    if (!requests) {
+      requests = new Map();
+      byObject.set(identity, requests);
     }
-    audiences.set(audience, signed);
+    // A long-lived identity (a service's own) sends many different requests: keep the latest few.
+    if (requests.size >= perIdentityLimit) requests.clear();
+    requests.set(request, signed);
   }
 }
+
+const otherRequest = 'The signed identity was made for another request';
 
 function refuse(message: string): AppError {
   return new AppError('unauthenticated', message);
 }
 
 /**
- * Verifies a signed identity for one subject. Every failure is `unauthenticated` and says which check
+ * Verifies a signed identity for one request. Every failure is `unauthenticated` and says which check
  * failed, never what the token held. A token verified once is remembered until it expires, so a caller
- * repeating a request pays one signature check per token, not per request.
+ * repeating a request pays one signature check per token, not per request; the request it was made for
+ * is checked every time.
  */
 export function createIdentityVerifier(keys: IdentityKeys): IdentityVerifier {
-  const cache = new Map<string, { identity: CallerIdentity; audience: string; expires: number }>();
-  return async (token, audience) => {
+  const cache = new Map<string, { identity: CallerIdentity; audience: string; digest: string; expires: number }>();
+  return async (token, audience, digest) => {
     if (!token) throw refuse('The request carries no signed identity');
     const now = Date.now() / 1000;
     const cached = cache.get(token);
@@ -166,6 +207,7 @@ export function createIdentityVerifier(keys: IdentityKeys): IdentityVerifier {
         throw refuse('The signed identity has expired');
       }
       if (cached.audience !== audience) throw refuse('The signed identity is for another subject');
+      if (cached.digest !== digest) throw refuse(otherRequest);
       return cached.identity;
     }
     let issuerKey: PublicKey | undefined;
@@ -200,6 +242,10 @@ export function createIdentityVerifier(keys: IdentityKeys): IdentityVerifier {
     }
     const parsed = callerIdentity.safeParse(payload.idt);
     if (!parsed.success || !issuerKey) throw refuse('The signed identity is not valid');
+    // Checked after the signature, so only a token our signers made gets this far: one captured and sent
+    // again with another body, another origin or to another subject is refused.
+    if (typeof payload.req !== 'string') throw refuse('The signed identity is not bound to a request');
+    if (payload.req !== digest) throw refuse(otherRequest);
     const identity = parsed.data;
     // The key must belong to the process named as issuer, and that process must be one that may vouch
     // for this identity: a service's key cannot sign a user, nor another service.
@@ -207,7 +253,7 @@ export function createIdentityVerifier(keys: IdentityKeys): IdentityVerifier {
       throw refuse('The signed identity was signed by a process that may not vouch for it');
     }
     if (cache.size >= cacheLimit) cache.clear();
-    cache.set(token, { identity, audience, expires: Number(payload.exp) });
+    cache.set(token, { identity, audience, digest: payload.req, expires: Number(payload.exp) });
     return identity;
   };
 }

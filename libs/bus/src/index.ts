@@ -31,6 +31,7 @@ export {
   identityTokenLifetimeSeconds,
   issuerOf,
   parseIdentityKeys,
+  requestDigest,
 } from './identityTokens.ts';
 export { translatePublishError } from './jetStreamErrors.ts';
 export { listParked, type ParkedMessage, replayParked } from './listParked.ts';

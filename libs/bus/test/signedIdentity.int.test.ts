@@ -7,7 +7,7 @@ import { createTestEnvironment, type TestEnvironment, testIdentityKeys } from '@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Bus, createBus, generateIdentityKey } from '../src/index.ts';
+import { type Bus, createBus, generateIdentityKey, requestDigest } from '../src/index.ts';
 
 /** Served by "settings"; people may call it, and the installations service with its own identity. */
 const whoAmI = defineSubject({
@@ -42,18 +42,33 @@ async function busAs(identity: { signingKeys: string; publicKeys: string }, name
   return created;
 }
 
-/** A request as any client could send it, straight on NATS, with whatever identity header it likes. */
-async function rawRequest(identityHeader?: string): Promise<{ ok: boolean; error?: { code: string } }> {
+const whoAmIWire = () => `${env.subjectPrefix}.${whoAmI.subject}`;
+
+/** A request as any client could send it, straight on NATS, with whatever identity header and body it likes. */
+async function rawRequest(
+  identityHeader?: string,
+  body = '{}',
+  origin?: string,
+): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
   const hdrs = natsHeaders();
   if (identityHeader !== undefined) hdrs.set(headerNames.identity, identityHeader);
-  const reply = await raw.request(`${env.subjectPrefix}.${whoAmI.subject}`, '{}', { timeout: 2000, headers: hdrs });
+  if (origin !== undefined) hdrs.set(headerNames.origin, origin);
+  const reply = await raw.request(whoAmIWire(), body, { timeout: 2000, headers: hdrs });
   return reply.json();
 }
 
 /** A token signed with the seed of a key text `<process>:<kid>:<seed>`, with the claims given. */
 async function token(
   keyText: string,
-  claims: { identity: CallerIdentity; issuer: string; audience?: string; issuedAt?: number; expires?: number },
+  claims: {
+    identity: CallerIdentity;
+    issuer: string;
+    audience?: string;
+    issuedAt?: number;
+    expires?: number;
+    /** The request it is bound to: rawRequest's `{}` to who_am_i unless given. */
+    digest?: string | null;
+  },
   kid?: string,
 ) {
   const [, ownKid, seed] = keyText.split(':');
@@ -63,7 +78,11 @@ async function token(
     type: 'pkcs8',
   });
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ idt: claims.identity })
+  const digest =
+    claims.digest === undefined
+      ? requestDigest({ subject: whoAmIWire(), body: Buffer.from('{}') })
+      : (claims.digest ?? undefined);
+  return new SignJWT({ idt: claims.identity, ...(digest ? { req: digest } : {}) })
     .setProtectedHeader({ alg: 'EdDSA', kid: kid ?? ownKid ?? '' })
     .setIssuer(claims.issuer)
     .setAudience(claims.audience ?? `${env.subjectPrefix}.${whoAmI.subject}`)
@@ -150,6 +169,43 @@ describe('signed caller identities', () => {
     expect(await rawRequest(await token(gatewayKey, { identity: admin, issuer: 'gateway-api' }))).toMatchObject({
       ok: true,
     });
+  });
+
+  it('refuses a captured identity sent again with another body, origin or subject, or bound to no request', async () => {
+    const gateway = await busAs(testIdentityKeys().of('gateway-api'), 'gateway-api-replayed');
+    // Whoever can listen on the subject sees the genuine request as it went by.
+    const wire = raw.subscribe(whoAmIWire(), { max: 1 });
+    const seen = (async () => {
+      for await (const msg of wire) return { token: msg.headers?.get(headerNames.identity) ?? '', body: msg.string() };
+      throw new Error('nothing seen');
+    })();
+    await raw.flush();
+    await expect(gateway.request(whoAmI, {}, { identity: admin })).resolves.toEqual({ kind: 'user' });
+    const captured = await seen;
+    expect(captured.token).not.toBe('');
+
+    const before = handled.length;
+    const replies = [
+      await rawRequest(captured.token, JSON.stringify({ anything: 'else' })),
+      await rawRequest(captured.token, '{ }'),
+      await rawRequest(captured.token, captured.body, Buffer.from('{"ip":"203.0.113.9"}').toString('base64url')),
+    ];
+    for (const reply of replies) {
+      expect(reply).toMatchObject({
+        ok: false,
+        error: { code: 'unauthenticated', message: 'The signed identity was made for another request' },
+      });
+    }
+    // A token made without a request digest is not accepted either, however well signed.
+    const gatewayKey = testIdentityKeys().of('gateway-api').signingKeys;
+    const unbound = await token(gatewayKey, { identity: admin, issuer: 'gateway-api', digest: null });
+    expect(await rawRequest(unbound)).toMatchObject({
+      ok: false,
+      error: { code: 'unauthenticated', message: 'The signed identity is not bound to a request' },
+    });
+    expect(handled.length).toBe(before);
+    // The same request sent again, byte for byte, is still the request the token vouches for.
+    expect(await rawRequest(captured.token, captured.body)).toMatchObject({ ok: true });
   });
 
   it("refuses a service's key speaking for a person or for another service", async () => {
