@@ -124,7 +124,13 @@ describe('the MCP gateway', () => {
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
     expect((await client.listPrompts()).prompts).toEqual([]);
     const connected = await events.waitFor('mcp.client.connected');
-    expect(connected).toMatchObject({ client_type: 'claude', transport: 'sse', team_id: null });
+    expect(connected).toMatchObject({
+      client_type: 'claude',
+      client_name: 'satellite-test',
+      client_version: '1.0.0',
+      transport: 'sse',
+      team_id: null,
+    });
     expect(connected.session_id).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
   });
 

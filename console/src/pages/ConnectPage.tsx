@@ -132,6 +132,15 @@ function PersonalToken(props: {
   );
 }
 
+/**
+ * What the client called itself (`clientInfo`, with its version); the product read from its user
+ * agent only for sessions recorded before satellites reported the name.
+ */
+function clientLabel(s: ClientActivityPage['items'][number]): string {
+  if (s.client_name) return s.client_version ? `${s.client_name} ${s.client_version}` : s.client_name;
+  return s.client_type ?? 'unknown';
+}
+
 function ClientActivity() {
   const [page, setPage] = useState<ClientActivityPage | undefined>();
   const state = useEventStream<ClientActivityPage, StreamUpdates['clientActivity']>(streams.clientActivity(), {
@@ -155,7 +164,7 @@ function ClientActivity() {
           rows={page.items}
           rowKey={(s) => `${s.satellite_id}/${s.session_id}`}
           columns={[
-            { header: 'Client', cell: (s) => s.client_type ?? 'unknown' },
+            { header: 'Client', cell: clientLabel },
             { header: 'Connected', cell: (s) => <When at={s.connected_at} /> },
             { header: 'State', cell: (s) => (s.active ? 'connected' : `left (${s.disconnect_reason ?? 'closed'})`) },
             { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? '' },

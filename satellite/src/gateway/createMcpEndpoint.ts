@@ -54,6 +54,20 @@ function sessionNotFoundMessage(sessionId: string, instanceTag: string): string 
   return `${sessionNotFound}. This session was opened on another satellite replica (or before this one restarted): a 2025 client keeps its session on the replica that opened it, so the load balancer needs session affinity on the Mcp-Session-Id header (a 2026-07-28 client needs none).`;
 }
 
+/**
+ * The name and version an initialize gives in `clientInfo`: what the client calls itself, where its
+ * user agent (an SDK's, a script's) usually says nothing of the product.
+ */
+function clientInfoOf(body: unknown): { name?: string; version?: string } {
+  const params = isPlainObject(body) ? body.params : undefined;
+  const info = isPlainObject(params) ? params.clientInfo : undefined;
+  if (!isPlainObject(info)) return {};
+  return {
+    ...(typeof info.name === 'string' && info.name ? { name: info.name } : {}),
+    ...(typeof info.version === 'string' && info.version ? { version: info.version } : {}),
+  };
+}
+
 function ownerOf(auth: AuthInfo | undefined): SessionOwner {
   if (!auth) return null;
   const { userId, teamId } = identityOf(auth);
@@ -111,7 +125,11 @@ export function createMcpEndpoint(deps: {
       onsessioninitialized: (id) => {
         created = sessions.add(
           { id, owner, transport, server },
-          { userAgent: request.headers.get('user-agent') ?? '', ip: options.clientIp ?? '' },
+          {
+            userAgent: request.headers.get('user-agent') ?? '',
+            ip: options.clientIp ?? '',
+            ...clientInfoOf(options.parsedBody),
+          },
         );
       },
     });

@@ -69,7 +69,7 @@ export function createSessionStore(options: {
     size: () => sessions.size,
     add(
       session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions' | 'plainCalls'>,
-      client: { userAgent: string; ip: string },
+      client: { userAgent: string; ip: string; name?: string; version?: string },
     ): Session {
       const entry: Session = {
         ...session,
@@ -83,6 +83,8 @@ export function createSessionStore(options: {
         session_id: session.id,
         client_type: detectClientType(client.userAgent),
         user_agent: client.userAgent.slice(0, 1000),
+        client_name: client.name?.slice(0, 200) ?? null,
+        client_version: client.version?.slice(0, 100) ?? null,
         team_id: session.owner?.teamId ?? options.teamId,
         transport: 'sse',
         ip_address: client.ip.slice(0, 100),

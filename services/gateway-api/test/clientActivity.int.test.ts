@@ -40,6 +40,8 @@ const connected = (sessionId: string, teamId: string | null) => ({
     session_id: sessionId,
     client_type: 'vscode',
     user_agent: 'VS Code 1.99',
+    client_name: 'Visual Studio Code',
+    client_version: '1.99.0',
     team_id: teamId,
     transport: 'sse',
     ip_address: '10.0.0.9',
@@ -95,7 +97,13 @@ describe('GET /api/users/me/mcp/client-activity', () => {
     expect((await sessionsOf('admin', `?team_id=${t.teamB}`)).map((s) => s.session_id)).toEqual(['b-1']);
     expect((await sessionsOf('admin', '?limit=1')).map((s) => s.session_id)).toEqual(['b-1']);
     const first = (await t.call('GET', path, 'teamUser')).body.data.items[0];
-    expect(first).toMatchObject({ client_type: 'vscode', user_agent: 'VS Code 1.99', active: true });
+    expect(first).toMatchObject({
+      client_type: 'vscode',
+      client_name: 'Visual Studio Code',
+      client_version: '1.99.0',
+      user_agent: 'VS Code 1.99',
+      active: true,
+    });
     expect(first).not.toHaveProperty('ip_address');
   });
 

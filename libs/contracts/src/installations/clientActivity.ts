@@ -17,6 +17,9 @@ export const clientSessionView = z.object({
   session_id: z.string(),
   team_id: z.string().nullable(),
   client_type: clientType.nullable(),
+  /** The name and version the client gave in `clientInfo` (null when its satellite did not say). */
+  client_name: z.string().nullable(),
+  client_version: z.string().nullable(),
   user_agent: z.string().nullable(),
   transport: z.string().nullable(),
   /** Null when only the disconnection was seen (the connection fell outside the event window). */

@@ -82,6 +82,9 @@ export const eventDataSchemas = {
     session_id: z.string().min(1).max(200),
     client_type: clientType,
     user_agent: z.string().max(1000),
+    // What the client calls itself in initialize (`clientInfo`); absent from satellites older than it.
+    client_name: z.string().max(200).nullable().optional(),
+    client_version: z.string().max(100).nullable().optional(),
     team_id: id.nullable(),
     transport: z.literal('sse'),
     ip_address: z.string().max(100),

@@ -27,6 +27,8 @@ export async function storeClientSession(deps: SatelliteEventDeps, event: Client
     event.type === 'mcp.client.connected'
       ? await recordClientConnected(db, key, {
           clientType: event.data.client_type,
+          clientName: event.data.client_name ?? null,
+          clientVersion: event.data.client_version ?? null,
           userAgent: event.data.user_agent,
           transport: event.data.transport,
         })

@@ -11,7 +11,8 @@ const clientSessionRow = clientSessionView
   })
   .transform((row): ClientSessionView => ({ ...row, active: row.disconnected_at === null }));
 
-const columns = sql.fragment`satellite_id, session_id, team_id, client_type, user_agent, transport, connected_at,
+const columns = sql.fragment`satellite_id, session_id, team_id, client_type, client_name, client_version, user_agent,
+  transport, connected_at,
   disconnected_at, connection_duration_seconds, tool_execution_count, disconnect_reason, updated_at`;
 
 export type SessionKey = { satelliteId: string; sessionId: string; teamId: string | null; at: string };
@@ -23,15 +24,22 @@ export type SessionKey = { satelliteId: string; sessionId: string; teamId: strin
 export async function recordClientConnected(
   db: CommonQueryMethods,
   key: SessionKey,
-  c: { clientType: string; userAgent: string; transport: string },
+  c: {
+    clientType: string;
+    clientName: string | null;
+    clientVersion: string | null;
+    userAgent: string;
+    transport: string;
+  },
 ) {
   return db.one(sql.type(clientSessionRow)`
-    INSERT INTO mcp_client_sessions (satellite_id, session_id, team_id, client_type, user_agent, transport,
-      connected_at, updated_at)
-    VALUES (${key.satelliteId}, ${key.sessionId}, ${key.teamId}, ${c.clientType}, ${c.userAgent}, ${c.transport},
-      ${key.at}, now())
+    INSERT INTO mcp_client_sessions (satellite_id, session_id, team_id, client_type, client_name, client_version,
+      user_agent, transport, connected_at, updated_at)
+    VALUES (${key.satelliteId}, ${key.sessionId}, ${key.teamId}, ${c.clientType}, ${c.clientName}, ${c.clientVersion},
+      ${c.userAgent}, ${c.transport}, ${key.at}, now())
     ON CONFLICT (satellite_id, session_id) DO UPDATE SET team_id = EXCLUDED.team_id,
-      client_type = EXCLUDED.client_type, user_agent = EXCLUDED.user_agent, transport = EXCLUDED.transport,
+      client_type = EXCLUDED.client_type, client_name = EXCLUDED.client_name,
+      client_version = EXCLUDED.client_version, user_agent = EXCLUDED.user_agent, transport = EXCLUDED.transport,
       connected_at = EXCLUDED.connected_at, updated_at = now()
     RETURNING ${columns}`);
 }
