@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routesOf } from '../src/app.ts';
+import { isProxyRoute } from '../src/http/proxyRoute.ts';
 import { type AccessContext, type AccessRole, accessMatrix, accessRoles } from './accessMatrix.ts';
 import {
   adminCredentials,
@@ -71,6 +72,15 @@ describe('the access matrix', () => {
     const routes = routesOf(app).map((route) => `${route.method} ${route.url}`);
     expect(routes.length).toBeGreaterThan(10);
     expect(routes.filter((route) => !rows.has(route))).toEqual([]);
+  });
+
+  it("gives every route that relays a subject the subject's own access, not one of its own", () => {
+    const app = stack.app;
+    if (!app) throw new Error('no gateway');
+    const relaying = routesOf(app).filter(isProxyRoute);
+    expect(relaying.length).toBeGreaterThanOrEqual(49);
+    const restated = relaying.filter((route) => route.access !== route.relays.access);
+    expect(restated.map((route) => `${route.method} ${route.url} (${route.relays.subject})`)).toEqual([]);
   });
 
   const cases = accessMatrix.flatMap((row) => accessRoles.map((role) => ({ row, role, status: row.expect[role] })));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   anonymousIdentity,
+  authorizeRequest,
   type CallerIdentity,
   findUnstorableText,
   type RequestOrigin,
@@ -13,7 +14,7 @@ import { errorResponsesOf, operationIdOf, securityOf } from './describeOperation
 import { originOf } from './requestOrigin.ts';
 import type { Access, AccessResolver } from './routeAccess.ts';
 
-export type { Access, AccessResolver, SatelliteAccess, SatelliteAuthenticator } from './routeAccess.ts';
+export type { Access, AccessResolver, SatelliteAuthenticator } from './routeAccess.ts';
 
 export type RouteInput<B, Q, P> = {
   body: B;
@@ -40,7 +41,14 @@ export type RouteDefinition<
   url: string;
   summary: string;
   tags: string[];
+  /** Who may call: routeAccess.ts; a route relaying a subject takes the subject's (proxyRoute). */
   access: Access;
+  /**
+   * What the access is judged against once the inputs are parsed: the subject's request, for a route
+   * relaying a subject, whose access names that request's fields. Without it the access is judged before
+   * the body is read, against the path (`{params}`), so a caller who may not call learns nothing of it.
+   */
+  accessRequest?(input: RouteInput<Out<B>, Out<Q>, Out<P>>): unknown;
   body?: B;
   querystring?: Q;
   params?: P;
@@ -140,10 +148,11 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
       const params = def.params?.safeParse(request.params ?? {});
       if (params?.success) request.params = params.data;
       const identity = await resolveAccess(request, def.access);
+      if (!def.accessRequest) authorize(request, def.access, identity, { params: request.params });
       const strip = def.unstorableText === 'clean';
       if (strip) request.body = withStorableText(request.body);
       refuseUnstorableText(request, strip);
-      const data = await def.handler({
+      const input = {
         body: parseInput(def.body, request.body, 'body'),
         query: parseInput(def.querystring, request.query, 'query'),
         params: params?.success ? params.data : parseInput(def.params, request.params, 'params'),
@@ -152,7 +161,9 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
         origin: originOf(request),
         request,
         reply,
-      });
+      };
+      if (def.accessRequest) authorize(request, def.access, identity, def.accessRequest(input));
+      const data = await def.handler(input);
       if (reply.sent) return reply;
       reply.status(def.successStatus ?? 200);
       return shape === 'envelope' ? { success: true, data } : data;
@@ -160,10 +171,33 @@ export function registerRoute(app: FastifyInstance, def: RouteDefinition, resolv
   });
 }
 
+/**
+ * Judges the caller against the route's access with the interpreter `bus.serve` uses. A satellite sent
+ * to another satellite's id is logged as a security event: it holds a valid key and is probing.
+ */
+function authorize(request: FastifyRequest, access: Access, identity: CallerIdentity, judged: unknown): void {
+  try {
+    authorizeRequest(access, identity, judged);
+  } catch (error) {
+    if (identity.kind === 'satellite') {
+      request.log.warn(
+        {
+          event: 'security.satellite_auth_refused',
+          reason: 'foreign_satellite_path',
+          client_ip: request.ip,
+          satellite_id: identity.satellite_id,
+        },
+        'satellite authentication refused',
+      );
+    }
+    throw error;
+  }
+}
+
 /** Until an identity module registers its resolvers, only public routes exist. */
 export const publicOnlyAccess: AccessResolver = async (_request, access) => {
-  if (access.kind === 'public') return anonymousIdentity;
-  throw new AppError('internal', `No access resolver for ${(access as Access).kind}`);
+  if (access.public) return anonymousIdentity;
+  throw new AppError('internal', 'No identity module reads the credentials this route takes');
 };
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;

@@ -31,15 +31,10 @@ type Security = Array<Partial<Record<keyof typeof securitySchemes, string[]>>>;
 
 const person: Security = [{ sessionCookie: [] }, { bearerAuth: [] }];
 
+/** The credentials an access reads the caller's identity from (createAccessResolver). */
 export function securityOf(access: Access): Security {
-  switch (access.kind) {
-    case 'public':
-      return [];
-    case 'satellite':
-      return access.users ? [{ satelliteKey: [] }, ...person] : [{ satelliteKey: [] }];
-    default:
-      return person;
-  }
+  if (access.public) return [];
+  return [...(access.satellite ? [{ satelliteKey: [] }] : []), ...(access.users ? person : [])];
 }
 
 /** `GET /api/teams/:teamId/members` -> `getTeamsByTeamIdMembers`: unique per method and path, stable. */
@@ -96,8 +91,8 @@ export function errorResponsesOf(def: {
   const responses: Record<number, unknown> = {};
   if (def.body || def.querystring || def.params)
     responses[400] = errorAnswer('validation_failed: a field is not valid');
-  if (def.access.kind !== 'public') responses[401] = errorAnswer('unauthenticated: no valid credential');
-  if (def.access.kind !== 'public' && def.access.kind !== 'session') {
+  if (!def.access.public) responses[401] = errorAnswer('unauthenticated: no valid credential');
+  if (!def.access.public && !(def.access.users?.kind === 'signed_in' && !def.access.satellite)) {
     responses[403] = errorAnswer('forbidden: the credential does not allow this');
   }
   if (def.params) responses[404] = errorAnswer('not_found: nothing at this id (or nothing the caller may see)');

@@ -6,31 +6,38 @@ import { defineRoute, type Route, type RouteDefinition, type RouteInput } from '
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** Everything of a route but its response and handler, which the subject gives. */
+/** Everything of a route but its access, response and handler, which the subject gives. */
 export type ProxyRouteOptions<
   S extends SubjectDef,
   B extends Schema | undefined,
   Q extends Schema | undefined,
   P extends Schema | undefined,
-> = Omit<RouteDefinition<B, Q, P, S['reply']>, 'response' | 'handler'> & {
+> = Omit<RouteDefinition<B, Q, P, S['reply']>, 'access' | 'accessRequest' | 'response' | 'handler'> & {
   /** The subject's request, from what the route parsed (path, query and body). */
   toRequest(input: RouteInput<Out<B>, Out<Q>, Out<P>>): RequestOf<S>;
 };
 
+/** A route that relays a subject, and which: routes are derived from it, never declared beside it. */
+export type ProxyRoute = Route & { relays: SubjectDef };
+
 /**
- * A route that relays one subject: it answers what the subject replies, so its response schema is the
- * subject's reply schema and the OpenAPI document is as strict as the bus. The caller's identity and
- * the request id travel with the request; the serving service checks the subject's access again.
+ * A route that relays one subject and takes everything but HTTP from it: its access is the subject's,
+ * judged on the subject's request before it is sent (so a refused caller never reaches NATS), and its
+ * response schema is the subject's reply schema, so the OpenAPI document is as strict as the bus. The
+ * caller's identity and the request id travel with the request; `bus.serve` judges the same access again
+ * in the serving service, which trusts no caller to have filtered.
  */
 export function proxyRoute<
   S extends SubjectDef,
   B extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   P extends Schema | undefined = undefined,
->(bus: Bus, subject: S, options: ProxyRouteOptions<S, B, Q, P>): Route {
+>(bus: Bus, subject: S, options: ProxyRouteOptions<S, B, Q, P>): ProxyRoute {
   const { toRequest, ...route } = options;
-  return defineRoute<B, Q, P, S['reply']>({
+  const relayed = defineRoute<B, Q, P, S['reply']>({
     ...route,
+    access: subject.access,
+    accessRequest: toRequest,
     response: subject.reply,
     handler: (input) =>
       bus.request(subject, toRequest(input), {
@@ -39,4 +46,9 @@ export function proxyRoute<
         origin: input.origin,
       }),
   });
+  return { ...relayed, relays: subject };
+}
+
+export function isProxyRoute(route: Route): route is ProxyRoute {
+  return 'relays' in route;
 }

@@ -1,36 +1,50 @@
-import type { CallerIdentity, GlobalPermission, TeamPermission } from '@orbital/contracts';
+import {
+  type CallerIdentity,
+  type GlobalPermission,
+  globalAccess,
+  publicAccess,
+  type SubjectAccess,
+  signedIn,
+  type TeamPermission,
+  teamAccess,
+} from '@orbital/contracts';
 import type { FastifyRequest } from 'fastify';
 
 /**
- * Who may call a route. This is the one declarative place a route states what it requires; the
- * resolvers that enforce each kind are registered by the module that owns that kind of credential
- * (identity for sessions: src/identity/createAccessResolver.ts).
+ * Who may call a route, in the one vocabulary of access (`SubjectAccess` in libs/contracts), judged by
+ * its one interpreter, `authorizeRequest`, the function `bus.serve` runs for every subject. A route that
+ * relays a subject (proxyRoute) takes the subject's access as it is; any other route declares one here,
+ * whose request fields name parts of the HTTP request (`params.teamId`, `params.id`).
  *
- * - `public`: anyone, no credential read (the caller is anonymous).
- * - `session`: any logged-in user (cookie `session` or `Authorization: Bearer <session token>`).
- * - `permission`: a logged-in user holding a global permission (global_admin).
- * - `team`: a logged-in user holding `permission` in the team whose id is the path parameter
- *   `teamParam`; global admins hold every team permission in every team.
- * - `satellite`: see SatelliteAccess.
+ * What HTTP adds is only how the caller's identity is read from a credential, which the access itself
+ * tells (createAccessResolver): nothing for `public`, a session for `users`, a satellite's API key for
+ * `satellite` (and a session too when it also names `users`, so the console reads what a satellite reads).
  */
-export type Access =
-  | { kind: 'public' }
-  | { kind: 'session' }
-  | { kind: 'permission'; permission: GlobalPermission }
-  | { kind: 'team'; permission: TeamPermission; teamParam: string }
-  | SatelliteAccess;
+export type Access = SubjectAccess;
+
+export { globalAccess, publicAccess, signedIn };
+
+/** A permission in the team whose id is the path parameter `param`; global admins hold it in every team. */
+export function teamInPath(permission: TeamPermission, param = 'teamId'): Access {
+  return teamAccess(permission, `params.${param}`);
+}
 
 /**
- * A route a satellite calls with its API key (src/satellites/createSatelliteAuthenticator.ts), limited
- * to the satellite whose id is the path parameter `satelliteParam` (any other id is 403). Reusable by
- * every satellite-facing route (commands, heartbeat, results, config, events). `users` optionally also admits a
- * logged-in user holding that global permission, so the console can read what a satellite reads.
- * The identity module resolves this kind only when a `SatelliteAuthenticator` is given to it;
- * otherwise such a route answers 500 `internal`, so a missing wiring cannot fail open.
+ * A satellite on the route whose path parameter `param` is its own id (any other id is 403), and, when
+ * `users` is given, a signed-in holder of that global permission.
  */
-export type SatelliteAccess = { kind: 'satellite'; satelliteParam: string; users?: GlobalPermission };
+export function ownSatellite(param = 'id', users?: GlobalPermission): Access {
+  return {
+    satellite: { field: `params.${param}` },
+    ...(users ? { users: { kind: 'global', permission: users } } : {}),
+  };
+}
 
+/** Reads the caller's identity from the credential the access asks for: 401 when it is missing or not valid. */
 export type AccessResolver = (request: FastifyRequest, access: Access) => Promise<CallerIdentity>;
 
-/** Authenticates a satellite's API key for a `satellite` route (src/satellites/createSatelliteAuthenticator.ts). */
-export type SatelliteAuthenticator = (request: FastifyRequest, access: SatelliteAccess) => Promise<CallerIdentity>;
+/**
+ * Reads a satellite's identity from its API key (src/satellites/createSatelliteAuthenticator.ts); whether
+ * the key's satellite may call the route is then judged with the rest of the access.
+ */
+export type SatelliteAuthenticator = (request: FastifyRequest) => Promise<CallerIdentity>;

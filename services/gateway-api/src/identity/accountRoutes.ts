@@ -22,6 +22,7 @@ import type { SettingsReader } from '@orbital/settings-client';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { teamParams } from '../http/pathParams.ts';
+import { publicAccess, signedIn, teamInPath } from '../http/routeAccess.ts';
 import type { MailSender } from '../mail/createMailSender.ts';
 import { queueMail } from '../mail/mailOutbox.ts';
 import type { AccountStore, InvitationRow, LinkPurpose } from './accountStore.ts';
@@ -141,7 +142,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       summary:
         'Register with e-mail, password and name (global.enable_email_registration): the account signs in once the mailed link confirmed the address',
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: registerBody,
       response: mailRequestedReply,
       successStatus: 202,
@@ -220,7 +221,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       summary:
         "Confirm an account's e-mail address with the mailed link's token (once, within 24 hours) and the password chosen at registration; signs in",
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: confirmAddressBody,
       response: loginReply,
       async handler({ body, request, reply, identity }) {
@@ -250,7 +251,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/auth/verify-email/resend',
       summary: 'Send a new confirmation link to an address registered but not confirmed (same answer for any address)',
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: emailBody,
       response: mailRequestedReply,
       successStatus: 202,
@@ -283,7 +284,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/auth/password-reset',
       summary: 'Mail a single-use password reset link (same answer whether or not the address has an account)',
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: emailBody,
       response: mailRequestedReply,
       successStatus: 202,
@@ -331,7 +332,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       summary:
         "Set a new password with the mailed link's token (once, within an hour); every session of the account ends",
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: resetPasswordBody,
       response: z.object({ reset: z.literal(true), email: z.string() }),
       async handler({ body, request, identity }) {
@@ -359,7 +360,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/teams/:teamId/invitations',
       summary: 'Invite an e-mail address to the team (team admins): a mailed link lets the person join',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: teamParams,
       body: createInvitationBody,
       response: invitationView,
@@ -417,7 +418,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/teams/:teamId/invitations',
       summary: "The team's invitations, newest first, with their state (team admins)",
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: teamParams,
       response: z.array(invitationView),
       handler: async ({ params }) => (await accounts.listInvitations(params.teamId)).map(toInvitationView),
@@ -427,7 +428,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/teams/:teamId/invitations/:invitationId',
       summary: 'Withdraw an invitation that was not accepted yet: its link stops working',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: teamParams.extend({ invitationId: uuidField({ error: 'must be an invitation id (UUID)' }) }),
       response: z.object({ revoked: z.literal(true) }),
       async handler({ params, request, identity }) {
@@ -451,7 +452,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       url: '/api/invitations/preview',
       summary: "What an invitation's link invites to (team, address, role), before it is accepted",
       tags: ['teams'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: tokenBody,
       response: invitationPreview,
       async handler({ body }) {
@@ -471,7 +472,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       summary:
         'Accept an invitation as a new person: the name and password make the account (its address confirmed by the link), which joins the team and is signed in',
       tags: ['teams'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: acceptInvitationBody,
       response: loginReply,
       async handler({ body, request, reply, identity }) {
@@ -517,7 +518,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
       summary:
         'Accept an invitation as the signed-in person (after signing in with a password or single sign-on); the invitation must be for their address',
       tags: ['teams'],
-      access: { kind: 'session' },
+      access: signedIn,
       body: tokenBody,
       response: acceptedInvitation,
       async handler({ body, request, identity }) {

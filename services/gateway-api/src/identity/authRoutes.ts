@@ -10,6 +10,7 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { publicAccess, signedIn } from '../http/routeAccess.ts';
 import { sessionCookieName, sessionOf } from './createAccessResolver.ts';
 import type { LoginGate } from './createLoginGate.ts';
 import type { LoginRateLimiter } from './createLoginRateLimiter.ts';
@@ -27,7 +28,7 @@ export function authRoutes(
       url: '/api/auth/login',
       summary: 'Log in with e-mail and password: sets the session cookie and returns a bearer token',
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: loginBody,
       response: loginReply,
       async handler({ body, request, reply }) {
@@ -88,7 +89,7 @@ export function authRoutes(
       url: '/api/auth/logout',
       summary: 'Log out: revokes this session on every gateway replica and clears the cookie',
       tags: ['auth'],
-      access: { kind: 'session' },
+      access: signedIn,
       response: z.object({ logged_out: z.literal(true) }),
       async handler(input) {
         const { request, reply } = input;
@@ -116,7 +117,7 @@ export function authRoutes(
       url: '/api/users/me',
       summary: 'The logged-in user, their teams and what they may do',
       tags: ['users'],
-      access: { kind: 'session' },
+      access: signedIn,
       response: meView,
       async handler({ request }) {
         const session = sessionOf(request);

@@ -1,4 +1,4 @@
-import { anonymousIdentity, hasGlobalPermission, hasTeamPermission } from '@orbital/contracts';
+import { anonymousIdentity } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyRequest } from 'fastify';
 import type { AccessResolver, SatelliteAuthenticator } from '../http/defineRoute.ts';
@@ -11,7 +11,7 @@ export const sessionCookieName = 'session';
 
 const sessions = new WeakMap<FastifyRequest, AuthenticatedSession>();
 
-/** The session a `session`, `permission` or `team` route was authorised with. */
+/** The session a route open to people was called with. */
 export function sessionOf(request: FastifyRequest): AuthenticatedSession {
   const session = sessions.get(request);
   if (!session) throw new AppError('internal', 'The route has no session; its access kind is wrong');
@@ -43,9 +43,10 @@ export function sessionTokenOf(request: FastifyRequest): string | null {
 }
 
 /**
- * Resolves a route's Access into the caller's identity: 401 without a valid session, 403 when the
- * session lacks the permission. The identity it returns is what the gateway sends in the header of
- * every NATS request it makes for this call.
+ * Reads the caller's identity from the credential a route's access asks for (401 when it is missing or
+ * not valid); whether that caller may call the route is judged after, by `authorizeRequest`, the one
+ * interpreter of access (registerRoute). The identity is what the gateway sends in the header of every
+ * NATS request it makes for this call.
  */
 export function createAccessResolver(deps: {
   authenticate: SessionAuthenticator;
@@ -64,39 +65,14 @@ export function createAccessResolver(deps: {
   }
 
   return async (request, access) => {
-    switch (access.kind) {
-      case 'public':
-        return anonymousIdentity;
-      case 'satellite': {
-        // A route open to people as well (an admin reading a satellite's queue or configuration) takes a session
-        // when the request presents one; anything else is judged as a satellite's key.
-        if (access.users && presentsSession(request)) {
-          const { identity } = await requireSession(request);
-          if (!hasGlobalPermission(identity, access.users)) {
-            throw new AppError('forbidden', `This needs the satellite's API key or the ${access.users} permission`);
-          }
-          return identity;
-        }
-        if (!deps.satellite) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
-        return deps.satellite(request, access);
-      }
-      case 'session':
-        return (await requireSession(request)).identity;
-      case 'permission': {
-        const { identity } = await requireSession(request);
-        if (!hasGlobalPermission(identity, access.permission)) {
-          throw new AppError('forbidden', `This needs the ${access.permission} permission`);
-        }
-        return identity;
-      }
-      case 'team': {
-        const { identity } = await requireSession(request);
-        const teamId = (request.params as Record<string, string | undefined>)[access.teamParam];
-        if (!teamId || !hasTeamPermission(identity, teamId, access.permission)) {
-          throw new AppError('forbidden', `This needs the ${access.permission} permission in this team`);
-        }
-        return identity;
-      }
+    if (access.public) return anonymousIdentity;
+    // A route open to people as well as satellites (an admin reading a satellite's queue or configuration)
+    // takes a session when the request presents one; anything else is judged as a satellite's key.
+    if (access.satellite && !(access.users && presentsSession(request))) {
+      if (!deps.satellite) throw new AppError('internal', 'Satellite authentication is not wired into this gateway');
+      return deps.satellite(request);
     }
+    if (access.users) return (await requireSession(request)).identity;
+    throw new AppError('internal', 'No caller over HTTP may call this route');
   };
 }

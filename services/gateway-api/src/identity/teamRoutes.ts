@@ -12,6 +12,7 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { memberParams, teamParams } from '../http/pathParams.ts';
+import { globalAccess, signedIn, teamInPath } from '../http/routeAccess.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
 import { toMemberView, toTeamView } from './identityViews.ts';
 
@@ -31,9 +32,10 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams',
       summary: 'Teams: every team for a global admin, your teams otherwise',
       tags: ['teams'],
-      access: { kind: 'session' },
+      access: signedIn,
       response: z.array(teamView),
       async handler({ identity }) {
+        // Not a permission check: the route admits any signed-in user, and what they see is narrowed here.
         if (identity.kind !== 'user') throw new AppError('forbidden');
         const teams = hasGlobalPermission(identity, 'teams.manage')
           ? await store.listTeams()
@@ -46,7 +48,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams',
       summary: 'Create a team',
       tags: ['teams'],
-      access: { kind: 'permission', permission: 'teams.manage' },
+      access: globalAccess('teams.manage'),
       body: createTeamBody,
       response: teamView,
       successStatus: 201,
@@ -70,7 +72,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId',
       summary: 'One team',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.view', teamParam: 'teamId' },
+      access: teamInPath('team.view'),
       params: teamParams,
       response: teamView,
       async handler({ params }) {
@@ -84,7 +86,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId',
       summary: 'Rename a team or change its slug',
       tags: ['teams'],
-      access: { kind: 'permission', permission: 'teams.manage' },
+      access: globalAccess('teams.manage'),
       params: teamParams,
       body: updateTeamBody,
       response: teamView,
@@ -111,7 +113,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId',
       summary: 'Delete a team and its memberships',
       tags: ['teams'],
-      access: { kind: 'permission', permission: 'teams.manage' },
+      access: globalAccess('teams.manage'),
       params: teamParams,
       response: z.object({ deleted: z.literal(true) }),
       async handler(input) {
@@ -139,7 +141,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId/members',
       summary: 'The members of a team',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.view', teamParam: 'teamId' },
+      access: teamInPath('team.view'),
       params: teamParams,
       response: z.array(memberView),
       async handler({ params }) {
@@ -152,7 +154,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId/members',
       summary: 'Add a user to a team, by user id or e-mail address',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: teamParams,
       body: addMemberBody,
       response: memberView,
@@ -183,7 +185,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId/members/:userId',
       summary: "Change a member's role",
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: memberParams,
       body: updateMemberBody,
       response: memberView,
@@ -214,7 +216,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       url: '/api/teams/:teamId/members/:userId',
       summary: 'Remove a member from a team',
       tags: ['teams'],
-      access: { kind: 'team', permission: 'team.manage_members', teamParam: 'teamId' },
+      access: teamInPath('team.manage_members'),
       params: memberParams,
       response: z.object({ removed: z.literal(true) }),
       async handler(input) {

@@ -11,6 +11,7 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { userParams } from '../http/pathParams.ts';
+import { globalAccess, signedIn } from '../http/routeAccess.ts';
 import { checkPasswordStrength } from './checkPasswordStrength.ts';
 import { sessionOf } from './createAccessResolver.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
@@ -43,7 +44,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       url: '/api/users',
       summary: 'People: search (`q` over e-mail address and name), filter by status, page (`limit`, `offset`)',
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.view' },
+      access: globalAccess('users.view'),
       querystring: listUsersQuery,
       response: userPage,
       async handler({ query }) {
@@ -56,7 +57,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       url: '/api/users/:userId',
       summary: 'One person',
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.view' },
+      access: globalAccess('users.view'),
       params: userParams,
       response: userView,
       async handler({ params }) {
@@ -70,7 +71,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       url: '/api/users',
       summary: 'Create a user (the password must meet the password policy); the address counts as confirmed',
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.manage' },
+      access: globalAccess('users.manage'),
       body: createUserBody,
       response: userView,
       successStatus: 201,
@@ -105,7 +106,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       summary:
         "Change a person's global role or disable/enable the account (disabling ends their sessions and tokens at once); never the last active global admin",
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.manage' },
+      access: globalAccess('users.manage'),
       params: userParams,
       body: updateUserBody,
       response: userView,
@@ -143,7 +144,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       summary:
         'Delete a person: memberships, sessions and tokens go; their id and name stay, so what they created stays attributed',
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.manage' },
+      access: globalAccess('users.manage'),
       params: userParams,
       response: z.object({ deleted: z.literal(true) }),
       async handler({ params, identity, request }) {
@@ -168,7 +169,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       url: '/api/users/:userId/sessions',
       summary: 'Revoke every session of a user, on every gateway replica, from the next request on',
       tags: ['users'],
-      access: { kind: 'permission', permission: 'users.manage' },
+      access: globalAccess('users.manage'),
       params: userParams,
       response: z.object({ revoked: z.number().int() }),
       async handler(input) {
@@ -198,7 +199,7 @@ export function userRoutes(deps: IdentityRouteDeps) {
       url: '/api/users/me/password',
       summary: 'Change your own password (the current one is required); your other sessions end',
       tags: ['users'],
-      access: { kind: 'session' },
+      access: signedIn,
       body: changePasswordBody,
       response: z.object({ changed: z.literal(true), other_sessions_revoked: z.literal(true) }),
       async handler({ body, request, identity }) {

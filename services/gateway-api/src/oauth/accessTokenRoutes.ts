@@ -4,6 +4,7 @@ import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
 import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
+import { signedIn, teamInPath } from '../http/routeAccess.ts';
 import { type LoginGate, sessionOf } from '../identity/index.ts';
 import { createSecret, hashSecret } from './oauthSecrets.ts';
 import type { GrantView, OAuthStore } from './oauthStore.ts';
@@ -71,7 +72,7 @@ export function accessTokenRoutes(deps: {
       url: '/api/users/me/access-tokens',
       summary: 'Create a personal access token for one of your teams (the token is shown once)',
       tags: ['access tokens'],
-      access: { kind: 'session' },
+      access: signedIn,
       body: createBody,
       response: createdAccessToken,
       successStatus: 201,
@@ -79,6 +80,8 @@ export function accessTokenRoutes(deps: {
         const { request, body } = input;
         await deps.loginGate.assertEnabled();
         const session = sessionOf(request);
+        // Stays beside the route's access: a token outlives the session, so the membership it is minted on is
+        // read from the identity store now, not from the memberships the session was resolved with.
         if (!(await store.isMember(session.user.id, body.team_id))) {
           throw new AppError('forbidden', 'You can only create tokens for a team you are a member of');
         }
@@ -120,7 +123,7 @@ export function accessTokenRoutes(deps: {
       url: '/api/users/me/access-tokens',
       summary: 'Your tokens in force: personal access tokens and OAuth authorizations',
       tags: ['access tokens'],
-      access: { kind: 'session' },
+      access: signedIn,
       response: z.array(tokenView),
       handler: async ({ request }) => (await store.listGrantsOfUser(sessionOf(request).user.id)).map(toTokenView),
     }),
@@ -129,7 +132,7 @@ export function accessTokenRoutes(deps: {
       url: '/api/users/me/access-tokens/:tokenId',
       summary: 'Revoke one of your tokens',
       tags: ['access tokens'],
-      access: { kind: 'session' },
+      access: signedIn,
       params: tokenParams,
       response: z.object({ revoked: z.literal(true) }),
       async handler(input) {
@@ -145,7 +148,7 @@ export function accessTokenRoutes(deps: {
       url: '/api/teams/:teamId/access-tokens',
       summary: "The team's tokens in force, for team admins",
       tags: ['access tokens'],
-      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
+      access: teamInPath('tokens.manage'),
       params: z.object({ teamId: uuidField() }),
       response: z.array(tokenView),
       handler: async ({ params }) => (await store.listGrantsOfTeam(params.teamId)).map(toTokenView),
@@ -155,7 +158,7 @@ export function accessTokenRoutes(deps: {
       url: '/api/teams/:teamId/access-tokens/:tokenId',
       summary: "Revoke a token of the team's, for team admins",
       tags: ['access tokens'],
-      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
+      access: teamInPath('tokens.manage'),
       params: teamTokenParams,
       response: z.object({ revoked: z.literal(true) }),
       async handler(input) {

@@ -23,6 +23,7 @@ import type { Logger } from '@orbital/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
+import { publicAccess, signedIn } from '../http/routeAccess.ts';
 import { type LoginGate, loginDisabledMessage, sessionOf } from '../identity/index.ts';
 import { acceptClientMetadata, firstIssue, supportedAuthMethods, supportedGrantTypes } from './acceptClientMetadata.ts';
 import { type ClientMetadataDocuments, isMetadataDocumentClientId } from './createClientMetadataDocuments.ts';
@@ -229,7 +230,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.metadata,
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414), for MCP clients',
       tags: ['oauth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: anyObject,
       async handler(): Promise<OAuthMetadata & Record<string, unknown>> {
@@ -258,7 +259,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.register,
       summary: 'Dynamic client registration (RFC 7591)',
       tags: ['oauth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       successStatus: 201,
       response: anyObject,
@@ -305,7 +306,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.authorize,
       summary: 'Authorization endpoint: the logged-in user chooses a team and allows the client (HTML page)',
       tags: ['oauth'],
-      access: { kind: 'session' },
+      access: signedIn,
       responseShape: 'bare',
       response: z.string(),
       handler: ({ request, reply }) =>
@@ -360,7 +361,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.authorize,
       summary: "Authorization endpoint: the consent form's answer; redirects to the client with a code",
       tags: ['oauth'],
-      access: { kind: 'session' },
+      access: signedIn,
       responseShape: 'bare',
       response: z.string(),
       handler: (route) =>
@@ -438,7 +439,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.token,
       summary: 'Token endpoint: authorization code (PKCE S256) or refresh token for an access token',
       tags: ['oauth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: tokenReply,
       handler: ({ request, reply }) =>
@@ -560,7 +561,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       url: oauthPaths.revoke,
       summary: 'Token revocation (RFC 7009): a client ends its grant with one of its tokens',
       tags: ['oauth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: anyObject,
       handler: (input) =>
@@ -594,7 +595,7 @@ export function oauthServerRoutes(deps: OAuthServerDeps) {
       tags: ['oauth'],
       // Not a user route: the caller is a resource server, authenticated by the handler (see
       // resourceServerAuthenticator.ts), which is why the access kind itself is public.
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: anyObject,
       handler: ({ request, reply }) =>

@@ -18,11 +18,12 @@ import { streamAuditExport } from '../audit/streamAuditExport.ts';
 import { type Access, defineRoute, type RouteInput } from '../http/defineRoute.ts';
 import { teamParams } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { globalAccess, teamInPath } from '../http/routeAccess.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const tags = ['audit'];
-const everything = { kind: 'permission', permission: 'audit.view' } as const satisfies Access;
-const ownTeam = { kind: 'team', permission: 'audit.view', teamParam: 'teamId' } as const satisfies Access;
+const everything = globalAccess('audit.view') satisfies Access;
+const ownTeam = teamInPath('audit.view') satisfies Access;
 /** On a team's path the team is the path's: a query cannot name another. */
 const teamQuery = auditQuery.omit({ team_id: true });
 const teamFilter = auditFilter.omit({ team_id: true });
@@ -106,7 +107,6 @@ export function auditRoutes(deps: AuditRoutesDeps) {
       url: '/api/audit',
       summary: 'The audit log, newest first (global admins); filters and keyset paging with next_cursor',
       tags,
-      access: everything,
       querystring: auditQuery,
       toRequest: ({ query }) => query,
     }),
@@ -115,7 +115,6 @@ export function auditRoutes(deps: AuditRoutesDeps) {
       url: '/api/teams/:teamId/audit',
       summary: "The team's entries of the audit log, newest first (its team admins)",
       tags,
-      access: ownTeam,
       params: teamParams,
       querystring: teamQuery,
       toRequest: ({ params, query }) => ({ ...query, team_id: params.teamId }),

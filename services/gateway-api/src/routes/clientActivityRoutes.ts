@@ -11,6 +11,7 @@ import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { defineRoute } from '../http/defineRoute.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { signedIn } from '../http/routeAccess.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const path = '/api/users/me/mcp/client-activity';
@@ -27,7 +28,6 @@ export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamS
       url: path,
       summary: "Recent MCP client sessions of the caller's teams, newest first (global admins: all)",
       tags: ['users'],
-      access: { kind: 'session' },
       querystring: clientActivityQuery,
       toRequest: ({ query }) => ({ query }),
     }),
@@ -36,7 +36,7 @@ export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamS
       url: `${path}/stream`,
       summary: 'Live MCP client sessions (SSE); same query and scope as /client-activity',
       tags: ['users'],
-      access: { kind: 'session' },
+      access: signedIn,
       querystring: clientActivityQuery,
       response: streamResponse,
       async handler(input) {

@@ -2,6 +2,7 @@ import type { Bus } from '@orbital/bus';
 import { dbSetupReply, dbSetupRequest, dbSetupSubject, dbStatusSubject } from '@orbital/contracts';
 import { defineRoute } from '../http/defineRoute.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { publicAccess } from '../http/routeAccess.ts';
 
 /**
  * Database setup. Both routes are public because they run before any user can exist (the first admin
@@ -15,7 +16,6 @@ export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
       url: '/api/db/status',
       summary: 'Whether the database is configured and initialised',
       tags: ['database'],
-      access: { kind: 'public' },
       responseShape: 'bare',
       toRequest: () => ({}),
     }),
@@ -24,7 +24,7 @@ export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
       url: '/api/db/setup',
       summary: 'Initialise the database: every service applies its migrations',
       tags: ['database'],
-      access: { kind: 'public' },
+      access: publicAccess,
       body: dbSetupRequest,
       response: dbSetupReply,
       responseShape: 'bare',

@@ -5,6 +5,7 @@ import type { EventRateLimiter } from '../events/createEventRateLimiter.ts';
 import { ingestEventBatch } from '../events/ingestEventBatch.ts';
 import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
+import { ownSatellite } from '../http/routeAccess.ts';
 
 /**
  * Satellite event batches. The status codes are what the satellite acts on, never the message text: 200
@@ -19,19 +20,17 @@ export function eventRoutes(bus: Bus, options: { rateLimiter?: EventRateLimiter;
       url: '/api/satellites/:id/events',
       summary: 'A satellite reports a batch of 1 to 100 events; each is accepted or rejected on its own',
       tags: ['satellites'],
-      access: { kind: 'satellite', satelliteParam: 'id' },
+      access: ownSatellite(),
       params: satelliteParams,
       body: eventBatchRequest,
       // A NUL or half a character a process wrote to its stderr must not cost the satellite the event
       // (docs/events.md).
       unstorableText: 'clean',
       response: eventBatchReply,
-      handler: async ({ identity, params, body, requestId, reply }) => {
-        // The access resolver already limits a satellite to its own id; checked again because events
-        // published under another satellite's subject would be believed by every consumer.
-        if (identity.kind !== 'satellite' || identity.satellite_id !== params.id) {
-          throw new AppError('forbidden', 'A satellite may only report its own events');
-        }
+      handler: async ({ identity, body, requestId, reply }) => {
+        // The route's access (ownSatellite) admitted only a satellite on its own id: the batch is published
+        // under the id of the key that sent it, which every consumer believes.
+        if (identity.kind !== 'satellite') throw new AppError('internal', 'The events route admits satellites only');
         const decision = await options.rateLimiter?.check(identity.satellite_id);
         if (decision && !decision.allowed) {
           void reply.header('retry-after', String(decision.retryAfterSeconds));

@@ -8,7 +8,6 @@ import {
   serverJsonImport,
   serverLogQuery,
   settingsPatch,
-  type TeamPermission,
   templateCreate,
   templateFromServerJson,
   templateInput,
@@ -21,6 +20,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { globalAccess } from '../http/routeAccess.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
 const requestParams = installationParams.extend({ requestId: uuidOf('request') });
@@ -28,9 +28,9 @@ const requestParams = installationParams.extend({ requestId: uuidOf('request') }
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 
 /**
- * MCP server templates, team installations and their monitoring. The gateway checks the route's permission;
- * the installations service checks the caller's role again and that the installation belongs to the team in
- * the path.
+ * MCP server templates, team installations and their monitoring. Each route relays one subject and takes its
+ * access from it; the installations service judges it again and checks that the installation belongs to the
+ * team in the path.
  */
 export function installationRoutes(bus: Bus) {
   const ref = (p: { teamId: string; installationId: string }) => ({
@@ -38,25 +38,16 @@ export function installationRoutes(bus: Bus) {
     installation_id: p.installationId,
   });
   const templates = { tags: ['mcp-servers'] };
-  const manageTemplates = { kind: 'permission', permission: 'mcp_servers.manage' } as const;
-  /** Every route under one installation: team access from the path, the installation's params. */
-  const ofInstallation = (permission: TeamPermission) => ({
-    tags: ['installations'],
-    access: { kind: 'team', permission, teamParam: 'teamId' } as const,
-    params: installationParams,
-  });
-  const ofTeam = (permission: TeamPermission) => ({
-    tags: ['installations'],
-    access: { kind: 'team', permission, teamParam: 'teamId' } as const,
-    params: teamParams,
-  });
+  const manageTemplates = globalAccess('mcp_servers.manage');
+  /** Every route under one installation; its access is its subject's. */
+  const ofInstallation = { tags: ['installations'], params: installationParams };
+  const ofTeam = { tags: ['installations'], params: teamParams };
   return [
     proxyRoute(bus, s.listTemplates, {
       method: 'GET',
       url: '/api/mcp/servers',
       summary: 'The MCP server catalogue',
       ...templates,
-      access: { kind: 'session' },
       toRequest: () => ({}),
     }),
     proxyRoute(bus, s.createTemplate, {
@@ -64,7 +55,6 @@ export function installationRoutes(bus: Bus) {
       url: '/api/mcp/servers',
       summary: 'Add an MCP server template',
       ...templates,
-      access: manageTemplates,
       body: templateCreate,
       successStatus: 201,
       toRequest: ({ body }) => body,
@@ -103,7 +93,6 @@ export function installationRoutes(bus: Bus) {
       url: '/api/mcp/servers/:slug',
       summary: 'One MCP server template',
       ...templates,
-      access: { kind: 'session' },
       params: slugParams,
       toRequest: ({ params }) => ({ slug: params.slug }),
     }),
@@ -112,7 +101,6 @@ export function installationRoutes(bus: Bus) {
       url: '/api/mcp/servers/:slug',
       summary: 'Change an MCP server template',
       ...templates,
-      access: manageTemplates,
       params: slugParams,
       body: templateUpdate,
       toRequest: ({ params, body }) => ({ slug: params.slug, changes: body }),
@@ -122,7 +110,6 @@ export function installationRoutes(bus: Bus) {
       url: '/api/mcp/servers/:slug',
       summary: 'Remove an MCP server template no team has installed',
       ...templates,
-      access: manageTemplates,
       params: slugParams,
       toRequest: ({ params }) => ({ slug: params.slug }),
     }),
@@ -130,14 +117,14 @@ export function installationRoutes(bus: Bus) {
       method: 'GET',
       url: '/api/teams/:teamId/mcp/installations',
       summary: "The team's MCP installations",
-      ...ofTeam('installations.view'),
+      ...ofTeam,
       toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
     proxyRoute(bus, s.createInstallation, {
       method: 'POST',
       url: '/api/teams/:teamId/mcp/installations',
       summary: 'Install an MCP server template in the team',
-      ...ofTeam('installations.manage'),
+      ...ofTeam,
       body: installationCreate,
       successStatus: 201,
       toRequest: ({ params, body }) => ({ team_id: params.teamId, installation: body }),
@@ -146,14 +133,14 @@ export function installationRoutes(bus: Bus) {
       method: 'GET',
       url: installationsPath,
       summary: 'One installation of the team',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       toRequest: ({ params }) => ref(params),
     }),
     proxyRoute(bus, s.updateInstallation, {
       method: 'PUT',
       url: installationsPath,
       summary: 'Change the team level of an installation',
-      ...ofInstallation('installations.manage'),
+      ...ofInstallation,
       body: installationUpdate,
       toRequest: ({ params, body }) => ({ ...ref(params), changes: body }),
     }),
@@ -161,14 +148,14 @@ export function installationRoutes(bus: Bus) {
       method: 'DELETE',
       url: installationsPath,
       summary: 'Remove an installation, its logs and request logs',
-      ...ofInstallation('installations.manage'),
+      ...ofInstallation,
       toRequest: ({ params }) => ref(params),
     }),
     proxyRoute(bus, s.putUserConfig, {
       method: 'PUT',
       url: `${installationsPath}/user-config`,
       summary: 'Set your own user level of the installation configuration',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       body: userConfigBody,
       toRequest: ({ params, body }) => ({ ...ref(params), config: body }),
     }),
@@ -176,14 +163,14 @@ export function installationRoutes(bus: Bus) {
       method: 'GET',
       url: `${installationsPath}/status`,
       summary: 'Status, status message and last update of the installation',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       toRequest: ({ params }) => ref(params),
     }),
     proxyRoute(bus, s.listLogs, {
       method: 'GET',
       url: `${installationsPath}/logs`,
       summary: 'Server logs (stderr), newest first; limit/offset, optional level',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       querystring: serverLogQuery,
       toRequest: ({ params, query }) => ({ ...ref(params), query }),
     }),
@@ -191,7 +178,7 @@ export function installationRoutes(bus: Bus) {
       method: 'GET',
       url: `${installationsPath}/requests`,
       summary: 'Request logs, newest first; responses only while request logging is on',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       querystring: requestLogQuery,
       toRequest: ({ params, query }) => ({ ...ref(params), query }),
     }),
@@ -199,7 +186,7 @@ export function installationRoutes(bus: Bus) {
       method: 'GET',
       url: `${installationsPath}/requests/:requestId`,
       summary: 'One request log with its full parameters and, when kept, its response',
-      ...ofInstallation('installations.view'),
+      ...ofInstallation,
       params: requestParams,
       toRequest: ({ params }) => ({ ...ref(params), request_id: params.requestId }),
     }),
@@ -207,7 +194,7 @@ export function installationRoutes(bus: Bus) {
       method: 'PATCH',
       url: `${installationsPath}/settings`,
       summary: 'Installation settings (request_logging_enabled), distributed to satellites',
-      ...ofInstallation('installations.manage'),
+      ...ofInstallation,
       body: settingsPatch,
       toRequest: ({ params, body }) => ({ ...ref(params), settings: body }),
     }),

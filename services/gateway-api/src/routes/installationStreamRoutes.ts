@@ -17,6 +17,7 @@ import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
 import { installationParams } from '../http/pathParams.ts';
+import { teamInPath } from '../http/routeAccess.ts';
 import { installationsPath } from './installationRoutes.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
@@ -27,7 +28,7 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   const common = (input: RouteInput<unknown, unknown, unknown>, route: string) =>
     streamRouteOptions(bus, logger, settings, input, route);
-  const access = { kind: 'team', permission: 'installations.view', teamParam: 'teamId' } as const;
+  const access = teamInPath('installations.view');
 
   return [
     defineRoute({

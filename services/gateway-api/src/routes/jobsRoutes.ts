@@ -13,7 +13,6 @@ export function jobsRoutes(bus: Bus) {
       url: '/api/jobs/status',
       summary: 'Last run, duration and outcome of each background job schedule',
       tags: ['jobs'],
-      access: { kind: 'permission', permission: 'jobs.view' },
       toRequest: () => ({}),
     }),
   ];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, satelliteParams, uuidOf } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { publicAccess, teamInPath } from '../http/routeAccess.ts';
 import { installationsPath } from './installationRoutes.ts';
 
 /**
@@ -55,11 +56,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
     team_id: p.teamId,
     installation_id: p.installationId,
   });
-  const ofInstallation = {
-    tags: ['installations'],
-    access: { kind: 'team', permission: 'installations.view', teamParam: 'teamId' } as const,
-    params: installationParams,
-  };
+  const ofInstallation = { tags: ['installations'], params: installationParams };
   const consolePage = (teamId: string, installationId: string) =>
     `/teams/${encodeURIComponent(teamId)}/installations/${encodeURIComponent(installationId)}`;
   return [
@@ -76,6 +73,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       summary:
         "Start authorizing Orbital at the server's authorization server (yours, or the team's for team admins): answers the URL to send the browser to",
       ...ofInstallation,
+      access: teamInPath('installations.view'),
       response: z.object({ authorization_url: z.string(), expires_at: z.string() }),
       async handler({ params, identity, requestId, reply }) {
         const started = await bus.request(
@@ -105,7 +103,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       summary:
         "The authorization server's redirect back (code or error, state, iss): completes the flow and sends the browser to the installation's page",
       tags: ['installations'],
-      access: { kind: 'public' },
+      access: publicAccess,
       querystring: callbackQuery,
       responseShape: 'bare',
       response: z.string(),
@@ -144,7 +142,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       url: remoteOAuthPaths.clientMetadata,
       summary: "Orbital's OAuth client ID metadata document, its client id at authorization servers that accept one",
       tags: ['installations'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: z.record(z.string(), z.unknown()),
       handler: async ({ reply }) => {
@@ -158,7 +156,6 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       summary:
         'The access token for one call of a remote server that needs OAuth: the calling user’s or the team’s, refreshed when about to expire; or where to authorize',
       tags: ['satellites'],
-      access: { kind: 'satellite', satelliteParam: 'id' },
       params: satelliteParams,
       body: s.tokenForSatellite.request.omit({ satellite_id: true, console_url: true }),
       toRequest: ({ params, body }) => ({ ...body, satellite_id: params.id, console_url: base }),

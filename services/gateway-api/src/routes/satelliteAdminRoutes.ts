@@ -14,7 +14,6 @@ const globalTokenParams = z.object({ tokenId: uuidOf('token') }).strict();
 const teamTokenParams = teamParams.extend({ tokenId: uuidOf('token') }).strict();
 const global = { scope: 'global' } as const;
 const ofTeam = (teamId: string) => ({ scope: 'team', team_id: teamId }) as const;
-const manageGlobal = { kind: 'permission', permission: 'satellites.manage_global' } as const;
 
 /**
  * Satellite management for people: registration tokens (global admins for global tokens,
@@ -29,7 +28,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/registration-tokens',
       summary: 'Generate a single-use registration token for a global satellite (shown once)',
       tags,
-      access: manageGlobal,
       body: createRegistrationTokenBody,
       successStatus: 201,
       toRequest: ({ body }) => ({ target: global, options: body }),
@@ -39,7 +37,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/registration-tokens',
       summary: 'Global registration tokens, without the tokens themselves',
       tags,
-      access: manageGlobal,
       toRequest: () => ({ target: global }),
     }),
     proxyRoute(bus, registrySubjects.revokeToken, {
@@ -47,7 +44,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/registration-tokens/:tokenId',
       summary: 'Revoke an unused global registration token',
       tags,
-      access: manageGlobal,
       params: globalTokenParams,
       toRequest: ({ params }) => ({ target: global, token_id: params.tokenId }),
     }),
@@ -56,7 +52,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/teams/:teamId/satellites/registration-tokens',
       summary: 'Generate a single-use registration token for a satellite of this team (shown once)',
       tags,
-      access: { kind: 'team', permission: 'satellites.register', teamParam: 'teamId' },
       params: teamParams,
       body: createRegistrationTokenBody,
       successStatus: 201,
@@ -67,7 +62,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/teams/:teamId/satellites/registration-tokens',
       summary: "This team's registration tokens, without the tokens themselves",
       tags,
-      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
       params: teamParams,
       toRequest: ({ params }) => ({ target: ofTeam(params.teamId) }),
     }),
@@ -76,7 +70,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/teams/:teamId/satellites/registration-tokens/:tokenId',
       summary: 'Revoke an unused registration token of this team',
       tags,
-      access: { kind: 'team', permission: 'tokens.manage', teamParam: 'teamId' },
       params: teamTokenParams,
       toRequest: ({ params }) => ({ target: ofTeam(params.teamId), token_id: params.tokenId }),
     }),
@@ -85,7 +78,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites',
       summary: 'Satellites the caller may see: all for global admins, their teams’ otherwise',
       tags,
-      access: { kind: 'session' },
       toRequest: () => ({}),
     }),
     proxyRoute(bus, registrySubjects.listSatellites, {
@@ -93,7 +85,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/teams/:teamId/satellites',
       summary: "This team's satellites and their status",
       tags,
-      access: { kind: 'team', permission: 'satellites.view', teamParam: 'teamId' },
       params: teamParams,
       toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
@@ -102,7 +93,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/:id',
       summary: 'One satellite and its status',
       tags,
-      access: { kind: 'session' },
       params: satelliteParams,
       toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
@@ -111,7 +101,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/:id/metrics',
       summary: "A satellite's heartbeat metrics (newest first) and the latest metrics of each process",
       tags,
-      access: { kind: 'session' },
       params: satelliteParams,
       querystring: satelliteMetricsQuery,
       toRequest: ({ params, query }) => ({ satellite_id: params.id, query }),
@@ -121,7 +110,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/:id',
       summary: "Revoke a satellite's API key (global admins; team admins for their team's satellites)",
       tags,
-      access: { kind: 'session' },
       params: satelliteParams,
       toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
@@ -130,7 +118,6 @@ export function satelliteAdminRoutes(bus: Bus) {
       url: '/api/satellites/:id/ip-allowlist',
       summary: "Replace a team satellite's IP allowlist (addresses and CIDR blocks; empty: any address)",
       tags,
-      access: { kind: 'session' },
       params: satelliteParams,
       body: updateIpAllowlistBody,
       toRequest: ({ params, body }) => ({ satellite_id: params.id, ip_allowlist: body.ip_allowlist }),

@@ -11,12 +11,11 @@ import {
 import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
+import { ownSatellite } from '../http/routeAccess.ts';
 import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 
-/** `:id` of every satellite route. */
-const own = { kind: 'satellite', satelliteParam: 'id' } as const;
 /** Read routes a global admin may call with a session too: they see, they never lease or report. */
-const ownOrAdmin = { kind: 'satellite', satelliteParam: 'id', users: 'satellites.manage_global' } as const;
+const ownOrAdmin = ownSatellite('id', 'satellites.manage_global');
 const tags = ['satellites'];
 
 /**
@@ -31,7 +30,6 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       summary: 'Register a satellite with a registration token (Authorization: Bearer service_satellite_<token>)',
       tags,
       // The token is checked by the registry, which owns the tokens; the header travels to it untouched.
-      access: { kind: 'public' },
       body: registerSatelliteBody,
       successStatus: 201,
       toRequest: ({ body, request }) => ({
@@ -79,7 +77,6 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       url: '/api/satellites/:id/commands',
       summary: 'Queue a command for this satellite (global admins)',
       tags,
-      access: { kind: 'permission', permission: 'satellites.manage_global' },
       params: satelliteParams,
       body: createCommandRequest.omit({ satellite_id: true }),
       successStatus: 201,
@@ -90,7 +87,6 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       url: '/api/satellites/:id/heartbeat',
       summary: 'Report status and metrics (every 30 seconds); the first heartbeat activates the satellite',
       tags,
-      access: own,
       params: satelliteParams,
       body: heartbeatBody,
       toRequest: ({ params, body }) => ({ satellite_id: params.id, heartbeat: body }),
@@ -100,7 +96,6 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       url: '/api/satellites/:id/command-results',
       summary: "Report a command's progress or result (idempotent by command id and status)",
       tags,
-      access: own,
       params: satelliteParams,
       body: commandResult,
       toRequest: ({ params, body }) => ({ satellite_id: params.id, result: body }),
@@ -111,7 +106,6 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       summary:
         'The merged configuration of the MCP servers this satellite runs (to a global admin with a session: environment and header values masked)',
       tags,
-      access: ownOrAdmin,
       params: satelliteParams,
       toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),

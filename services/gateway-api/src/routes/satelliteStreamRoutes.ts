@@ -10,6 +10,7 @@ import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream } from '@orbital/sse';
 import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
+import { signedIn } from '../http/routeAccess.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
@@ -26,7 +27,7 @@ export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: Stream
       url: '/api/satellites/:id/metrics/stream',
       summary: 'Live heartbeat metrics of a satellite (SSE); same query as /metrics',
       tags: ['satellites'],
-      access: { kind: 'session' },
+      access: signedIn,
       params: satelliteParams,
       querystring: satelliteMetricsQuery,
       response: streamResponse,

@@ -15,9 +15,6 @@ import { proxyRoute } from '../http/proxyRoute.ts';
 
 const groupParams = z.object({ groupId }).strict();
 const keyParams = z.object({ key: settingKey }).strict();
-const view = { kind: 'permission', permission: 'settings.view' } as const;
-const edit = { kind: 'permission', permission: 'settings.edit' } as const;
-const remove = { kind: 'permission', permission: 'settings.delete' } as const;
 const tags = ['settings'];
 
 /**
@@ -31,7 +28,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/groups',
       summary: 'Every setting group with its settings',
       tags,
-      access: view,
       toRequest: () => ({}),
     }),
     proxyRoute(bus, s.getGroup, {
@@ -39,7 +35,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/groups/:groupId',
       summary: 'One setting group',
       tags,
-      access: view,
       params: groupParams,
       toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
@@ -48,7 +43,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/groups',
       summary: 'Create a setting group',
       tags,
-      access: edit,
       body: createGroupRequest,
       successStatus: 201,
       toRequest: ({ body }) => body,
@@ -58,7 +52,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/groups/:groupId',
       summary: 'Update a setting group',
       tags,
-      access: edit,
       params: groupParams,
       body: updateGroupBody,
       toRequest: ({ params, body }) => ({ group_id: params.groupId, changes: body }),
@@ -68,7 +61,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings',
       summary: 'Every setting',
       tags,
-      access: view,
       toRequest: () => ({}),
     }),
     proxyRoute(bus, s.listGroupSettings, {
@@ -76,7 +68,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/group/:groupId',
       summary: 'The settings of one group',
       tags,
-      access: view,
       params: groupParams,
       toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
@@ -85,7 +76,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/health',
       summary: 'Whether encryption works (round trip) and the cache is loaded',
       tags,
-      access: view,
       toRequest: () => ({}),
     }),
     proxyRoute(bus, s.getSetting, {
@@ -93,7 +83,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/:key',
       summary: 'One setting',
       tags,
-      access: view,
       params: keyParams,
       toRequest: ({ params }) => ({ key: params.key }),
     }),
@@ -102,7 +91,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings',
       summary: 'Create a setting (encrypted: true stores it encrypted; its value is never returned)',
       tags,
-      access: edit,
       body: createSettingRequest,
       successStatus: 201,
       toRequest: ({ body }) => body,
@@ -112,7 +100,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/:key',
       summary: 'Update a setting',
       tags,
-      access: edit,
       params: keyParams,
       body: updateSettingBody,
       toRequest: ({ params, body }) => ({ key: params.key, changes: body }),
@@ -122,7 +109,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/:key',
       summary: 'Delete a setting',
       tags,
-      access: remove,
       params: keyParams,
       toRequest: ({ params }) => ({ key: params.key }),
     }),
@@ -131,7 +117,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/search',
       summary: 'Settings whose key matches a pattern (* any run of characters, ? one character)',
       tags,
-      access: view,
       body: z.object({ pattern: keyPattern }).strict(),
       toRequest: ({ body }) => body,
     }),
@@ -140,7 +125,6 @@ export function settingsRoutes(bus: Bus) {
       url: '/api/settings/bulk',
       summary: 'Create or update many settings: all applied or none, with per-item errors',
       tags,
-      access: edit,
       body: bulkRequest,
       toRequest: ({ body }) => body,
     }),

@@ -7,7 +7,7 @@ import type { Logger } from '@orbital/logger';
 import { createBoundedQueue, type ServiceMetrics } from '@orbital/service';
 import argon2 from 'argon2';
 import type { FastifyRequest } from 'fastify';
-import type { SatelliteAccess, SatelliteAuthenticator } from '../http/defineRoute.ts';
+import type { SatelliteAuthenticator } from '../http/defineRoute.ts';
 import { type ApiKeyCache, createApiKeyCache, type KnownKey, type VerifiedKey } from './createApiKeyCache.ts';
 import { buildAllowlist, isAllowedAddress } from './isAllowedAddress.ts';
 
@@ -49,7 +49,7 @@ export type SatelliteKeyVerifier = (
  *
  * Then: a team satellite's allowlist is checked against the client address (403). Two faces share one
  * cache: `verifyKey` (the key alone, for callers not named in a path, such as token introspection) and
- * `authenticate` (the satellite routes: the key, then the path's own id only, so a key never reaches another satellite).
+ * `authenticate` (the satellite routes, whose access admits a key on its own satellite's path only).
  */
 export const argon2Queue = { concurrency: 1, maxWaiting: 8, maxWaitMs: 3000 };
 
@@ -270,32 +270,12 @@ export async function createSatelliteAuthenticator(deps: {
     return key;
   };
 
-  /** The satellite routes: the key, then the path's id must be the key's own satellite. */
-  const authenticate: SatelliteAuthenticator = async (request, access) => {
-    const key = await verifyKey(request);
-    assertOwnPath(request, access, key);
-    return key.identity;
-  };
+  /**
+   * The satellite routes: the key's identity. That the path names the key's own satellite is part of the
+   * route's access (`ownSatellite`), judged with every other rule by `authorizeRequest`.
+   */
+  const authenticate: SatelliteAuthenticator = async (request) => (await verifyKey(request)).identity;
 
   logger.debug('satellite authentication ready');
   return { authenticate, verifyKey, cache, stop: () => subscription.unsubscribe() };
-}
-
-/** Improvement 2: a satellite acts only on its own id, whatever key it holds. */
-function assertOwnPath(request: FastifyRequest, access: SatelliteAccess, key: VerifiedKey): void {
-  const pathId = (request.params as Record<string, string | undefined>)[access.satelliteParam];
-  if (pathId === key.satelliteId) return;
-  request.log.warn(
-    {
-      event: 'security.satellite_auth_refused',
-      reason: 'foreign_satellite_path',
-      key_id: key.keyId,
-      client_ip: request.ip,
-      satellite_id: key.satelliteId,
-    },
-    'satellite authentication refused',
-  );
-  throw new AppError('forbidden', 'A satellite may act only on its own id', {
-    instructions: 'Use the satellite id returned at registration in the path.',
-  });
 }

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/defineRoute.ts';
+import { publicAccess } from '../http/routeAccess.ts';
 import type { IdentityModule } from '../identity/index.ts';
 import type { SignInStates } from './createSignInStates.ts';
 import type { ExternalIdentityStore } from './externalIdentityStore.ts';
@@ -236,7 +237,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       url: `/api/auth/${provider.id}/start`,
       summary: `Sign in with ${provider.id === 'oidc' ? 'single sign-on' : 'the code-hosting account'}: redirects to the provider`,
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       querystring: startQuery,
       responseShape: 'bare',
       response: z.string(),
@@ -248,7 +249,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       url: `/api/auth/${provider.id}/callback`,
       summary: `Where the provider sends the browser back: signs in and redirects to the console (an HTML page on failure)`,
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       responseShape: 'bare',
       response: z.string(),
       handler: ({ request, reply }) => answer(provider, request, reply, () => callback(provider, request, reply)),
@@ -261,7 +262,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       url: '/api/auth/methods',
       summary: 'The ways to sign in that are on, for the login page',
       tags: ['auth'],
-      access: { kind: 'public' },
+      access: publicAccess,
       response: signInMethods,
       async handler(): Promise<SignInMethods> {
         const loginEnabled = await deps.loginEnabled();
