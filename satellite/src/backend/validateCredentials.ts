@@ -1,7 +1,7 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
-import { upstreamProtocolVersions } from '../runtime/createUpstreamClient.ts';
 import type { ManagedServer } from '../runtime/managedServer.ts';
+import { upstreamProtocolVersions } from '../sdkAdaptation/protocolVersions.ts';
 
 export type CredentialOutcome = 'valid' | 'token_expired' | 'token_revoked' | 'failed';
 export type CredentialCheck = { outcome: CredentialOutcome; message: string | null };
@@ -45,7 +45,7 @@ export async function validateCredentials(
       : new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders });
   const client = new Client(
     { name: 'service-satellite-credential-check', version: '0.1.0' },
-    { versionNegotiation: { mode: 'auto' }, supportedProtocolVersions: upstreamProtocolVersions },
+    { versionNegotiation: { mode: 'auto' }, supportedProtocolVersions: [...upstreamProtocolVersions] },
   );
   try {
     await client.connect(transport, { timeout: options.timeoutMs });

@@ -9,12 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
-import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
-import { asksForInput, createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
-import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
-import type { SuspendedCalls } from './createSuspendedCalls.ts';
-import { isPlainLegacyRequest } from './isPlainLegacyRequest.ts';
-import { isPlainObject, isRequestId } from './jsonRpcShape.ts';
+import { isPlainLegacyRequest } from '../sdkAdaptation/isPlainLegacyRequest.ts';
 import {
   acceptsBothMediaTypes,
   answerLegacyToolCall,
@@ -22,7 +17,12 @@ import {
   type PlainAnswer,
   readPlainLegacyToolCall,
   readPlainModernToolCall,
-} from './plainToolCall.ts';
+} from '../sdkAdaptation/plainToolCall.ts';
+import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
+import { asksForInput, createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
+import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
+import type { SuspendedCalls } from './createSuspendedCalls.ts';
+import { isPlainObject, isRequestId } from './jsonRpcShape.ts';
 
 /**
  * Session ids: the issuing process's tag and 32 random bytes, base64url. The tag tells a replica that

@@ -3,10 +3,10 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
+import type { PlainAnswer } from '../sdkAdaptation/plainToolCall.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
 import type { McpEndpoint } from './createMcpEndpoint.ts';
 import type { ReplicaForwarder } from './createReplicaForwarder.ts';
-import type { PlainAnswer } from './plainToolCall.ts';
 
 /**
  * Resolves once the rest of a refused request's body has arrived and been dropped. Answering before

@@ -6,9 +6,9 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { deliverInOrder } from '../sdkAdaptation/withOrderedDelivery.ts';
 import { createLineFramer, type OversizedLine } from './createLineFramer.ts';
 import { formatBytes, MessageTooLargeError, messageTooLargeCode } from './messageTooLargeError.ts';
-import { deliverInOrder } from './withOrderedDelivery.ts';
 
 /**
  * What became of a refused line: the request it answered failed with the limit (`answered`), it came

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
+import { withOrderedDelivery } from '../sdkAdaptation/withOrderedDelivery.ts';
 import type { InstallationGeneration } from './createGenerationCache.ts';
 import { createSizeLimitedFetch } from './createSizeLimitedFetch.ts';
 import { createUpstreamClient, outsideCall, type UpstreamLimits } from './createUpstreamClient.ts';
@@ -15,7 +16,6 @@ import { isServerUnreachable } from './isServerUnreachable.ts';
 import type { Failure } from './lifecycle/lifecycleState.ts';
 import { ConnectFailure, type UpstreamConnection, type UpstreamConnector } from './upstreamConnection.ts';
 import type { UpstreamTokens } from './upstreamTokens.ts';
-import { withOrderedDelivery } from './withOrderedDelivery.ts';
 
 /** What connecting to a remote server needs, and nothing else. */
 export type RemoteConnectorSettings = {

@@ -9,15 +9,10 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { upstreamProtocolVersions } from '../sdkAdaptation/protocolVersions.ts';
+import { withCallToolValidator } from '../sdkAdaptation/withCallToolValidator.ts';
 import type { ToolCallOptions } from './managedServer.ts';
 import { messageTooLargeIn } from './messageTooLargeError.ts';
-import { withCallToolValidator } from './withCallToolValidator.ts';
-
-/**
- * The revisions the satellite speaks to upstream servers: 2026-07-28 through `server/discover`, then the
- * legacy `initialize` handshake offering 2025-11-25 and accepting what the server counter-offers.
- */
-export const upstreamProtocolVersions = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 
 export type UpstreamLimits = {
   /** Without an answer or progress for this long a call is cancelled; progress restarts it. */
@@ -86,7 +81,7 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
       {
         capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
         versionNegotiation: { mode: 'auto' },
-        supportedProtocolVersions: upstreamProtocolVersions,
+        supportedProtocolVersions: [...upstreamProtocolVersions],
         // Input rounds are driven here, per call, so each request reaches the client that made the call.
         inputRequired: { autoFulfill: false },
         listMaxPages: 100,

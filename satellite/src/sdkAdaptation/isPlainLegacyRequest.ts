@@ -1,7 +1,5 @@
-import { isPlainObject, isStrictRequest } from './jsonRpcShape.ts';
-
-/** The 2025 (and 2024) revisions a legacy client names in its `MCP-Protocol-Version` header. */
-export const legacyVersions = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+import { isPlainObject, isStrictRequest } from '../gateway/jsonRpcShape.ts';
+import { legacyProtocolVersionSet } from './protocolVersions.ts';
 
 /**
  * Recognises, without the SDK's schema checks, the common request of a 2025 session: a POSTed
@@ -17,5 +15,5 @@ export function isPlainLegacyRequest(request: Request, body: unknown): boolean {
   const params = body.params;
   if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return false;
   const version = request.headers.get('mcp-protocol-version');
-  return version === null || legacyVersions.has(version);
+  return version === null || legacyProtocolVersionSet.has(version);
 }

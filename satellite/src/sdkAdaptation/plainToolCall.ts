@@ -9,9 +9,14 @@ import {
   SERVER_INFO_META_KEY,
   specTypeSchemas,
 } from '@modelcontextprotocol/server';
-import { executeWithoutInput, satelliteServerInfo, type ToolHandlers, type ToolScope } from './createMetaToolServer.ts';
-import { legacyVersions } from './isPlainLegacyRequest.ts';
-import { hasOnlyKeys, isPlainObject, isStrictRequest } from './jsonRpcShape.ts';
+import {
+  executeWithoutInput,
+  satelliteServerInfo,
+  type ToolHandlers,
+  type ToolScope,
+} from '../gateway/createMetaToolServer.ts';
+import { hasOnlyKeys, isPlainObject, isStrictRequest } from '../gateway/jsonRpcShape.ts';
+import { legacyProtocolVersionSet, modernProtocolVersion } from './protocolVersions.ts';
 
 /**
  * The plain tool call, of either protocol generation, answered without the SDK's serving machinery.
@@ -30,7 +35,7 @@ import { hasOnlyKeys, isPlainObject, isStrictRequest } from './jsonRpcShape.ts';
  */
 
 /** The revision the modern path answers; any other is the SDK's to accept or refuse. */
-const modernRevision = '2026-07-28';
+const modernRevision = modernProtocolVersion;
 const metaToolNames = new Set(['discover_mcp_tools', 'execute_mcp_tool']);
 const modernParamKeys = new Set(['name', 'arguments', '_meta']);
 const legacyParamKeys = new Set(['name', 'arguments']);
@@ -125,7 +130,8 @@ export function readPlainLegacyToolCall(
   if (!acceptsBothMediaTypes(single(headers, 'accept'))) return undefined;
   if (!isJsonContentType(single(headers, 'content-type'))) return undefined;
   const version = headers['mcp-protocol-version'];
-  if (version !== undefined && !(typeof version === 'string' && legacyVersions.has(version))) return undefined;
+  if (version !== undefined && !(typeof version === 'string' && legacyProtocolVersionSet.has(version)))
+    return undefined;
   if (headers['mcp-method'] !== undefined || headers['mcp-name'] !== undefined) return undefined;
   return { ...read.call, sessionId };
 }

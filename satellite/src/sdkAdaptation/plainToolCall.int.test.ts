@@ -1,8 +1,12 @@
 import { request } from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingServer, fixtureModernServer, referenceServer } from '../../test/helpers.ts';
 import { startTestSatellite } from '../../test/startTestSatellite.ts';
 import type { SatelliteApp } from '../app.ts';
+import { readPlainLegacyToolCall, readPlainModernToolCall } from './plainToolCall.ts';
 
 /**
  * The plain tool call of either generation is answered without the SDK's serving machinery. Each
@@ -434,6 +438,102 @@ describe('a slow plain call of a 2025 session', () => {
     } finally {
       url = saved;
       await started.satellite.close();
+    }
+  });
+});
+
+/** A request as a real client sent it: its headers (lower-case names) and its body. */
+type Captured = {
+  headers: Record<string, string>;
+  body: { params: Record<string, unknown> } & Record<string, unknown>;
+};
+
+/** A fetch that passes every request on and keeps each `tools/call` POST as it went out. */
+function recordingFetch(calls: Captured[]): typeof fetch {
+  return async (input, init) => {
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Captured['body']) : undefined;
+    if (init?.method === 'POST' && body?.method === 'tools/call') {
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      calls.push({ headers, body });
+    }
+    return fetch(input, init);
+  };
+}
+
+/**
+ * The comparison above, on the requests the clients people use really send: each client makes a call,
+ * its request is sent again as it was (the short path must take it) and with one member more that takes
+ * it through the SDK, and the two answers must be the same.
+ */
+describe('the plain tool call as real clients send it', () => {
+  const args = { tool_path: 'everything:echo', arguments: { message: 'from a real client' } };
+  const parsed = (reply: { type: string | undefined; text: string }) => {
+    const data = reply.type?.startsWith('text/event-stream')
+      ? reply.text
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('')
+      : reply.text;
+    return JSON.parse(data) as unknown;
+  };
+  const viaSdk = (captured: Captured, modern: boolean): Captured['body'] => {
+    const params = captured.body.params;
+    if (!modern) return { ...captured.body, params: { ...params, _meta: {} } };
+    const meta = params._meta as Record<string, unknown>;
+    const info = meta['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>;
+    return {
+      ...captured.body,
+      params: {
+        ...params,
+        _meta: { ...meta, 'io.modelcontextprotocol/clientInfo': { ...info, websiteUrl: 'https://example.com' } },
+      },
+    };
+  };
+
+  it.each([
+    ['the SDK v2 client pinned to 2026-07-28', 'v2-modern'],
+    ['the SDK v2 client in its default mode', 'v2-legacy'],
+    ['the SDK v1 client', 'v1'],
+  ] as const)('%s', async (_, kind) => {
+    const calls: Captured[] = [];
+    const close: Array<() => Promise<void>> = [];
+    if (kind === 'v1') {
+      const client = new V1Client({ name: 'v1-agent', version: '1.0.0' });
+      await client.connect(new V1Transport(url, { fetch: recordingFetch(calls) }));
+      close.push(() => client.close());
+      await client.callTool({ name: 'execute_mcp_tool', arguments: args });
+    } else {
+      const client = new Client(
+        { name: 'v2-agent', version: '2.0.0' },
+        kind === 'v2-modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+      );
+      await client.connect(new StreamableHTTPClientTransport(url, { fetch: recordingFetch(calls) }));
+      close.push(() => client.close());
+      await client.callTool({ name: 'execute_mcp_tool', arguments: args });
+    }
+    try {
+      const [captured] = calls;
+      if (!captured) throw new Error('the client sent no tools/call');
+      const modern = kind === 'v2-modern';
+      const plain = modern
+        ? readPlainModernToolCall(captured.headers, captured.body)
+        : readPlainLegacyToolCall(captured.headers, captured.body);
+      expect(plain, 'the short path takes the request as the client sent it').toBeDefined();
+      const short = await send(captured.headers, captured.body);
+      const long = await send(captured.headers, viaSdk(captured, modern));
+      expect({ ...short, text: undefined, body: parsed(short) }).toEqual({
+        ...long,
+        text: undefined,
+        body: parsed(long),
+      });
+      expect(short.status).toBe(200);
+      expect(JSON.stringify(parsed(short))).toContain('from a real client');
+    } finally {
+      for (const done of close) await done();
     }
   });
 });
