@@ -50,6 +50,8 @@ export const logger = createLogger({ name: 'satellite-test', level: 'silent' });
 export type SatelliteStack = {
   env: TestEnvironment;
   gateway: FastifyInstance;
+  /** The replica `gateway` is, to stop it (a gateway-api outage) before the stack stops. */
+  firstReplica: GatewayReplica;
   registry: RegistryApp;
   /** The real settings service, when asked for (`settings: true`); otherwise nothing answers `settings.*`. */
   settings: SettingsApp | undefined;
@@ -82,6 +84,8 @@ export async function startSatelliteStack(
     registryDatabaseProxy?: boolean;
     /** How long gateway-api serves a known satellite key before confirming it with the registry. */
     keyConfirmAfterMs?: number;
+    /** More of the registry's environment (its offline watch's pace, for one). */
+    registryEnv?: Record<string, string>;
   } = {},
 ): Promise<SatelliteStack> {
   const env = await createTestEnvironment();
@@ -95,7 +99,7 @@ export async function startSatelliteStack(
     env,
     buses,
     logger,
-    configEnv: registryPostgres,
+    configEnv: { ...registryPostgres, ...options.registryEnv },
   });
   let settings: ServiceUnderTest<SettingsApp> | undefined;
   if (options.settings) {
@@ -121,6 +125,7 @@ export async function startSatelliteStack(
   const startReplica = async (tuning: GatewayOptions['tuning'] = {}): Promise<GatewayReplica> => {
     const redis = new Redis(env.redisUrl);
     const metrics = createMetrics('gateway-api');
+    const replicaBus = await bus(`gateway-${replicas.length}`);
     const built = await createGateway({
       config: loadConfig(gatewayConfigSchema, {
         ...env.env,
@@ -128,7 +133,7 @@ export async function startSatelliteStack(
         ADMIN_PASSWORD: adminCredentials.password,
         ADMIN_NAME: adminCredentials.name,
       }),
-      bus: await bus(`gateway-${replicas.length}`),
+      bus: replicaBus,
       logger,
       redis,
       metrics,
@@ -138,7 +143,8 @@ export async function startSatelliteStack(
         ...tuning,
       },
     });
-    await buses.flush();
+    // Its subscriptions are in place before it is used (a stopped replica's connection is closed).
+    await replicaBus.flush();
     let stopped = false;
     const replica: GatewayReplica = {
       app: built.app,
@@ -147,12 +153,16 @@ export async function startSatelliteStack(
       async stop() {
         if (stopped) return;
         stopped = true;
-        for (const step of [...built.beforeDrain, ...built.afterDrain]) await step.run();
+        // As the process does: stops its work, leaves NATS (its subscriptions go), then closes its pools.
+        for (const step of built.beforeDrain) await step.run();
+        await replicaBus.drain();
+        for (const step of built.afterDrain) await step.run();
         redis.disconnect();
       },
     };
     replicas.push(replica);
-    if (replicas.length === 1) await built.migrateIdentity();
+    // Opens the replica's identity pool (the first applies the migrations; later ones find them applied).
+    await built.migrateIdentity();
     return replica;
   };
   const first = await startReplica();
@@ -162,6 +172,7 @@ export async function startSatelliteStack(
   return {
     env,
     gateway: first.app,
+    firstReplica: first,
     registry: registry.app,
     settings: settings?.app,
     adminBus,

@@ -4,6 +4,7 @@ import {
   databaseOwners,
   dbSetupSubject,
   dbStatusSubject,
+  identitySatelliteOfflineNoticeSubject,
   identityTeamGetSubject,
   installationSubjects as installations,
   installationsConfigForSatelliteSubject,
@@ -125,6 +126,18 @@ export const subjectMatrix: SubjectRow[] = [
 
   // Identity facts, for the service that needs a team's slug.
   { def: identityTeamGetSubject, request: (c) => ({ team_id: c.teamA }), expect: only('installations') },
+  // The registry's notice that a satellite went offline (mail is off in this stack: nothing is queued).
+  {
+    def: identitySatelliteOfflineNoticeSubject,
+    request: () => ({
+      satellite_id: randomUUID(),
+      name: 'matrix',
+      satellite_type: 'global',
+      team_id: null,
+      last_heartbeat_at: new Date().toISOString(),
+    }),
+    expect: only('satellite-registry'),
+  },
 
   // Registration tokens: global ones for global admins; a team's for who may register or manage there.
   {

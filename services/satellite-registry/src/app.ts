@@ -13,6 +13,7 @@ import { createRegistrationTokenSigner } from './domain/registrationTokenSigner.
 import type { RegistryDeps } from './domain/registryDeps.ts';
 import { createSatelliteOperations } from './domain/satelliteOperations.ts';
 import { createTokenOperations } from './domain/tokenOperations.ts';
+import { createOfflineWatch, type OfflineWatch } from './domain/watchOfflineSatellites.ts';
 import { type RegistryOperations, serveRegistryHandlers } from './handlers/serveRegistryHandlers.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -22,7 +23,9 @@ export type RegistryApp = {
   operations: RegistryOperations;
   /** Delivers the audit entries this service records to the audit log. */
   auditRelay: AuditRelay;
-  /** Stops the audit relay (before the bus is drained). */
+  /** Looks for satellites that went offline and has the global admins told. */
+  offlineWatch: OfflineWatch;
+  /** Stops the audit relay and the offline watch (before the bus is drained). */
   stop(): Promise<void>;
 };
 
@@ -76,5 +79,22 @@ export async function createApp(deps: {
   serveRegistryHandlers(bus, operations);
   const auditRelay = createAuditRelay({ pool: database.pool, bus, logger, source: 'satellite-registry' });
   auditRelay.start();
-  return { database, operations, auditRelay, stop: () => auditRelay.stop() };
+  const offlineWatch = createOfflineWatch({
+    pool: database.pool,
+    bus,
+    logger,
+    now,
+    heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS,
+  });
+  offlineWatch.start(config.OFFLINE_CHECK_MS);
+  return {
+    database,
+    operations,
+    auditRelay,
+    offlineWatch,
+    async stop() {
+      await offlineWatch.stop();
+      await auditRelay.stop();
+    },
+  };
 }

@@ -25,6 +25,8 @@ export const configSchema = requireInProduction(
     COMMAND_DEFAULT_EXPIRY_MS: positiveInt.min(1000).default(3_600_000),
     // The heartbeat interval satellites are told to keep: 30 seconds by default.
     HEARTBEAT_INTERVAL_MS: positiveInt.default(30000),
+    // How often the registry looks for satellites that went offline, to tell the global admins by mail.
+    OFFLINE_CHECK_MS: positiveInt.min(100).default(15000),
   }),
   [...postgresProductionVariables, ...natsProductionVariables],
 );

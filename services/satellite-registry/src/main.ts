@@ -9,7 +9,7 @@ await runService({
     const app = await createApp(context);
     context.readiness.add('database', app.database.isReachable);
     return {
-      beforeDrain: [{ name: 'stop the audit relay', run: () => app.stop() }],
+      beforeDrain: [{ name: 'stop the audit relay and the offline watch', run: () => app.stop() }],
       afterDrain: [{ name: 'close database pool', run: () => app.database.pool.end() }],
     };
   },

@@ -46,7 +46,11 @@ describe('the contract catalogue', () => {
     expect(installations.consumes.map((d) => d.subject)).not.toContain('evt.satellite.{satellite_id}.config.refreshed');
 
     const gateway = contractsOf('gateway-api');
-    expect(gateway.serves.map((d) => d.subject)).toEqual(['identity.db.migrate', 'identity.team.get']);
+    expect(gateway.serves.map((d) => d.subject)).toEqual([
+      'identity.db.migrate',
+      'identity.team.get',
+      'identity.notice.satellite_offline',
+    ]);
     // The edge sends what people and satellites ask for, and nothing only services may send.
     expect(gateway.requests.map((d) => d.subject)).toContain('installations.installation.list');
     expect(gateway.requests.map((d) => d.subject)).not.toContain('installations.config.for_satellite');

@@ -5,6 +5,7 @@ import type { BroadcastDef } from '../events/defineBroadcast.ts';
 import type { EventDef } from '../events/defineEvent.ts';
 import { eventStreams, type StreamDefinition } from '../events/eventStreams.ts';
 import {
+  identitySatelliteOfflineNoticeSubject,
   identityTeamGetSubject,
   replicaAnnouncementBroadcast,
   sessionInvalidationBroadcast,
@@ -33,6 +34,7 @@ export const subjectCatalogue: readonly SubjectDef[] = [
   ...Object.values(migrateSubjects),
   ...Object.values(settingsSubjects),
   identityTeamGetSubject,
+  identitySatelliteOfflineNoticeSubject,
   ...Object.values(registrySubjects),
   installationsConfigForSatelliteSubject,
   ...Object.values(installationSubjects),

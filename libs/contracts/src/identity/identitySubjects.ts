@@ -18,6 +18,31 @@ export const identityTeamGetSubject = defineSubject({
 });
 
 /**
+ * A satellite stopped sending heartbeats: identity mails a notice to every enabled global admin (the
+ * `smtp` settings configure the server "for sending notifications"). The registry asks once per outage;
+ * asking again for the same outage (a retry after a lost reply, two registry replicas) queues nothing
+ * more. `mail: 'off'` when `global.send_mail` is off: nothing is queued, and nothing is sent later.
+ */
+export const identitySatelliteOfflineNoticeSubject = defineSubject({
+  subject: 'identity.notice.satellite_offline',
+  service: 'identity',
+  description:
+    'Queues the "satellite offline" mail to every enabled global admin, once per outage (by satellite and last heartbeat).',
+  access: serviceAccess('satellite-registry'),
+  request: z
+    .object({
+      satellite_id: uuidField(),
+      name: z.string().min(1).max(200),
+      satellite_type: z.enum(['global', 'team']),
+      team_id: z.string().nullable(),
+      /** The last heartbeat before the outage: with the satellite, the outage's identity. */
+      last_heartbeat_at: z.iso.datetime({ offset: true }),
+    })
+    .strict(),
+  reply: z.object({ mail: z.enum(['queued', 'off']), queued: z.number().int() }),
+});
+
+/**
  * Drop cached sessions: of one session (logout) or of one user (revocation, membership change).
  * Sent after the change has committed; each replica replies once it has evicted, so the sender can
  * answer its own request only when every known replica has forgotten the session.

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { AccessResolver, RouteDefinition, SatelliteAuthenticator } from '../http/defineRoute.ts';
 import { createMailSender, type MailSender } from '../mail/createMailSender.ts';
+import { serveSatelliteOfflineNotice } from '../mail/serveSatelliteOfflineNotice.ts';
 import { accountRoutes } from './accountRoutes.ts';
 import { createAccountStore } from './accountStore.ts';
 import { authRoutes } from './authRoutes.ts';
@@ -123,6 +124,7 @@ export async function createIdentityModule(options: IdentityModuleOptions): Prom
       }),
     ...options.mail,
   });
+  serveSatelliteOfflineNotice({ bus, pool: options.pool, store, settings: options.settings, mail, logger });
   const routes = [
     ...authRoutes({ ...deps, limiter, loginGate, issueSession }),
     ...accountRoutes({

@@ -9,6 +9,7 @@ const pages = {
   password_reset: '/reset-password',
   invitation: '/invitation',
   registration_exists: '/forgot-password',
+  satellite_offline: '/satellites',
 } as const;
 
 /**
@@ -20,6 +21,7 @@ export function createLinkMaker(deps: { accounts: AccountStore; now: () => numbe
   return async (mail, pageUrl) => {
     const page = `${pageUrl}${pages[mail.kind]}`;
     if (mail.kind === 'registration_exists') return page;
+    if (mail.kind === 'satellite_offline') return `${page}/${encodeURIComponent(mail.params.satellite_id ?? '')}`;
     if (!mail.token_ref) return 'gone';
     const token = createSessionToken();
     const hash = hashSessionToken(token);

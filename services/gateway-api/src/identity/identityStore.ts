@@ -211,6 +211,13 @@ function queriesOn(db: () => CommonQueryMethods) {
       });
     },
 
+    /** The addresses of global admins who can act now (not disabled, not deleted): who is told of outages. */
+    async activeGlobalAdminAddresses(on?: CommonQueryMethods): Promise<ReadonlyArray<{ id: string; email: string }>> {
+      return (on ?? db()).any(sql.type(z.object({ id: z.string(), email: z.string() }))`
+        SELECT id, email FROM identity.users
+        WHERE global_role = 'global_admin' AND disabled_at IS NULL AND ${notDeleted} ORDER BY created_at`);
+    },
+
     async hasGlobalAdmin(): Promise<boolean> {
       return db().exists(sql.unsafe`SELECT 1 FROM identity.users WHERE global_role = 'global_admin' AND ${notDeleted}`);
     },

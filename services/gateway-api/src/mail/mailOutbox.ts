@@ -2,7 +2,13 @@ import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 
 /** What the outbox sends: each kind has its text in renderMail.ts. */
-export const mailKinds = ['verify_email', 'password_reset', 'invitation', 'registration_exists'] as const;
+export const mailKinds = [
+  'verify_email',
+  'password_reset',
+  'invitation',
+  'registration_exists',
+  'satellite_offline',
+] as const;
 export type MailKind = (typeof mailKinds)[number];
 
 export type QueuedMail = {
@@ -14,6 +20,8 @@ export type QueuedMail = {
   tokenRef?: string | null;
   /** Dropped unsent after this long (a link nobody received in time is worth nothing). */
   expiresInMs: number;
+  /** Names what the mail is about and whom it is for: a second mail with the same key is not queued. */
+  onceKey?: string;
 };
 
 const claimedRow = z.object({
@@ -26,12 +34,16 @@ const claimedRow = z.object({
 });
 export type ClaimedMail = z.infer<typeof claimedRow>;
 
-/** Queues a mail in the caller's transaction: it is sent after commit, never while the request waits. */
-export async function queueMail(db: CommonQueryMethods, mail: QueuedMail): Promise<string> {
-  return db.oneFirst(sql.type(z.object({ id: z.string() }))`
-    INSERT INTO identity.mail_outbox (kind, recipient, params, token_ref, expires_at)
+/**
+ * Queues a mail in the caller's transaction: it is sent after commit, never while the request waits.
+ * Null when a mail with the same `onceKey` was queued before (nothing is queued again).
+ */
+export async function queueMail(db: CommonQueryMethods, mail: QueuedMail): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO identity.mail_outbox (kind, recipient, params, token_ref, expires_at, once_key)
     VALUES (${mail.kind}, ${mail.recipient}, ${sql.jsonb(mail.params)}, ${mail.tokenRef ?? null},
-            now() + make_interval(secs => ${mail.expiresInMs / 1000}))
+            now() + make_interval(secs => ${mail.expiresInMs / 1000}), ${mail.onceKey ?? null})
+    ON CONFLICT (once_key) WHERE once_key IS NOT NULL DO NOTHING
     RETURNING id`);
 }
 

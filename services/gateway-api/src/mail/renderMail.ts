@@ -59,6 +59,17 @@ export function renderMail(
             'If it was not you, ignore this mail.',
           ],
         };
+      case 'satellite_offline':
+        return {
+          subject: `Satellite ${params.satellite ?? ''} is offline on ${platform}`,
+          lines: [
+            'Hello,',
+            `the ${params.scope === 'team' ? `satellite of the team "${params.team ?? ''}"` : 'global satellite'} "${params.satellite ?? ''}" stopped sending heartbeats: the last one arrived at ${params.last_heartbeat_at ?? ''}. The MCP servers it runs cannot be reached through it until it is back.`,
+            'Its page in the console:',
+            'LINK',
+            'You get this mail as a global admin; you get another only if it goes offline again after coming back.',
+          ],
+        };
     }
   })();
   const text = paragraphs.lines.map((line) => (line === 'LINK' ? (link ?? '') : line)).join('\n\n');
