@@ -20,6 +20,9 @@ export type CachedTool = {
   installation_id: string;
   team_id: string;
   server_slug: string;
+  /** The catalogue's name and description of the server, when its configuration carries them. */
+  server_title?: string;
+  server_description?: string;
 };
 
 export type ToolLookup =
@@ -138,6 +141,8 @@ export function createToolCatalogue(options: {
           installation_id: config.installation_id,
           team_id: config.team_id,
           server_slug: config.server_slug,
+          ...(config.server_title ? { server_title: config.server_title } : {}),
+          ...(config.server_description ? { server_description: config.server_description } : {}),
         };
         const list = next.get(internal) ?? [];
         list.push(entry);

@@ -68,6 +68,21 @@ describe('createPlainToolSearch', () => {
     expect(ranked.indexOf('git:search')).toBeLessThan(ranked.indexOf('shop:search'));
   });
 
+  it("reads the catalogue's title and description of a server, which lift its tools", () => {
+    const described = createPlainToolSearch();
+    const desk = { server_title: 'Helpdesk', server_description: 'Customer support tickets and their replies.' };
+    described.setTools([
+      tool('notes', 'create_item', 'Create an item.'),
+      { ...tool('zd', 'create_item', 'Create an item.'), ...desk },
+      tool('notes', 'list_items', 'List the items.'),
+      { ...tool('zd', 'list_items', 'List the items.'), ...desk },
+    ]);
+    // Nothing but the server's description tells the two servers' tools apart.
+    expect(paths(described, 'create a support ticket', 1)).toEqual(['zd:create_item']);
+    expect(paths(described, 'helpdesk items', 1)).toEqual(['zd:list_items']);
+    expect(paths(described, 'create an item', 1)).toEqual(['notes:create_item']);
+  });
+
   it('reads input schema property names and descriptions', () => {
     expect(paths(search, 'which city')[0]).toBe('weather:getForecast');
   });

@@ -11,6 +11,7 @@ import type { SearchableTool, ToolSearchIndex } from './searchableTool.ts';
 import { splitIntoWords } from './splitIntoWords.ts';
 import { termOf } from './termOf.ts';
 import {
+  serverNamesOf,
   splitFirstSentence,
   type ToolSearchFields,
   toolSearchFieldNames,
@@ -33,8 +34,11 @@ export type PlainRankingParameters = {
    * `1 + serverLift * share`, where `share` in [0, 1] is its server's score relative to the best server's.
    */
   serverLift: number;
-  /** BM25 field boosts of a server's own text: its names, and its tools' names and first sentences. */
-  serverBoosts: { names: number; tools: number };
+  /**
+   * BM25 field boosts of a server's own text: its names, its catalogue description, and its tools' names
+   * and first sentences.
+   */
+  serverBoosts: { names: number; about: number; tools: number };
   /** A tool's score is multiplied by (query words it matches / query words) to this power. */
   coverageExponent: number;
   /** Weight of a typo match; lowered with the number of edits (`length / (length + edits)`). */
@@ -50,12 +54,12 @@ export type PlainRankingParameters = {
 };
 
 export const defaultPlainRankingParameters: PlainRankingParameters = {
-  fieldBoosts: { name: 3, summary: 1.5, details: 0.7, schema: 0.5, server: 1.5 },
+  fieldBoosts: { name: 3, summary: 1.5, details: 0.7, schema: 0.5, server: 1.5, serverAbout: 0.5 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   related: defaultRelationWeights,
   vocabularyWeight: 0.6,
   serverLift: 0.5,
-  serverBoosts: { names: 2, tools: 1 },
+  serverBoosts: { names: 2, about: 1, tools: 1 },
   coverageExponent: 2,
   fuzzyWeight: 0.6,
   prefixWeight: 0.3,
@@ -218,8 +222,8 @@ export function createPlainToolSearch(
 
   /** The server index: one document per server, ranked by the same words as the tools. */
   function createServerIndex() {
-    type ServerFields = { names: string; tools: string };
-    const serverIndex = createWordIndex(['names', 'tools'] as const, parameters.serverBoosts, parameters.bm25);
+    type ServerFields = { names: string; about: string; tools: string };
+    const serverIndex = createWordIndex(['names', 'about', 'tools'] as const, parameters.serverBoosts, parameters.bm25);
     let byText = new Map<string, number>();
     let nextServerId = 0;
     /** What each tool adds to its server's text, kept per tool object as the tool fingerprints are. */
@@ -237,14 +241,18 @@ export function createPlainToolSearch(
       setTools(tools: readonly SearchableTool[]): number[] {
         const texts = new Map<string, ServerFields>();
         for (const tool of tools) {
-          const fields = texts.get(tool.server_name) ?? { names: `${tool.server_slug} ${tool.server_name}`, tools: '' };
+          const fields = texts.get(tool.server_name) ?? {
+            names: serverNamesOf(tool),
+            about: tool.server_description ?? '',
+            tools: '',
+          };
           fields.tools += contributionOf(tool);
           texts.set(tool.server_name, fields);
         }
         const next = new Map<string, number>();
         const idOfServer = new Map<string, number>();
         for (const [name, fields] of texts) {
-          const text = `${name}\u0000${fields.names}\u0000${fields.tools}`;
+          const text = `${name}\u0000${fields.names}\u0000${fields.about}\u0000${fields.tools}`;
           let id = byText.get(text);
           if (id === undefined) {
             id = nextServerId++;

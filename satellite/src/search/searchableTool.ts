@@ -12,6 +12,9 @@ export type SearchableTool = {
   /** The server's slug (weight 0.25). */
   server_slug: string;
   server_name: string;
+  /** The catalogue's name and description of the server (its template's); the word ranking reads them. */
+  server_title?: string;
+  server_description?: string;
   transport: 'stdio' | 'http' | 'sse';
   /** The tool's input schema as its server reports it; plain-word discovery reads its properties. */
   input_schema?: Record<string, unknown>;

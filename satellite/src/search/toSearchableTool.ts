@@ -9,6 +9,8 @@ export function toSearchableTool(tool: CachedTool): SearchableTool {
     description: tool.description,
     server_slug: tool.server_slug,
     server_name: tool.server_name,
+    ...(tool.server_title ? { server_title: tool.server_title } : {}),
+    ...(tool.server_description ? { server_description: tool.server_description } : {}),
     transport: tool.transport,
     input_schema: tool.input_schema,
     ...(tool.annotations ? { annotations: tool.annotations } : {}),

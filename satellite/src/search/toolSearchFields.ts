@@ -4,11 +4,19 @@ import type { SearchableTool } from './searchableTool.ts';
  * The texts of a tool that plain-word discovery reads, one per field, so each can weigh what it says:
  * its name; the first sentence of its description (what the tool does) and the rest (how, caveats,
  * examples); its input schema (each property's name and description, nested objects and array items
- * included, a few levels deep); and its server (slug and name).
+ * included, a few levels deep); its server's names (slug, name and the catalogue's title); and what the
+ * catalogue says the server is for (its description), shared by every tool of the server.
  */
-export type ToolSearchFields = { name: string; summary: string; details: string; schema: string; server: string };
+export type ToolSearchFields = {
+  name: string;
+  summary: string;
+  details: string;
+  schema: string;
+  server: string;
+  serverAbout: string;
+};
 
-export const toolSearchFieldNames = ['name', 'summary', 'details', 'schema', 'server'] as const;
+export const toolSearchFieldNames = ['name', 'summary', 'details', 'schema', 'server', 'serverAbout'] as const;
 
 export function toolSearchFields(tool: SearchableTool): ToolSearchFields {
   const schemaTexts: string[] = [];
@@ -19,8 +27,14 @@ export function toolSearchFields(tool: SearchableTool): ToolSearchFields {
     summary,
     details,
     schema: schemaTexts.join(' '),
-    server: `${tool.server_slug} ${tool.server_name}`,
+    server: serverNamesOf(tool),
+    serverAbout: tool.server_description ?? '',
   };
+}
+
+/** The names a server goes by: its slug, its name in tool paths and its catalogue title. */
+export function serverNamesOf(tool: SearchableTool): string {
+  return `${tool.server_slug} ${tool.server_name}${tool.server_title ? ` ${tool.server_title}` : ''}`;
 }
 
 /**

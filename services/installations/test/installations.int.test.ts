@@ -818,7 +818,14 @@ describe('configuration distribution', () => {
     );
     const records = await h.app.configurationRecords([teamA]);
     const record = records.find((r) => r.installation_id === created.id);
-    expect(record).toMatchObject({ team_slug: 'team-a', server_slug: 'filesystem', installation_name: 'fs-config' });
+    expect(record).toMatchObject({
+      team_slug: 'team-a',
+      server_slug: 'filesystem',
+      installation_name: 'fs-config',
+      // The catalogue's name travels for discovery; this template has no description, so none is sent.
+      server_title: 'Filesystem',
+    });
+    expect(record).not.toHaveProperty('server_description');
     expect(JSON.parse(record?.template_config ?? '')).toMatchObject({ command: 'npx', args: ['-y', 'fs-server'] });
     expect(JSON.parse(record?.team_config ?? '')).toEqual({
       args: ['--team'],

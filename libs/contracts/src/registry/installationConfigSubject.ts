@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
-import { installationNaming, serverOAuth } from '../satellite/serverConfiguration.ts';
+import { installationNaming, serverAbout, serverOAuth } from '../satellite/serverConfiguration.ts';
 import { defineSubject } from '../subject.ts';
 
 /**
@@ -24,6 +24,7 @@ export type ConfigurationLevel = z.infer<typeof configurationLevel>;
  */
 export const installationConfigRecord = z.object({
   ...installationNaming,
+  ...serverAbout,
   template_config: z.string(),
   team_config: z.string(),
   /** The user level (user preferences), when the installation has one. */

@@ -43,6 +43,16 @@ export const installationNaming = {
 };
 
 /**
+ * What the catalogue says of an installation's server: its template's display name and description.
+ * Discovery ranks the server's tools by them too (a request about "issue tracking" finds the tools of a
+ * server described so, whatever its slug); absent for a standalone file that leaves them out.
+ */
+export const serverAbout = {
+  server_title: z.string().max(200).optional(),
+  server_description: z.string().max(4000).optional(),
+};
+
+/**
  * One MCP server as a satellite runs it: the merge of template, team and user levels. The backend distributes a list of these; a standalone
  * satellite reads the same shape from SATELLITE_CONFIG_FILE.
  */
@@ -51,6 +61,7 @@ export const serverConfiguration = z
     /** `{server_slug}-{team_slug}-{installation_id}`: one process per installation. */
     process_id: z.string().min(1).max(200),
     ...installationNaming,
+    ...serverAbout,
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     env: stringMap.default({}),

@@ -21,6 +21,8 @@ const row = z.object({
   team_id: z.string(),
   team_slug: z.string(),
   server_slug: z.string(),
+  server_title: z.string(),
+  server_description: z.string().nullable(),
   transport: z.enum(['stdio', 'http', 'sse']),
   command: z.string().nullable(),
   template_args: z.array(z.string()),
@@ -47,7 +49,8 @@ export async function readConfigurationRecords(
   teamIds: readonly string[] | null,
 ): Promise<ConfigurationRecord[]> {
   const rows = await db.any(sql.type(row)`
-    SELECT i.id, i.name, i.team_id, i.team_slug, t.slug AS server_slug, t.transport, t.command,
+    SELECT i.id, i.name, i.team_id, i.team_slug, t.slug AS server_slug, t.name AS server_title,
+      t.description AS server_description, t.transport, t.command,
       t.args AS template_args, t.env AS template_env, t.url, t.headers AS template_headers, i.args, i.secret_config,
       i.settings, u.user_id, u.args AS user_args, u.secret_config AS user_secret_config, t.oauth,
       EXISTS (SELECT 1 FROM oauth_tokens o WHERE o.installation_id = i.id) AS authorized
@@ -83,6 +86,9 @@ export async function readConfigurationRecords(
       team_id: r.team_id,
       team_slug: r.team_slug,
       server_slug: r.server_slug,
+      // The contract's limits: a catalogue text past them is cut rather than failing the reply.
+      server_title: r.server_title.slice(0, 200),
+      ...(r.server_description ? { server_description: r.server_description.slice(0, 4000) } : {}),
       transport: r.transport,
       template_config: JSON.stringify(template),
       team_config: JSON.stringify({ args: r.args, env: team.env, headers: team.headers }),

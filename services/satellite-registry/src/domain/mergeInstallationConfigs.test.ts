@@ -40,6 +40,12 @@ describe('mergeInstallationConfigs', () => {
     ]);
   });
 
+  it("carries the catalogue's title and description of the server, which discovery ranks by", () => {
+    const about = { server_title: 'Filesystem', server_description: 'Read and write files on the host.' };
+    const { servers } = mergeInstallationConfigs([record(about)], null);
+    expect(servers[0]).toMatchObject(about);
+  });
+
   it('applies the user level last and never lets a team or user change the command', () => {
     const { servers } = mergeInstallationConfigs(
       [

@@ -69,6 +69,8 @@ export function mergeInstallationConfigs(
       team_id: record.team_id,
       team_slug: record.team_slug,
       server_slug: record.server_slug,
+      ...(record.server_title ? { server_title: record.server_title } : {}),
+      ...(record.server_description ? { server_description: record.server_description } : {}),
       transport: record.transport,
       ...(template.command ? { command: template.command } : {}),
       args: [...(template.args ?? []), ...(team.args ?? []), ...(user.args ?? [])],
