@@ -12,7 +12,15 @@
  *    (c) the satellite's fast Fuse index; then the equality check of (c) and of Orbital's discovery on
  *    operator queries against (a), which must report 0 mismatches.
  *
- *   npm run bench:discovery     (RETRIEVAL_DATA_DIR overrides where the data sets are read from)
+ * 4. With the project's local model endpoint (services/embeddings started as its own process, called
+ *    over HTTP): the golden set over the corpus alone and with distractors_v2, as a satellite ranks it
+ *    (word ranking; with the model; each with queries[] of three phrasings made by rule), the other ways
+ *    of using the model that were tried, and whole discovery calls' p50/p99 with and without the model
+ *    at 10,000 tools (the endpoint's embedding of each request included).
+ *
+ *   npm run bench:discovery     (RETRIEVAL_DATA_DIR overrides where the data sets are read from;
+ *                                DISCOVERY_BENCH_MODEL_TOOLS the size of part 4's latency run, 10,000 by
+ *                                default: embedding that many tools with USE lite takes minutes)
  */
 import { cpus, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -28,8 +36,10 @@ import { generateSearchQueries, realisticQueries } from '../satellite/src/search
 import { generateToolCorpus } from '../satellite/src/search/testing/generateToolCorpus.ts';
 import { toDiscoveredTool } from '../satellite/src/search/toDiscoveredTool.ts';
 import { toolSearchFuseOptions } from '../satellite/src/search/toolSearchFuseOptions.ts';
+import { startLocalEmbeddings } from '../satellite/test/startLocalEmbeddings.ts';
 import { type LabelledQuery, loadRetrievalData } from './discovery/loadRetrievalData.ts';
 import { loadTuningSet } from './discovery/loadTuningSet.ts';
+import { measureDiscoveryRows, measureModelLatency, measureModelVariants } from './discovery/measureWithModel.ts';
 import { createPlainBm25Search } from './discovery/plainBm25Search.ts';
 import { type RetrievalMetrics, retrievalMetrics } from './discovery/retrievalMetrics.ts';
 
@@ -268,4 +278,46 @@ for (const size of sizes) {
     `  equality vs (a): (c) ${mismatches} mismatches in ${comparisons} comparisons; Orbital's discovery on operator queries ${discoveryMismatches} in ${discoveryComparisons} (limits ${equalityLimits.join('/')})`,
   );
   console.log(`${lines.join('\n')}\n`);
+}
+
+// 4. With the local model endpoint.
+{
+  const local = await startLocalEmbeddings();
+  const endpoint = { url: local.url, model: local.model };
+  try {
+    console.log(
+      `With the local model endpoint (services/embeddings, ${local.model}, its own process over HTTP); queries[] = the request, its content words, its content words each followed by two words of its software-vocabulary group (bench/discovery/threePhrasings.ts)`,
+    );
+    for (const set of corpusSets) {
+      console.log(`${set.label}\n${qualityHeader}`);
+      for (const row of await measureDiscoveryRows(set.tools, data.golden, endpoint, limit)) {
+        console.log(
+          `${qualityRow(row.label, row.metrics)}${row.fallbacks ? `  (${row.fallbacks} calls without the model)` : ''}`,
+        );
+      }
+      console.log('  other ways of using the same model, tried:');
+      for (const row of await measureModelVariants(set.tools, data.golden, endpoint, limit)) {
+        console.log(qualityRow(row.label, row.metrics));
+      }
+    }
+    const size = Number(process.env.DISCOVERY_BENCH_MODEL_TOOLS ?? 10_000);
+    const tools: SearchableTool[] = [
+      ...realTools.slice(0, size),
+      ...generateToolCorpus(Math.max(0, size - realTools.length), 42),
+    ];
+    const timeoutMs = 300;
+    const requests = plainRequests.slice(0, 200);
+    const latency = await measureModelLatency(tools, requests, endpoint, limit, timeoutMs);
+    console.log(
+      `\nWhole discovery calls at ${size.toLocaleString('en')} tools, ${requests.length} plain requests, model time limit ${timeoutMs} ms (tool vectors first computed through the endpoint in ${(latency.embedMs / 1000).toFixed(1)} s)`,
+    );
+    console.log(`  ${'discovery'.padEnd(44)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
+    for (const row of latency.rows) {
+      console.log(
+        `  ${row.label.padEnd(44)}${format(row.p50)}${format(row.p99)}${row.fallbacks ? `  (${row.fallbacks} answered by the words alone: time limit)` : ''}`,
+      );
+    }
+  } finally {
+    await local.stop();
+  }
 }
