@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { defaults, freePort, startTcpProxy, type TcpProxy } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
 
 /**
@@ -12,8 +15,48 @@ let nats: TcpProxy;
 let platform: Platform;
 let token: string;
 let registryOps: number;
+let satellite: { id: string; key: string };
 
 type Envelope<T> = { success: boolean; data: T; error: { code: string; details?: Record<string, unknown> } };
+
+/**
+ * The path of gateway-api's readiness probe as the Kubernetes Deployment declares it: what decides whether
+ * a Service routes to a replica, so the test holds the manifest to the behaviour it relies on.
+ */
+function deployedReadinessPath(): string {
+  const deployment = parse(
+    readFileSync(new URL('../deploy/kubernetes/base/gateway-api.deployment.yaml', import.meta.url), 'utf8'),
+  );
+  const container = deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === 'gateway-api');
+  return container.readinessProbe.httpGet.path;
+}
+
+/** One satellite event, as a satellite sends it. */
+async function sendEvent() {
+  const response = await fetch(`${platform.api}/api/satellites/${satellite.id}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${satellite.key}` },
+    body: JSON.stringify({
+      events: [
+        {
+          id: randomUUID(),
+          type: 'mcp.client.connected',
+          timestamp: new Date().toISOString(),
+          data: {
+            session_id: randomUUID(),
+            client_type: 'vscode',
+            user_agent: 'vscode/1.99',
+            transport: 'sse',
+            ip_address: '10.0.0.1',
+            team_id: null,
+          },
+        },
+      ],
+    }),
+    signal: AbortSignal.timeout(5000),
+  });
+  return { status: response.status, body: (await response.json()) as Envelope<{ accepted: number }> };
+}
 
 async function get(path: string, base = platform.api) {
   const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -37,6 +80,20 @@ beforeAll(async () => {
     call<Envelope<{ token: string }>>(platform.api, 'POST', '/api/auth/login', { body: platform.admin }),
   );
   token = login.data.token;
+  const registration = await call<Envelope<{ authorization: string }>>(
+    platform.api,
+    'POST',
+    '/api/satellites/registration-tokens',
+    { token, body: {} },
+  );
+  const registered = await fetch(`${platform.api}/api/satellites/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: registration.data.authorization },
+    body: JSON.stringify({ name: 'outages' }),
+  });
+  expect(registered.status).toBe(201);
+  const { data } = (await registered.json()) as Envelope<{ satellite_id: string; api_key: string }>;
+  satellite = { id: data.satellite_id, key: data.api_key };
 }, 120_000);
 
 afterAll(async () => {
@@ -48,9 +105,11 @@ afterAll(async () => {
 });
 
 describe('outages', () => {
-  it('PostgreSQL unreachable: 503 unavailable on database routes, not ready, and back without a restart', async () => {
+  it('PostgreSQL unreachable: 503 on database routes, event intake still ready behind a Service, back without a restart', async () => {
     expect((await get('/api/satellites')).status).toBe(200);
     expect((await get('/readyz', platform.api)).status).toBe(200);
+    // The satellite's key is seen once before the outage, as every running satellite's is.
+    expect(await sendEvent()).toMatchObject({ status: 200, body: { data: { accepted: 1 } } });
     database.cut();
     try {
       // The registry's database route and identity's own (a login reads the users table).
@@ -74,6 +133,9 @@ describe('outages', () => {
         status: 200,
         body: { status: 'ready', checks: { database: 'failing', nats: 'ok' } },
       });
+      // The probe the Deployment declares keeps the replica in the Service, and intake flows through it.
+      expect((await fetch(`${platform.api}${deployedReadinessPath()}`)).status).toBe(200);
+      expect(await sendEvent()).toMatchObject({ status: 200, body: { data: { accepted: 1 } } });
       const registryReady = await eventually('the registry to report not ready', async () => {
         const response = await fetch(`http://127.0.0.1:${registryOps}/readyz`);
         return response.status === 503 ? ((await response.json()) as Record<string, unknown>) : undefined;
