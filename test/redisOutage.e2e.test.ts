@@ -109,6 +109,21 @@ describe('Redis away, then back empty', () => {
       (await readiness(`http://127.0.0.1:${jobsOps}`)).status === 200 ? true : undefined,
     );
 
+    // Mail on, so a mail request reaches its limits (nothing is mailed: the address has no account).
+    const mailOn = await send('/api/settings/global.send_mail', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ value: true }),
+    });
+    expect(mailOn.status).toBe(200);
+    const resetRequest = () =>
+      send('/api/auth/password-reset', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody@orbital.test' }),
+      });
+    expect((await resetRequest()).status).toBe(202);
+
     await redis.stop();
     try {
       await eventually('gateway-api to see Redis gone', async () => {
@@ -126,6 +141,10 @@ describe('Redis away, then back empty', () => {
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ success: false, error: { code: 'unavailable' } });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Nor can a mail request: refused too, rather than let anyone flood a mailbox meanwhile.
+      const reset = await resetRequest();
+      expect(reset).toMatchObject({ status: 503, body: { success: false, error: { code: 'unavailable' } } });
+      expect(Number(reset.headers.get('retry-after'))).toBeGreaterThan(0);
       // Event intake needs no Redis: its per-satellite limit is skipped meanwhile.
       const events = await sendEvents();
       expect(events.status).toBe(200);

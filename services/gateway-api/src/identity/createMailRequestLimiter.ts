@@ -19,7 +19,8 @@ export const defaultMailRequestLimits: MailRequestLimits = {
 /**
  * Limits the public requests that send a mail (registration, password reset, a new confirmation link) on
  * Redis, shared by every replica: fixed windows counted before anything is looked up, so the answer
- * says nothing about whether an address has an account. Over a limit: 429 with Retry-After.
+ * says nothing about whether an address has an account. Over a limit: 429 with Retry-After; while Redis
+ * is away, 503 `unavailable` with Retry-After.
  */
 export function createMailRequestLimiter(options: { redis: Redis; keyPrefix: string; limits?: MailRequestLimits }) {
   const limits = options.limits ?? defaultMailRequestLimits;
@@ -27,12 +28,17 @@ export function createMailRequestLimiter(options: { redis: Redis; keyPrefix: str
   const hashOf = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
   async function counted(key: string, limit: RateLimit): Promise<number | null> {
-    const results = await options.redis
-      .multi()
-      .set(key, '0', 'EX', limit.windowSeconds, 'NX')
-      .incr(key)
-      .ttl(key)
-      .exec();
+    let results: Awaited<ReturnType<ReturnType<Redis['multi']>['exec']>>;
+    try {
+      results = await options.redis.multi().set(key, '0', 'EX', limit.windowSeconds, 'NX').incr(key).ttl(key).exec();
+    } catch (cause) {
+      // Refused, not let through: without its count, anyone could have mail sent to any address as often as
+      // they liked for as long as Redis is away. The client fails at once while Redis is down, so this is prompt.
+      throw new AppError('unavailable', 'Mail requests are unavailable for a moment: their limits cannot be checked', {
+        details: { reason: 'redis_unavailable', retry_after_seconds: 5 },
+        cause,
+      });
+    }
     if (!results) throw new Error('the rate-limit transaction was aborted');
     const count = Number(results[1]?.[1]);
     const ttl = Number(results[2]?.[1]);
