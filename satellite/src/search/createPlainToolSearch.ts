@@ -54,13 +54,13 @@ export type PlainRankingParameters = {
 };
 
 export const defaultPlainRankingParameters: PlainRankingParameters = {
-  fieldBoosts: { name: 3, summary: 1.5, details: 0.7, schema: 0.5, server: 1.5, serverAbout: 0.5 },
+  fieldBoosts: { name: 3, summary: 2, details: 0.5, schema: 0.5, server: 1.5, serverAbout: 0.5 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   related: defaultRelationWeights,
   vocabularyWeight: 0.6,
   serverLift: 0.5,
   serverBoosts: { names: 2, about: 1, tools: 1 },
-  coverageExponent: 2,
+  coverageExponent: 1.5,
   fuzzyWeight: 0.6,
   prefixWeight: 0.3,
   minPrefixLength: 4,
