@@ -15,6 +15,7 @@ import type { DiscoveryEngine, TeamDiscovery } from '../search/createDiscoveryEn
 import type { SearchableTool } from '../search/searchableTool.ts';
 import { toDiscoveredTool } from '../search/toDiscoveredTool.ts';
 import { toSearchableTool } from '../search/toSearchableTool.ts';
+import { canElicitForm } from './confirmToolCall.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import type { RoundContext, SuspendedCalls } from './createSuspendedCalls.ts';
 import { createToolExecutor, type ToolScope, toolError } from './createToolExecutor.ts';
@@ -238,6 +239,7 @@ export function executeWithoutInput(
 ): Promise<CallToolResult> {
   return handlers.execute(raw, scope, {
     ...(sessionId ? { sessionId } : {}),
+    canElicit: canElicitForm(capabilities),
     signal: round.signal,
     ...(round.onProgress ? { onProgress: round.onProgress } : {}),
     onServerRequest: (request) =>
@@ -353,6 +355,7 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
     const { onProgress, flushed } = progressOf(ctx);
     const result = await handlers.execute(raw, scope, {
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      canElicit: canElicitForm(server.getClientCapabilities()),
       signal,
       ...(onProgress ? { onProgress } : {}),
       onServerRequest: async (request) => {
@@ -391,6 +394,7 @@ export function createMetaToolServer(handlers: ToolHandlers, options: MetaToolSe
       (callOptions) =>
         handlers.execute(raw, scope, {
           ...callOptions,
+          canElicit: canElicitForm(capabilities),
           onServerRequest: (request) => {
             const refusal = refuseUndeclared(request, capabilities);
             return refusal ? Promise.reject(refusal) : callOptions.onServerRequest(request);

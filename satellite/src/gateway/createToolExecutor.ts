@@ -3,6 +3,7 @@ import type { EventSink } from '../events/eventSink.ts';
 import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
 import { toolError } from '../runtime/createUpstreamClient.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
+import { confirmToolCall } from './confirmToolCall.ts';
 import type { createArgumentValidator } from './createArgumentValidator.ts';
 import { metaToolArgumentProblem } from './metaToolArgumentProblem.ts';
 
@@ -16,6 +17,8 @@ export type ToolScope = { teamId: string; userId: string } | null;
 export type ExecutionContext = ToolCallOptions & {
   /** The legacy session the call came in on; modern (stateless) calls have none. */
   sessionId?: string;
+  /** Whether the client declared it can be asked with a form (elicitation): confirmations need it. */
+  canElicit?: boolean;
 };
 
 /** Tool responses kept in request logs are capped, so one huge result cannot fill an event batch. */
@@ -78,6 +81,10 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         return toolError(
           `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
         );
+      case 'disabled':
+        return toolError(
+          `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it on the installation's Tools page.`,
+        );
       case 'found':
         break;
     }
@@ -88,6 +95,10 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         `Invalid arguments for "${toolPath}": ${check.problems.join('; ')}. Its input schema is in discover_mcp_tools' results.`,
       );
     }
+    const { sessionId: _session, canElicit, ...callOptions } = context;
+    const policy = deps.runtime.configuration(tool.installation_id)?.tool_policy;
+    const refusal = await confirmToolCall(tool, args, policy, { ...callOptions, canElicit: canElicit ?? false });
+    if (refusal) return refusal;
     const began = performance.now();
     const executedAt = new Date().toISOString();
     const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
@@ -108,7 +119,6 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         executed_at: executedAt,
       });
     };
-    const { sessionId: _session, ...callOptions } = context;
     try {
       const result = (await deps.runtime.callTool(tool, args, {
         ...callOptions,

@@ -33,6 +33,8 @@ export type ToolLookup =
    */
   | { kind: 'unavailable'; server_name: string; status: InstallationStatus; reason: string; tool?: CachedTool }
   | { kind: 'ambiguous'; tool_paths: string[] }
+  /** The tool exists but its team or installation policy turned it off. */
+  | { kind: 'disabled'; tool_path: string }
   | { kind: 'unknown' };
 
 /** A configured server that cannot serve now, in the words a lookup would use. */
@@ -79,6 +81,8 @@ export function createToolCatalogue(options: {
   let dirty = true;
 
   let byInternalName = new Map<string, CachedTool[]>();
+  /** Tool paths a policy turned off, by team: found by lookup to say so, never listed. */
+  let disabledPaths = new Map<string, string>();
   let online: CachedTool[] = [];
   let onlineByTeam = new Map<string, CachedTool[]>();
 
@@ -95,6 +99,7 @@ export function createToolCatalogue(options: {
       description: tool.description ?? '',
       input_schema: tool.inputSchema as Record<string, unknown>,
       token_count: estimateToolTokens(tool),
+      ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
     }));
     events.emit('mcp.tools.discovered', {
       installation_id: config.installation_id,
@@ -123,11 +128,18 @@ export function createToolCatalogue(options: {
     dirty = false;
     const next = new Map<string, CachedTool[]>();
     const nextOnline: CachedTool[] = [];
+    const nextDisabled = new Map<string, string>();
     for (const listing of listings.values()) {
       const { config, serverName } = listing;
       const isOnline = options.standing(config.installation_id)?.status === 'online';
+      // The policy of the current configuration: a change to it applies without a new listing.
+      const disabled = new Set(configured.get(config.installation_id)?.tool_policy?.disabled ?? []);
       for (const tool of listing.tools) {
         const toolPath = toolPathOf(serverName, tool.name);
+        if (disabled.has(tool.name)) {
+          nextDisabled.set(toolPath, config.team_id);
+          continue;
+        }
         const internal = internalNameOf(toolPath) ?? toolPath;
         const entry: CachedTool = {
           internal_name: internal,
@@ -151,6 +163,7 @@ export function createToolCatalogue(options: {
       }
     }
     byInternalName = next;
+    disabledPaths = nextDisabled;
     online = nextOnline;
     onlineByTeam = new Map();
   };
@@ -236,6 +249,10 @@ export function createToolCatalogue(options: {
       const internal = internalNameOf(toolPath);
       if (!internal) return { kind: 'unknown' };
       rebuild();
+      const disabledIn = disabledPaths.get(toolPath);
+      if (disabledIn !== undefined && (teamId === undefined || disabledIn === teamId)) {
+        return { kind: 'disabled', tool_path: toolPath };
+      }
       const all = byInternalName.get(internal);
       const matches = teamId === undefined ? all : all?.filter((tool) => tool.team_id === teamId);
       if (!matches || matches.length === 0) return unavailableServer(toolPath, teamId) ?? { kind: 'unknown' };

@@ -37,6 +37,7 @@ import { satelliteAdminRoutes } from './routes/satelliteAdminRoutes.ts';
 import { satelliteRoutes } from './routes/satelliteRoutes.ts';
 import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
+import { toolPolicyRoutes } from './routes/toolPolicyRoutes.ts';
 import { createCommandWakeups } from './satellites/createCommandWakeups.ts';
 
 export type GatewayDeps = {
@@ -201,6 +202,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     }),
     ...installationRoutes(deps.bus),
     ...remoteOAuthRoutes(deps.bus, { publicUrl: deps.publicUrl ?? 'http://localhost:3000' }),
+    ...toolPolicyRoutes(deps.bus),
     ...installationStreamRoutes(deps.bus, deps.logger, streams),
     ...satelliteStreamRoutes(deps.bus, deps.logger, streams),
     ...clientActivityRoutes(deps.bus, deps.logger, streams),

@@ -537,6 +537,19 @@ export const accessMatrix: AccessRow[] = [
     body: () => ({ server_slug: 'no-such', name: `i-${unique()}` }),
     expect: teamAManagers(404),
   },
+  {
+    method: 'GET',
+    route: '/api/teams/:teamId/mcp/tool-policy',
+    url: (c) => `/api/teams/${c.teamA}/mcp/tool-policy`,
+    expect: teamAReaders(200),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/teams/:teamId/mcp/tool-policy',
+    url: (c) => `/api/teams/${c.teamA}/mcp/tool-policy`,
+    body: () => ({ server_slug: `absent-${unique()}`, tools: [{ tool_name: 'x', rule: null }] }),
+    expect: teamAManagers(200),
+  },
   ...installationRows(),
   // Job status: global admins only. No jobs service runs in this stack, so an admin gets through to
   // the bus and hears 503; everyone else is refused before it (the jobs route test covers the 200).
@@ -690,6 +703,14 @@ function installationRows(): AccessRow[] {
       route: `${base}/settings`,
       url: url('/settings'),
       body: () => ({ request_logging_enabled: true }),
+      expect: teamAManagers(404),
+    },
+    read('/tool-policy'),
+    {
+      method: 'PATCH',
+      route: `${base}/tool-policy`,
+      url: url('/tool-policy'),
+      body: () => ({}),
       expect: teamAManagers(404),
     },
     read('/oauth'),

@@ -16,6 +16,7 @@ import {
   remoteOAuthSubjects as remoteOAuth,
   type SubjectDef,
   settingsSubjects as settings,
+  toolPolicySubjects as toolPolicy,
 } from '@orbital/contracts';
 
 /**
@@ -343,6 +344,18 @@ export const subjectMatrix: SubjectRow[] = [
       console_url: 'http://localhost:3000',
     }),
     expect: ownSatellite,
+  },
+  // Tool rules: team members read, team admins change, per installation and for the team.
+  { def: toolPolicy.get, request: installationRef, expect: only(...teamAMembers) },
+  { def: toolPolicy.update, request: (c) => ({ ...installationRef(c), changes: {} }), expect: only(...teamAAdmins) },
+  { def: toolPolicy.listTeam, request: (c) => ({ team_id: c.teamA }), expect: only(...teamAMembers) },
+  {
+    def: toolPolicy.updateTeam,
+    request: (c) => ({
+      team_id: c.teamA,
+      changes: { server_slug: `absent-${unique()}`, tools: [{ tool_name: 'x', rule: null }] },
+    }),
+    expect: only(...teamAAdmins),
   },
   { def: installations.listClientActivity, variant: 'all', request: () => ({ query: {} }), expect: only(...signedIn) },
   {

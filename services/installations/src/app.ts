@@ -24,11 +24,13 @@ import {
   type InstallationsOperations,
   type TeamSlugLookup,
 } from './domain/createInstallationsOperations.ts';
+import { createToolPolicies } from './domain/createToolPolicies.ts';
 import { createOutboxRelay, type OutboxRelay, queueCommand, type SendCommand } from './domain/outboxRelay.ts';
 import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
 import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
 import { serveJobSubjects } from './handlers/serveJobSubjects.ts';
 import { serveRemoteOAuthSubjects } from './handlers/serveRemoteOAuthSubjects.ts';
+import { serveToolPolicySubjects } from './handlers/serveToolPolicySubjects.ts';
 import { createRemoteOAuth, type RemoteOAuth } from './oauth/createRemoteOAuth.ts';
 import { createRevocationRelay, type RevocationRelay } from './oauth/createRevocationRelay.ts';
 
@@ -156,6 +158,7 @@ export async function createApp(deps: {
   });
   serveInstallationSubjects(bus, operations, database.pool);
   serveRemoteOAuthSubjects(bus, remoteOAuth);
+  serveToolPolicySubjects(bus, createToolPolicies({ pool: database.pool, relay }));
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
   bus.serve(installationsConfigForSatelliteSubject, async (request) => {

@@ -48,6 +48,10 @@ export const auditActions = {
   'installation.updated': "An installation's name or configuration was changed",
   'installation.deleted': 'An installation was removed',
   'installation.settings_updated': "An installation's settings (request logging) were changed",
+  'installation.tool_policy_updated':
+    "A team admin changed which of an installation's tools run or ask for confirmation (details: the rules changed)",
+  'team.tool_policy_updated':
+    "A team admin changed the team's rules for a server's tools, for every installation of it (details: the rules changed)",
   'installation.user_config_updated': "A member changed their own level of an installation's configuration",
   'installation.oauth_authorized':
     "A person authorized Orbital at a remote server's authorization server, for themself or the team (failure: consent refused or the exchange failed)",

@@ -18,6 +18,7 @@ import {
 } from '../installations/installationEvents.ts';
 import { installationSubjects } from '../installations/installationSubjects.ts';
 import { remoteOAuthSubjects } from '../installations/remoteOAuth.ts';
+import { toolPolicySubjects } from '../installations/toolPolicies.ts';
 import { jobsStatusSubject, jobWorkSubjects } from '../jobs/jobSubjects.ts';
 import type { ProcessName } from '../processes.ts';
 import { installationsConfigForSatelliteSubject } from '../registry/installationConfigSubject.ts';
@@ -39,6 +40,7 @@ export const subjectCatalogue: readonly SubjectDef[] = [
   installationsConfigForSatelliteSubject,
   ...Object.values(installationSubjects),
   ...Object.values(remoteOAuthSubjects),
+  ...Object.values(toolPolicySubjects),
   ...Object.values(jobWorkSubjects),
   jobsStatusSubject,
   ...Object.values(auditSubjects),

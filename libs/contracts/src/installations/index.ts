@@ -4,3 +4,4 @@ export * from './installationSchemas.ts';
 export * from './installationSubjects.ts';
 export * from './remoteOAuth.ts';
 export * from './serverJson.ts';
+export * from './toolPolicies.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
 import { installationNaming, serverAbout, serverOAuth } from '../satellite/serverConfiguration.ts';
+import { serverToolPolicy } from '../satellite/toolPolicy.ts';
 import { defineSubject } from '../subject.ts';
 
 /**
@@ -32,6 +33,8 @@ export const installationConfigRecord = z.object({
   settings: z.object({ request_logging_enabled: z.boolean() }).partial().default({}),
   /** Set for a remote server behind OAuth (its template says so). */
   oauth: serverOAuth.nullable().optional(),
+  /** The installation's tool policy, team and installation rules combined. */
+  tool_policy: serverToolPolicy.optional(),
 });
 export type InstallationConfigRecord = z.infer<typeof installationConfigRecord>;
 

@@ -109,6 +109,8 @@ export const eventDataSchemas = {
         description: z.string().max(10000),
         input_schema: z.record(z.string(), z.unknown()),
         token_count: z.number().int().min(0),
+        /** The tool's behaviour hints (destructiveHint decides confirmation), when its server gives them. */
+        annotations: z.record(z.string(), z.unknown()).optional(),
       }),
     ),
     discovered_at: isoTime,

@@ -5,3 +5,4 @@ export * from './events.ts';
 export * from './installationStatus.ts';
 export * from './satelliteEventDefinitions.ts';
 export * from './serverConfiguration.ts';
+export * from './toolPolicy.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serverToolPolicy } from './toolPolicy.ts';
 
 export const mcpTransport = z.enum(['stdio', 'http', 'sse']);
 export type McpTransport = z.infer<typeof mcpTransport>;
@@ -69,6 +70,8 @@ export const serverConfiguration = z
     headers: stringMap.default({}),
     settings: installationSettings.default({ request_logging_enabled: false }),
     oauth: serverOAuth.optional(),
+    /** Which tools are off and which need confirmation; left out, every tool runs as its annotations say. */
+    tool_policy: serverToolPolicy.optional(),
   })
   .superRefine((server, ctx) => {
     if (server.transport === 'stdio' && !server.command) {

@@ -194,6 +194,7 @@ export type DiscoveredTool = {
   description: string;
   input_schema: Record<string, unknown>;
   token_count: number;
+  annotations?: Record<string, unknown> | undefined;
 };
 
 /** Replaces an installation's tool metadata with what the last discovery found. */
@@ -207,12 +208,14 @@ export async function replaceToolMetadata(
       AND NOT (tool_name = ANY(${sql.array(names, 'text')}))`);
   for (const tool of e.tools) {
     await db.query(sql.unsafe`
-      INSERT INTO tool_metadata (installation_id, server_slug, tool_name, description, input_schema, token_count, discovered_at)
+      INSERT INTO tool_metadata (installation_id, server_slug, tool_name, description, input_schema, token_count,
+        discovered_at, annotations)
       VALUES (${e.installationId}, ${e.serverSlug}, ${tool.tool_name}, ${tool.description},
-        ${sql.jsonb(tool.input_schema as never)}, ${tool.token_count}, ${e.discoveredAt})
+        ${sql.jsonb(tool.input_schema as never)}, ${tool.token_count}, ${e.discoveredAt},
+        ${tool.annotations ? sql.jsonb(tool.annotations as never) : null})
       ON CONFLICT (installation_id, tool_name) DO UPDATE SET server_slug = EXCLUDED.server_slug,
         description = EXCLUDED.description, input_schema = EXCLUDED.input_schema, token_count = EXCLUDED.token_count,
-        discovered_at = EXCLUDED.discovered_at
+        discovered_at = EXCLUDED.discovered_at, annotations = EXCLUDED.annotations
       WHERE tool_metadata.discovered_at <= EXCLUDED.discovered_at`);
   }
 }

@@ -3,6 +3,8 @@ import type { SecretBox } from '@orbital/crypto';
 import { type CommonQueryMethods, sql } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
+import { rulesOfTeams } from '../db/toolPolicyQueries.ts';
+import { serverToolPolicyOf } from './combineToolRules.ts';
 
 /**
  * The configuration levels of installations, for configuration distribution to satellites: the
@@ -40,6 +42,7 @@ const row = z.object({
     .passthrough()
     .nullable(),
   authorized: z.boolean(),
+  unconfirmed_calls: z.enum(['refuse', 'run']),
 });
 
 export async function readConfigurationRecords(
@@ -52,13 +55,14 @@ export async function readConfigurationRecords(
     SELECT i.id, i.name, i.team_id, i.team_slug, t.slug AS server_slug, t.name AS server_title,
       t.description AS server_description, t.transport, t.command,
       t.args AS template_args, t.env AS template_env, t.url, t.headers AS template_headers, i.args, i.secret_config,
-      i.settings, u.user_id, u.args AS user_args, u.secret_config AS user_secret_config, t.oauth,
+      i.settings, i.unconfirmed_calls, u.user_id, u.args AS user_args, u.secret_config AS user_secret_config, t.oauth,
       EXISTS (SELECT 1 FROM oauth_tokens o WHERE o.installation_id = i.id) AS authorized
     FROM mcp_installations i
     JOIN mcp_server_templates t ON t.id = i.template_id
     LEFT JOIN mcp_user_configs u ON u.installation_id = i.id AND u.user_id = i.created_by
     ${teamIds === null ? sql.fragment`` : sql.fragment`WHERE i.team_id = ANY(${sql.array([...teamIds], 'text')})`}
     ORDER BY i.team_id, i.name`);
+  const rules = await rulesOfTeams(db, teamIds);
   const records: ConfigurationRecord[] = [];
   for (const r of rows) {
     let team: { env: Record<string, string>; headers: Record<string, string> };
@@ -95,6 +99,11 @@ export async function readConfigurationRecords(
       user_config: user ? JSON.stringify({ args: r.user_args ?? [], env: user.env }) : null,
       settings: r.settings,
       oauth: r.oauth ? { token_scope: r.oauth.token_scope, authorized: r.authorized } : null,
+      tool_policy: serverToolPolicyOf(
+        rules.filter((rule) => rule.team_id === r.team_id && rule.server_slug === r.server_slug),
+        r.id,
+        r.unconfirmed_calls,
+      ),
     });
   }
   return records;

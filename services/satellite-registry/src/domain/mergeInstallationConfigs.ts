@@ -79,6 +79,7 @@ export function mergeInstallationConfigs(
       headers: { ...template.headers, ...team.headers, ...user.headers },
       settings: { request_logging_enabled: record.settings.request_logging_enabled ?? false },
       ...(record.oauth ? { oauth: record.oauth } : {}),
+      ...(record.tool_policy ? { tool_policy: record.tool_policy } : {}),
     });
     if (!merged.success) {
       skipped.push({ ...ref, level: 'merged', reason: 'invalid_configuration' });
