@@ -9,9 +9,11 @@ import { installationParams, teamParams } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
 
-/** Which tools run and which ask the caller first: per installation, and per team for a server's tools. */
+/**
+ * Which tools run and which ask the caller first: per installation, and per team for a server's tools. Who may
+ * call each route is the subject's access.
+ */
 export function toolPolicyRoutes(bus: Bus) {
-  const access = (permission: TeamPermission) => ({ kind: 'team', permission, teamParam: 'teamId' }) as const;
   const tags = ['installations'];
   return [
     proxyRoute(bus, s.get, {
@@ -19,7 +21,6 @@ export function toolPolicyRoutes(bus: Bus) {
       url: `${installationsPath}/tool-policy`,
       summary: "The installation's tools, the rules that apply to each and what they come to",
       tags,
-      access: access('installations.view'),
       params: installationParams,
       toRequest: ({ params }) => ({ team_id: params.teamId, installation_id: params.installationId }),
     }),
@@ -29,7 +30,6 @@ export function toolPolicyRoutes(bus: Bus) {
       summary:
         "Change the installation's tool rules (enabled, needs confirmation) and what happens when a client cannot confirm",
       tags,
-      access: access('installations.manage'),
       params: installationParams,
       body: toolPolicyUpdate,
       toRequest: ({ params, body }) => ({
@@ -43,7 +43,6 @@ export function toolPolicyRoutes(bus: Bus) {
       url: '/api/teams/:teamId/mcp/tool-policy',
       summary: "The team's rules for tools of every installation of a server",
       tags,
-      access: access('installations.view'),
       params: teamParams,
       toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
@@ -52,7 +51,6 @@ export function toolPolicyRoutes(bus: Bus) {
       url: '/api/teams/:teamId/mcp/tool-policy',
       summary: "Change the team's rules for one server's tools (every installation of it)",
       tags,
-      access: access('installations.manage'),
       params: teamParams,
       body: teamToolPolicyUpdate,
       toRequest: ({ params, body }) => ({ team_id: params.teamId, changes: body }),
