@@ -5,11 +5,9 @@ import {
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
-  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
-import { isPlainLegacyRequest } from '../sdkAdaptation/isPlainLegacyRequest.ts';
 import {
   acceptsBothMediaTypes,
   answerLegacyToolCall,
@@ -18,6 +16,7 @@ import {
   readPlainLegacyToolCall,
   readPlainModernToolCall,
 } from '../sdkAdaptation/plainToolCall.ts';
+import { type RequestGeneration, readRequestGeneration } from '../sdkAdaptation/requestGeneration.ts';
 import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
 import { asksForInput, createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
 import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
@@ -81,6 +80,8 @@ export type EndpointRequestOptions = {
   parsedBody?: unknown;
   /** Where the request came from, for the session's `mcp.client.connected` event. */
   clientIp?: string;
+  /** The request's protocol generation as the HTTP layer worked it out (read here when absent). */
+  generation?: RequestGeneration;
 };
 
 /**
@@ -207,17 +208,19 @@ export function createMcpEndpoint(deps: {
     answerPlainToolCall(
       headers: IncomingHttpHeaders,
       body: unknown,
-      options: { authInfo?: AuthInfo; signal: AbortSignal },
+      options: { authInfo?: AuthInfo; signal: AbortSignal; generation: RequestGeneration },
     ): PlainAnswer | undefined {
       // A closed endpoint refuses everything, as the SDK's handler does.
       if (closed) return undefined;
       const scope = ownerOf(options.authInfo);
-      const modernCall = readPlainModernToolCall(headers, body);
-      if (modernCall) {
+      if (options.generation === 'modern') {
+        const modernCall = readPlainModernToolCall(headers, body);
+        if (!modernCall) return undefined;
         return tracked(modernCalls, modernCall.id, options.signal, (signal) =>
           answerModernToolCall(modernCall, handlers, scope, signal),
         );
       }
+      if (options.generation !== 'legacy') return undefined;
       const legacyCall = readPlainLegacyToolCall(headers, body);
       if (!legacyCall) return undefined;
       const session = sessions.touch(legacyCall.sessionId, scope);
@@ -232,10 +235,10 @@ export function createMcpEndpoint(deps: {
     },
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {
       const body = options.parsedBody;
-      if (isPlainLegacyRequest(request, body)) return serveLegacy(request, options);
-      if (!claimsModernEnvelope(request, body) && (await isLegacyRequest(request, body))) {
-        return serveLegacy(request, options);
-      }
+      const generation =
+        options.generation ?? readRequestGeneration(request.method, headersOf(request), options.parsedBody);
+      if (generation === 'legacy') return serveLegacy(request, options);
+      if (generation === 'undecided' && (await isLegacyRequest(request, body))) return serveLegacy(request, options);
       // The SDK's session transport checks `Accept` for 2025 clients; its per-request handler does not.
       if (request.method === 'POST' && !acceptsBothMediaTypes(request.headers.get('accept'))) {
         return jsonRpcError(
@@ -278,18 +281,10 @@ function cancelPlainCalls(session: Session, body: unknown): void {
   }
 }
 
-/**
- * A POST whose JSON-RPC message carries the per-request envelope claim (`_meta` naming a protocol
- * version), other than `initialize` and other than a response: the SDK never classifies such a
- * message as legacy (it serves it as 2026-07-28 or refuses it on the modern side), so it goes
- * straight to the modern handler, which classifies it once instead of twice.
- */
-function claimsModernEnvelope(request: Request, body: unknown): boolean {
-  if (request.method !== 'POST' || !isPlainObject(body)) return false;
-  if ('result' in body || 'error' in body || body.method === 'initialize') return false;
-  const params = body.params;
-  if (!isPlainObject(params) || !isPlainObject(params._meta)) return false;
-  return PROTOCOL_VERSION_META_KEY in params._meta;
+/** The one header `readRequestGeneration` reads, from a web Request. */
+function headersOf(request: Request): IncomingHttpHeaders {
+  const version = request.headers.get('mcp-protocol-version');
+  return version === null ? {} : { 'mcp-protocol-version': version };
 }
 
 function requestOptions(options: EndpointRequestOptions) {

@@ -4,6 +4,7 @@ import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
 import type { PlainAnswer } from '../sdkAdaptation/plainToolCall.ts';
+import { readRequestGeneration } from '../sdkAdaptation/requestGeneration.ts';
 import { checkRequestOrigin, type OriginPolicy } from './checkRequestOrigin.ts';
 import type { McpEndpoint } from './createMcpEndpoint.ts';
 import type { ReplicaForwarder } from './createReplicaForwarder.ts';
@@ -241,7 +242,10 @@ export function registerMcpRoutes(
       });
       try {
         const auth = (request.raw as { auth?: AuthInfo }).auth;
-        const state = request.method === 'POST' ? deps.forwarder?.candidate(request.headers, request.body) : undefined;
+        // Worked out once here; the forwarder, the plain call and the endpoint all take this answer.
+        const generation = readRequestGeneration(request.method, request.headers, request.body);
+        // Only a 2026-07-28 call carries a requestState to retry with.
+        const state = generation === 'modern' ? deps.forwarder?.candidate(request.headers, request.body) : undefined;
         if (state !== undefined && deps.forwarder) {
           const target = await deps.forwarder.target(state);
           if (target && (await deps.forwarder.forward(target, request, res, gone.signal))) return;
@@ -251,6 +255,7 @@ export function registerMcpRoutes(
             ? deps.endpoint.answerPlainToolCall(request.headers, request.body, {
                 ...(auth ? { authInfo: auth } : {}),
                 signal: gone.signal,
+                generation,
               })
             : undefined;
         if (plain) {
@@ -261,6 +266,7 @@ export function registerMcpRoutes(
           ...(auth ? { authInfo: auth } : {}),
           ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
           clientIp: request.ip,
+          generation,
         });
         await sendWebResponse(response, res, gone.signal, request.method);
       } catch (error) {

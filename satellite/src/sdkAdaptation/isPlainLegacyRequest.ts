@@ -8,12 +8,11 @@ import { legacyProtocolVersionSet } from './protocolVersions.ts';
  * request shape), yet it finds that out by running three schema parses, two of them failing,
  * which costs a legacy call more than the rest of its routing. Anything else, or anything in
  * doubt, answers false and is classified by the SDK as before: false means "ask the SDK", never
- * "modern".
+ * "modern". `version` is the `MCP-Protocol-Version` header as received (repeated fields joined).
  */
-export function isPlainLegacyRequest(request: Request, body: unknown): boolean {
-  if (request.method !== 'POST' || !isStrictRequest(body)) return false;
+export function isPlainLegacyRequest(method: string, version: string | null | undefined, body: unknown): boolean {
+  if (method !== 'POST' || !isStrictRequest(body)) return false;
   const params = body.params;
   if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return false;
-  const version = request.headers.get('mcp-protocol-version');
-  return version === null || legacyProtocolVersionSet.has(version);
+  return version === null || version === undefined || legacyProtocolVersionSet.has(version);
 }
