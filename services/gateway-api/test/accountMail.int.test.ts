@@ -1,3 +1,4 @@
+import { linkIn, type MailServer, startMailServer } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,7 +10,6 @@ import {
   type Session,
   startIdentityStack,
 } from './identityStack.ts';
-import { linkIn, type MailServer, startMailServer } from './mailServer.ts';
 
 /**
  * The flows that go through a mailed link, against a real SMTP server (smtp-server, in this process):

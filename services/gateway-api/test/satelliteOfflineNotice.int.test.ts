@@ -1,7 +1,7 @@
 import { identitySatelliteOfflineNoticeSubject, serviceIdentity, settingsSubjects } from '@orbital/contracts';
+import { type MailServer, startMailServer } from '@orbital/testing';
 import { stackForFile } from '@orbital/testing/stackForFile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MailServer, startMailServer } from './mailServer.ts';
 import {
   activate,
   adminCredentials,
