@@ -62,6 +62,10 @@ export function clientConfigurations(url: string, token: string | null): ClientC
         "  name: 'execute_mcp_tool',",
         "  arguments: { tool_path: 'everything:echo', arguments: { message: 'hello' } },",
         '});',
+        'console.log(found.content, result.content);',
+        '',
+        '// Ends the session and its connection, so the script exits.',
+        'await client.close();',
       ].join('\n'),
     },
   ];

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientConfigurations } from '../../../console/src/pages/clientConfigurations.ts';
 import { stdioServer, textOf } from '../../test/helpers.ts';
 import { startTestSatellite } from '../../test/startTestSatellite.ts';
 import type { SatelliteApp } from '../app.ts';
@@ -56,6 +57,25 @@ describe('real MCP clients against the satellite', () => {
     expect(textOf(await client.callTool(discover))).toContain('fixture:echo');
     expect((await client.callTool(execute)).content).toEqual([{ type: 'text', text: 'hi there' }]);
     await client.close();
+  });
+
+  it('the SDK script the console shows under "Connect a client" runs to its end and exits', async () => {
+    const sdk = clientConfigurations(url.href, null).find((c) => c.id === 'sdk');
+    // As a person copies it, with this satellite's fixture server in place of Everything.
+    const script = (sdk?.text ?? '')
+      .replace("'everything:echo'", "'fixture:echo'")
+      .replace("{ message: 'hello' }", "{ text: 'hello from the snippet' }");
+    expect(script).toContain('fixture:echo');
+    // Under the repository's node_modules, so the script's imports resolve as in a project that installed the SDK.
+    const folder = mkdtempSync(join(resolve(import.meta.dirname, '../../../node_modules/.cache'), 'connect-snippet-'));
+    try {
+      writeFileSync(join(folder, 'agent.mjs'), script);
+      // A script that leaves its session open never exits: the timeout kills it and the call fails.
+      const ran = await promisify(execFile)(process.execPath, [join(folder, 'agent.mjs')], { timeout: 20000 });
+      expect(ran.stdout).toContain('hello from the snippet');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('the MCP Inspector command line, offline', async () => {
