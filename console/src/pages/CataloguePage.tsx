@@ -34,10 +34,13 @@ export function CataloguePage() {
             <h2>{template.name}</h2>
             <p className="muted">
               <code>{template.slug}</code> · {template.transport}
-              {template.health_status ? (
+              {/* The health of the template's installations, aggregated every few minutes; "unknown" (none
+                  installed, or all starting) says nothing a person can act on, so it is not shown. */}
+              {template.health_status === 'healthy' || template.health_status === 'unhealthy' ? (
                 <>
                   {' '}
-                  · <StatusBadge status={template.health_status} />
+                  · installations <StatusBadge status={template.health_status} />
+                  {template.health_check_error ? ` (${template.health_check_error})` : null}
                 </>
               ) : null}
             </p>
