@@ -17,14 +17,14 @@ let ctx: AccessContext;
 const sessions = new Map<AccessRole, Session>();
 const passwords = new Map<AccessRole, { email: string; password: string }>();
 
-async function asAdmin(method: 'POST' | 'GET', url: string, payload?: unknown) {
+async function asAdmin(method: 'POST' | 'GET' | 'DELETE', url: string, payload?: unknown) {
   const app = stack.app;
   if (!app) throw new Error('no gateway');
   const admin = sessions.get('global_admin');
   if (!admin) throw new Error('no admin session');
   const response = await app.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
   if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json().data;
+  return response.body ? response.json().data : null;
 }
 
 beforeAll(async () => {
@@ -56,6 +56,12 @@ beforeAll(async () => {
     if (role === 'team_user') teamUserId = user.id;
     passwords.set(role, credentials);
     sessions.set(role, await login(app, credentials.email, credentials.password));
+  }
+  // Creating a team made the admin its first team admin; the table's global_admin is the admin outside
+  // every team (what a global role alone allows), so they step back from both now that others lead them.
+  const adminId = sessions.get('global_admin')?.userId;
+  for (const team of [teamA, teamB]) {
+    await asAdmin('DELETE', `/api/teams/${team.id}/members/${adminId}`);
   }
   ctx = { teamA: teamA.id, teamB: teamB.id, teamUserId };
 });

@@ -209,7 +209,24 @@ describe('teams and members', () => {
     expect(again.statusCode).toBe(409);
   });
 
+  it("makes the team's creator its first team admin", async () => {
+    const members = await a.inject({ method: 'GET', url: `/api/teams/${team.id}/members`, headers: bearer(admin) });
+    expect(members.json().data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user_id: admin.userId, role: 'team_admin' }),
+        expect.objectContaining({ user_id: leadId, role: 'team_admin' }),
+      ]),
+    );
+  });
+
   it('keeps a team admin: a team admin cannot demote or remove the last one, a global admin can', async () => {
+    // The creator steps back, so the lead is the team's last team admin.
+    const stepBack = await a.inject({
+      method: 'DELETE',
+      url: `/api/teams/${team.id}/members/${admin.userId}`,
+      headers: bearer(admin),
+    });
+    expect(stepBack.statusCode).toBeLessThan(300);
     const url = `/api/teams/${team.id}/members/${leadId}`;
     const demote = await a.inject({ method: 'PUT', url, headers: bearer(lead), payload: { role: 'team_user' } });
     expect(demote.statusCode).toBe(409);

@@ -52,20 +52,34 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       body: createTeamBody,
       response: teamView,
       successStatus: 201,
-      handler: async (input) =>
-        toTeamView(
-          await store.inTransaction(async (tx) => {
-            const team = await tx.createTeam(input.body);
+      async handler(input) {
+        // The person who creates a team is its first team admin: a new team is never without one, and it
+        // shows among their teams (a global admin manages every team anyway; this makes it theirs).
+        const creator = input.identity.kind === 'user' ? input.identity.user_id : null;
+        const team = await store.inTransaction(async (tx) => {
+          const created = await tx.createTeam(input.body);
+          await tx.audit({
+            ...auditContextOf(input),
+            action: 'team.created',
+            target: { kind: 'team', id: created.id },
+            team_id: created.id,
+            details: { slug: created.slug, name: created.name },
+          });
+          if (creator) {
+            await tx.addMember(created.id, creator, 'team_admin');
             await tx.audit({
               ...auditContextOf(input),
-              action: 'team.created',
-              target: { kind: 'team', id: team.id },
-              team_id: team.id,
-              details: { slug: team.slug, name: team.name },
+              action: 'team.member_added',
+              target: { kind: 'user', id: creator },
+              team_id: created.id,
+              details: { role: 'team_admin', reason: 'created the team' },
             });
-            return team;
-          }),
-        ),
+          }
+          return created;
+        });
+        if (creator) await evictUser(creator);
+        return toTeamView(team);
+      },
     }),
     defineRoute({
       method: 'GET',
