@@ -145,6 +145,31 @@ describe('the MCP gateway', () => {
     expect(raw.status).toBe(404);
   });
 
+  it("reports a live session's tool-call count when it has made calls since the last report", async () => {
+    const { client, transport } = await connect();
+    const sessionId = transport.sessionId as string;
+    const mine = (d: { session_id: string }) => d.session_id === sessionId;
+    const call = () =>
+      client.callTool({
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'everything:echo', arguments: { message: 'x' } },
+      });
+    await call();
+    await call();
+    await satellite.sessions.sweep();
+    expect(await events.waitFor('mcp.client.activity', mine)).toMatchObject({ tool_execution_count: 2, team_id: null });
+    await satellite.sessions.sweep();
+    expect(events.ofType('mcp.client.activity').filter(mine)).toHaveLength(1);
+    await call();
+    await satellite.sessions.sweep();
+    expect(
+      events
+        .ofType('mcp.client.activity')
+        .filter(mine)
+        .map((d) => d.tool_execution_count),
+    ).toEqual([2, 3]);
+  });
+
   it('expires sessions idle for 30 minutes', async () => {
     const { client, transport } = await connect();
     const sessionId = transport.sessionId as string;

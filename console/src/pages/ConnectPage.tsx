@@ -167,7 +167,8 @@ function ClientActivity() {
             { header: 'Client', cell: clientLabel },
             { header: 'Connected', cell: (s) => <When at={s.connected_at} /> },
             { header: 'State', cell: (s) => (s.active ? 'connected' : `left (${s.disconnect_reason ?? 'closed'})`) },
-            { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? '' },
+            // A live session's count arrives with its next report (every minute while it makes calls).
+            { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? (s.active ? 0 : '') },
           ]}
         />
       )}

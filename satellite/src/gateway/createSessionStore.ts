@@ -23,6 +23,8 @@ export type Session = {
   connectedAt: number;
   lastSeenAt: number;
   toolExecutions: number;
+  /** The count last sent in `mcp.client.activity`, so a session without new calls sends nothing. */
+  reportedExecutions: number;
   /**
    * Tool calls answered without the session's MCP server (plainToolCall.ts), by request id: the
    * session's end and the client's `notifications/cancelled` stop them as they stop the server's.
@@ -55,7 +57,8 @@ export function createSessionStore(options: {
     session.plainCalls.stopAll(new Error('the session ended'));
     options.events.emit('mcp.client.disconnected', {
       session_id: id,
-      team_id: options.teamId,
+      // The team the session served, as its connection said (not null for a global satellite's).
+      team_id: session.owner?.teamId ?? options.teamId,
       connection_duration_seconds: Math.max(0, (now() - session.connectedAt) / 1000),
       tool_execution_count: session.toolExecutions,
       disconnect_reason: reason,
@@ -68,7 +71,7 @@ export function createSessionStore(options: {
   return {
     size: () => sessions.size,
     add(
-      session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions' | 'plainCalls'>,
+      session: Omit<Session, 'connectedAt' | 'lastSeenAt' | 'toolExecutions' | 'reportedExecutions' | 'plainCalls'>,
       client: { userAgent: string; ip: string; name?: string; version?: string },
     ): Session {
       const entry: Session = {
@@ -76,6 +79,7 @@ export function createSessionStore(options: {
         connectedAt: now(),
         lastSeenAt: now(),
         toolExecutions: 0,
+        reportedExecutions: 0,
         plainCalls: createCallRegistry(),
       };
       sessions.set(session.id, entry);
@@ -114,9 +118,22 @@ export function createSessionStore(options: {
       return session;
     },
     remove,
-    /** Removes every session idle for the timeout; the gateway calls it on a timer. */
+    /**
+     * Removes every session idle for the timeout, and reports the tool-call count of each other one that
+     * made calls since its last report (`mcp.client.activity`); the gateway calls it on a timer.
+     */
     async sweep(): Promise<number> {
       const expired = [...sessions.values()].filter((s) => now() - s.lastSeenAt >= options.idleTimeoutMs);
+      for (const session of sessions.values()) {
+        if (session.toolExecutions === session.reportedExecutions || expired.includes(session)) continue;
+        session.reportedExecutions = session.toolExecutions;
+        options.events.emit('mcp.client.activity', {
+          session_id: session.id,
+          team_id: session.owner?.teamId ?? options.teamId,
+          tool_execution_count: session.toolExecutions,
+          last_activity_at: new Date(session.lastSeenAt).toISOString(),
+        });
+      }
       await Promise.all(expired.map((s) => remove(s.id, 'timeout')));
       if (expired.length) options.logger.debug({ expired: expired.length }, 'idle sessions removed');
       return expired.length;

@@ -57,11 +57,21 @@ const disconnected = (sessionId: string, teamId: string | null) => ({
     disconnect_reason: 'client_close',
   },
 });
+const activity = (sessionId: string, teamId: string | null, count: number) => ({
+  type: 'mcp.client.activity',
+  data: {
+    session_id: sessionId,
+    team_id: teamId,
+    tool_execution_count: count,
+    last_activity_at: new Date().toISOString(),
+  },
+});
 const sessionsOf = async (who: Who, query = '') =>
   (await t.call('GET', `${path}${query}`, who)).body.data.items as Array<{
     session_id: string;
     team_id: string;
     active: boolean;
+    tool_execution_count: number | null;
   }>;
 
 beforeAll(async () => {
@@ -105,6 +115,17 @@ describe('GET /api/users/me/mcp/client-activity', () => {
       active: true,
     });
     expect(first).not.toHaveProperty('ip_address');
+  });
+
+  it("counts a live session's tool calls as its satellite reports them, and keeps the final count", async () => {
+    await send(satA, connected('a-live', t.teamA), activity('a-live', t.teamA, 3));
+    const live = async () => (await sessionsOf('teamUser')).find((s) => s.session_id === 'a-live');
+    await waitUntil(async () => (await live())?.tool_execution_count === 3);
+    expect(await live()).toMatchObject({ active: true, client_name: 'Visual Studio Code' });
+    await send(satA, disconnected('a-live', t.teamA), activity('a-live', t.teamA, 2));
+    await waitUntil(async () => (await live())?.active === false);
+    // The final count (4) stays, whatever report arrives late.
+    await waitUntil(async () => (await live())?.tool_execution_count === 4);
   });
 
   it('refuses another team, bad queries and anonymous callers', async () => {

@@ -15,6 +15,12 @@ export const satelliteEventDescriptions: Record<SatelliteEventType, { emittedWhe
     'mcp.server.respawned': { emittedWhen: 'A dormant process was respawned on an API call.', origin: 'spec' },
     'mcp.client.connected': { emittedWhen: 'An MCP client opened a connection.', origin: 'spec' },
     'mcp.client.disconnected': { emittedWhen: 'An MCP client connection closed.', origin: 'spec' },
+    'mcp.client.activity': {
+      emittedWhen:
+        'A 2025 client session made tool calls since its last report (checked every SESSION_SWEEP_INTERVAL_MS): ' +
+        'its tool-call count so far and when it was last seen, for the recent clients list.',
+      origin: 'ours',
+    },
     'mcp.tools.discovered': {
       emittedWhen: 'Tool discovery of an HTTP or stdio server finished; feeds the tool metadata table.',
       origin: 'spec',

@@ -89,6 +89,13 @@ export const eventDataSchemas = {
     transport: z.literal('sse'),
     ip_address: z.string().max(100),
   }),
+  // Ours: a session's running tool-call count while it lasts (the disconnection carries the final one).
+  'mcp.client.activity': z.object({
+    session_id: z.string().min(1).max(200),
+    team_id: id.nullable(),
+    tool_execution_count: z.number().int().min(0),
+    last_activity_at: isoTime,
+  }),
   'mcp.client.disconnected': z.object({
     session_id: z.string().min(1).max(200),
     team_id: id.nullable(),

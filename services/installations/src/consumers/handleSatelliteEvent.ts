@@ -30,6 +30,7 @@ export async function handleSatelliteEvent(
     case 'mcp.tools.discovered':
       return storeTools(deps, event);
     case 'mcp.client.connected':
+    case 'mcp.client.activity':
     case 'mcp.client.disconnected':
       return storeClientSession(deps, event, source);
     default: {

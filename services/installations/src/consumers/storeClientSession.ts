@@ -1,9 +1,12 @@
 import { publishEvent } from '@orbital/bus';
 import { type ClientActivityRecorded, clientActivityRecordedEvent, type SatelliteEvent } from '@orbital/contracts';
-import { recordClientConnected, recordClientDisconnected } from '../db/clientSessionQueries.ts';
+import { recordClientActivity, recordClientConnected, recordClientDisconnected } from '../db/clientSessionQueries.ts';
 import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
 
-type ClientEvent = Extract<SatelliteEvent, { type: 'mcp.client.connected' | 'mcp.client.disconnected' }>;
+type ClientEvent = Extract<
+  SatelliteEvent,
+  { type: 'mcp.client.connected' | 'mcp.client.activity' | 'mcp.client.disconnected' }
+>;
 
 /**
  * Records a client connection or disconnection and publishes the session as it now stands, after
@@ -24,19 +27,21 @@ export async function storeClientSession(deps: SatelliteEventDeps, event: Client
   };
   const db = deps.pool.get();
   const session =
-    event.type === 'mcp.client.connected'
-      ? await recordClientConnected(db, key, {
-          clientType: event.data.client_type,
-          clientName: event.data.client_name ?? null,
-          clientVersion: event.data.client_version ?? null,
-          userAgent: event.data.user_agent,
-          transport: event.data.transport,
-        })
-      : await recordClientDisconnected(db, key, {
-          durationSeconds: event.data.connection_duration_seconds,
-          toolExecutionCount: event.data.tool_execution_count,
-          reason: event.data.disconnect_reason,
-        });
+    event.type === 'mcp.client.activity'
+      ? await recordClientActivity(db, key, { toolExecutionCount: event.data.tool_execution_count })
+      : event.type === 'mcp.client.connected'
+        ? await recordClientConnected(db, key, {
+            clientType: event.data.client_type,
+            clientName: event.data.client_name ?? null,
+            clientVersion: event.data.client_version ?? null,
+            userAgent: event.data.user_agent,
+            transport: event.data.transport,
+          })
+        : await recordClientDisconnected(db, key, {
+            durationSeconds: event.data.connection_duration_seconds,
+            toolExecutionCount: event.data.tool_execution_count,
+            reason: event.data.disconnect_reason,
+          });
   const recorded: ClientActivityRecorded = { session };
   await publishEvent(deps.bus, clientActivityRecordedEvent, recorded, { msgId: `client-${event.id}` });
 }

@@ -44,6 +44,21 @@ export async function recordClientConnected(
     RETURNING ${columns}`);
 }
 
+/**
+ * A live session's tool-call count so far. A count arriving after the disconnection (events of one
+ * satellite arrive in order, but a redelivery may not) never replaces the final one.
+ */
+export async function recordClientActivity(db: CommonQueryMethods, key: SessionKey, a: { toolExecutionCount: number }) {
+  return db.one(sql.type(clientSessionRow)`
+    INSERT INTO mcp_client_sessions (satellite_id, session_id, team_id, tool_execution_count, updated_at)
+    VALUES (${key.satelliteId}, ${key.sessionId}, ${key.teamId}, ${a.toolExecutionCount}, now())
+    ON CONFLICT (satellite_id, session_id) DO UPDATE SET
+      tool_execution_count = CASE WHEN mcp_client_sessions.disconnected_at IS NULL
+        THEN EXCLUDED.tool_execution_count ELSE mcp_client_sessions.tool_execution_count END,
+      updated_at = now()
+    RETURNING ${columns}`);
+}
+
 export async function recordClientDisconnected(
   db: CommonQueryMethods,
   key: SessionKey,
