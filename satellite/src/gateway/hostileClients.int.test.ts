@@ -70,7 +70,7 @@ function trickle(first: string, drip: () => string, giveUpMs = 15_000): Promise<
 }
 
 describe('/mcp and hostile bodies', () => {
-  it('refuses a body nested far deeper than any call needs with 400 Invalid Request, and serves on', async () => {
+  it('refuses a body nested far deeper than any call needs with 400 (Invalid params where it is the arguments), and serves on', async () => {
     const depth = 10_000;
     const deepParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const deepArguments = JSON.stringify({
@@ -79,7 +79,7 @@ describe('/mcp and hostile bodies', () => {
       method: 'tools/call',
       params: { name: 'execute_mcp_tool', arguments: { tool_path: 'a:b', arguments: { x: 1 } } },
     }).replace('{"x":1}', `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`);
-    for (const body of [deepParams, deepArguments, '['.repeat(depth) + ']'.repeat(depth)]) {
+    for (const body of [deepParams, '['.repeat(depth) + ']'.repeat(depth)]) {
       expect(await post(body)).toEqual({
         status: 400,
         body: {
@@ -89,6 +89,41 @@ describe('/mcp and hostile bodies', () => {
         },
       });
     }
+    // 20,000 levels, as the probe that found the satellite reporting a stack overflow as the tool failing.
+    const deeper = deepArguments.replace(
+      `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`,
+      `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+    );
+    for (const body of [deepArguments, deeper]) {
+      expect(await post(body)).toEqual({
+        status: 400,
+        body: {
+          jsonrpc: '2.0',
+          error: { code: -32602, message: "Invalid params: the tool call's arguments nest deeper than 62 levels" },
+          id: null,
+        },
+      });
+    }
+    // Arguments right at the limit reach the tool (which reports what it makes of them).
+    const atLimit = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: {
+        name: 'discover_mcp_tools',
+        arguments: { query: 'x', queries: [] },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }).replace('"queries":[]', `"deep":${'['.repeat(61)}${']'.repeat(61)}`);
+    const served = await post(atLimit, {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'discover_mcp_tools',
+    });
+    expect(served.status).toBe(200);
     const health = await fetch(new URL('/', url));
     expect(await health.json()).toMatchObject({ status: 'ok' });
   });

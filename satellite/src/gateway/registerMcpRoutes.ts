@@ -31,6 +31,22 @@ function drained(raw: IncomingMessage): Promise<void> {
   });
 }
 
+/**
+ * How deep a tool call's `arguments` may nest: the body's limit less the two levels above them (the
+ * message and its `params`), so a call whose arguments fit is never refused for its body.
+ */
+export const maxArgumentDepth = maxNestingDepth - 2;
+
+/** The `arguments` of a `tools/call` request, or undefined for any other body. */
+function toolCallArgumentsOf(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as { method?: unknown; params?: unknown };
+  if (message.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null) {
+    return undefined;
+  }
+  return (message.params as { arguments?: unknown }).arguments;
+}
+
 /** JSON-RPC error bodies for what is refused before the endpoint sees the request. */
 function refuse(reply: FastifyReply, status: number, code: number, message: string) {
   return reply.status(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -202,9 +218,18 @@ export function registerMcpRoutes(
     // Checked as soon as the body is parsed and before anything walks it: the SDK's schemas, a relayed
     // call's JSON.stringify and the logs all call themselves per level and overflow past a few thousand.
     scope.addHook('preValidation', async (request, reply) => {
-      if (exceedsNestingDepth(request.body)) {
-        return refuse(reply, 400, -32600, `Invalid Request: the body nests deeper than ${maxNestingDepth} levels`);
+      if (!exceedsNestingDepth(request.body)) return;
+      // Where the depth is in a tool call's arguments, the call's arguments are what is wrong.
+      const args = toolCallArgumentsOf(request.body);
+      if (args !== undefined && exceedsNestingDepth(args, maxArgumentDepth)) {
+        return refuse(
+          reply,
+          400,
+          -32602,
+          `Invalid params: the tool call's arguments nest deeper than ${maxArgumentDepth} levels`,
+        );
       }
+      return refuse(reply, 400, -32600, `Invalid Request: the body nests deeper than ${maxNestingDepth} levels`);
     });
 
     scope.setErrorHandler((error: FastifyError, request, reply) => {
