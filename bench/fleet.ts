@@ -154,8 +154,9 @@ export async function runSatellite(
 }
 
 /**
- * Registers as the satellite does: with its registration token, and after a 503 with `Retry-After`
- * (the registry's Argon2 queue is full) again once that time has passed. A 503 so answered is
+ * Registers with its registration token, and after a 503 with `Retry-After` (the registry's Argon2 queue
+ * is full) again once that time has passed: the tightest retry a well-behaved client makes (the
+ * satellite itself backs off exponentially, 1 s doubling up to 60 s, which spreads a burst further). A 503 so answered is
  * back-pressure, recorded apart; anything else but 201 is an error. The satellite, or null.
  */
 export async function register(

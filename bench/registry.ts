@@ -15,8 +15,9 @@
  *    for it, makes its first requests within a second and goes on as above, while a signed-in admin
  *    lists satellites every second (a user route). Reported: errors, and p99 after the first 5 s.
  * 4. Satellites registering at once (REGISTRATIONS="200:60", satellites:seconds, empty to skip): each
- *    with a registration token of its own (real tokens, real Argon2 at the production cost), retrying after
- *    `Retry-After` when told to, then working as in 2 from its first second.
+ *    with a registration token of its own (real tokens, real Argon2 at the production cost), retrying as soon
+ *    as `Retry-After` allows when told to (sooner than the satellite's own backoff), then working as in 2
+ *    from its first second.
  *
  * Satellites are seeded straight into the registry's tables (registering 1,000 through the API costs
  * 1,000 Argon2 hashes at the production cost), as registration leaves them: each has a key id of its
