@@ -134,8 +134,8 @@ export type Bus = {
   request<S extends SubjectDef>(def: S, payload: RequestOf<S>, context: RequestContext): Promise<ReplyOf<S>>;
   /**
    * Answers a subject in its service's queue group. Each request is parsed against the subject's
-   * schema, then checked against its declared access, before the handler runs; the reply is checked by
-   * the requester.
+   * schema, then checked against its declared access, before the handler runs; the reply the handler
+   * produced is checked against the subject's reply schema before it is sent, and again by the requester.
    */
   serve<S extends SubjectDef>(def: S, handler: Handler<S>, options?: ServeOptions): Subscription;
   /** Sends a broadcast to every listening replica; `replyTo` collects their replies (an inbox). */
@@ -311,6 +311,14 @@ export function createBusFromConnection(
         },
         headers: msg.headers,
       });
+      // The reply is checked where it is made, so a handler that breaks its contract is logged by the
+      // service at fault; the requester checks it again on arrival, as it reads it.
+      const reply = def.reply.safeParse(data);
+      if (!reply.success) {
+        throw new AppError('internal', `The ${def.subject} handler produced a reply that breaks its contract`, {
+          cause: reply.error,
+        });
+      }
       envelope = { ok: true, data };
     } catch (error) {
       const appError = toAppError(error);

@@ -46,5 +46,14 @@ export {
   natsPermissionsOf,
   natsServerConfig,
 } from './natsPermissions.ts';
-export { encodeEvent, type PublishOptions, type PublishResult, publishData, publishEvent } from './publishEvent.ts';
+export {
+  checkEventPart,
+  type EventPart,
+  encodeEvent,
+  type PublishOptions,
+  type PublishResult,
+  publishData,
+  publishEvent,
+  publishEventParts,
+} from './publishEvent.ts';
 export { durableName, streamName } from './streamName.ts';

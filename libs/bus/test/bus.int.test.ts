@@ -2,7 +2,7 @@ import { type CallerIdentity, defineBroadcast, defineSubject, emptyRequest } fro
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type Bus, createBus } from '../src/index.ts';
 
@@ -32,6 +32,15 @@ const refuse = defineSubject({
 });
 const broken = defineSubject({
   subject: 'settings.test.broken',
+  service: 'settings',
+  description: 'test',
+  access: { public: true },
+  request: emptyRequest,
+  reply: z.object({ n: z.number() }),
+});
+
+const brokenReply = defineSubject({
+  subject: 'settings.test.broken_reply',
   service: 'settings',
   description: 'test',
   access: { public: true },
@@ -120,7 +129,7 @@ describe('bus request/reply', () => {
     expect(new Set(replies.map((r) => r.replica))).toEqual(new Set(['a', 'b']));
   });
 
-  it('answers a request that breaks the contract with validation_failed', async () => {
+  it('answers a request that breaks the contract with validation_failed, checked where it is served', async () => {
     const client = await bus('client2');
     const error = await client
       .request(echo, { text: 42 } as unknown as { text: string }, { identity: { kind: 'anonymous' } })
@@ -188,6 +197,23 @@ describe('bus request/reply', () => {
       .request(broken, {}, { identity: { kind: 'anonymous' } })
       .catch((e: unknown) => e);
     expect(contractBroken).toMatchObject({ code: 'internal' });
+  });
+
+  it('checks the reply a handler produced before sending it, so the serving side reports its own defect', async () => {
+    const handled: Array<[string, string]> = [];
+    const observer = {
+      requestSent() {},
+      requestHandled: (subject: string, _s: number, outcome: string) => void handled.push([subject, outcome]),
+    };
+    const server = await createBus({ ...env.busOptions('reply-checker'), logger, requestTimeoutMs: 500, observer });
+    buses.push(server);
+    const client = await bus('client-reply');
+    server.serve(brokenReply, () => ({ n: 'not a number' }) as unknown as { n: number });
+    await server.flush();
+    const error = await client.request(brokenReply, {}, { identity: { kind: 'anonymous' } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'internal' });
+    // The observer hears of the request once its answer is sent.
+    await vi.waitFor(() => expect(handled).toEqual([['settings.test.broken_reply', 'internal']]));
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { defineEvent } from '@orbital/contracts';
+import { defineEvent, defineEventBatch } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type Bus,
+  checkEventPart,
   consumeDurable,
   createBus,
   type DurableConsumer,
@@ -18,6 +19,7 @@ import {
   type PublishOptions,
   publishData,
   publishEvent,
+  publishEventParts,
   replayParked,
   streamName,
 } from '../src/index.ts';
@@ -153,6 +155,28 @@ describe('publishEvent', () => {
     const open = testEvent('evt.test.open.>');
     await expect(publishEvent(bus, open, {}, { tokens: { rest: 'a.b' } })).rejects.toThrow();
     await expect(publishEvent(bus, open, {})).rejects.toThrow(/no value for token/);
+  });
+});
+
+describe('publishEventParts', () => {
+  it('stores a batch assembled from events each checked against their definition, readable as the batch', async () => {
+    const typed = testEvent('evt.test.typed');
+    const batch = defineEventBatch(typed, {
+      subject: 'evt.test.batch.{rest}',
+      description: 'test',
+      maxEvents: 10,
+    });
+    const checked = [{ n: 1 }, { n: 'two' }, { n: 3 }].map((value) => checkEventPart(typed, value));
+    expect(checked.map((c) => c.success)).toEqual([true, false, true]);
+    const parts = checked.flatMap((c) => (c.success ? [c.part] : []));
+    const stored = await publishEventParts(bus, batch, parts, { tokens: { rest: 'one' }, msgId: randomUUID() });
+    const jsm = await jetstreamManager(bus.connection);
+    const message = await jsm.streams.getMessage(streamName(bus, testStream.name), { seq: stored.seq });
+    expect(message?.subject).toBe(`${env.subjectPrefix}.evt.test.batch.one`);
+    expect(batch.payload.parse(message?.json())).toEqual({ events: [{ n: 1 }, { n: 3 }] });
+    await expect(publishEventParts(bus, batch, [], { tokens: { rest: 'one' } })).rejects.toMatchObject({
+      code: 'internal',
+    });
   });
 });
 

@@ -90,10 +90,11 @@ const plainToken = /^[^.*>\s]{1,128}$/;
 /** The subject one message is published on: tokens from the payload, then the publisher's. */
 export function eventSubject<E extends EventDef>(
   def: E,
-  payload: EventPayloadOf<E>,
+  /** Absent when every token is given (a batch, whose subject takes nothing from its payload). */
+  payload: EventPayloadOf<E> | undefined,
   given: Partial<Record<string, string>> = {},
 ): string {
-  const fromPayload = def.tokensOf?.(payload);
+  const fromPayload = payload === undefined ? undefined : def.tokensOf?.(payload);
   let subject = '';
   for (const token of compiledSubject(def)) {
     let part: string;

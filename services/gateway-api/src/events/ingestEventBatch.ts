@@ -1,4 +1,4 @@
-import type { Bus } from '@orbital/bus';
+import { type Bus, checkEventPart } from '@orbital/bus';
 import {
   type EventBatchReply,
   type EventResult,
@@ -14,7 +14,7 @@ import {
   satelliteEvents,
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
-import { type EventToStore, publishEventRuns } from './publishEventRuns.ts';
+import { type EventToStore, publishEventRuns, type SatelliteEventPart } from './publishEventRuns.ts';
 
 export type IngestOptions = {
   requestId?: string;
@@ -41,7 +41,7 @@ function teamOf(event: SatelliteEvent): string | null {
 }
 
 type Checked =
-  | { success: true; event: SatelliteEvent; def: (typeof satelliteEvents)[SatelliteEventType] }
+  | { success: true; event: SatelliteEvent; part: SatelliteEventPart }
   | { success: false; issues: Array<{ path: string; message: string }> };
 
 /**
@@ -51,17 +51,17 @@ type Checked =
  */
 function checkEvent(raw: unknown): Checked {
   const type = (raw as { type?: unknown } | null)?.type;
+  let def = satelliteEvents[type as SatelliteEventType];
   if (typeof type !== 'string' || !Object.hasOwn(satelliteEvents, type)) {
     const parsed = parseSatelliteEvent(raw);
     if (!parsed.success) return parsed;
-    return { success: true, event: parsed.event, def: satelliteEvents[parsed.event.type] };
+    def = satelliteEvents[parsed.event.type];
   }
-  const def = satelliteEvents[type as SatelliteEventType];
-  const result = def.payload.safeParse(raw);
+  const result = checkEventPart(def, raw);
   if (!result.success) {
     return { success: false, issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
   }
-  return { success: true, event: result.data as SatelliteEvent, def };
+  return { success: true, event: result.data as SatelliteEvent, part: result.part };
 }
 
 /**
@@ -134,7 +134,7 @@ export async function ingestEventBatch(
       };
       return;
     }
-    toStore.push({ index, event });
+    toStore.push({ index, event, part: parsed.part });
   });
   const acks = await publishEventRuns(bus, satellite.satellite_id, toStore, {
     headers,

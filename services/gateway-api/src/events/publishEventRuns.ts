@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
-import { type Bus, type PublishResult, publishData } from '@orbital/bus';
+import { type Bus, type EventPart, type PublishResult, publishEventParts } from '@orbital/bus';
 import {
-  eventSubject,
   type SatelliteEvent,
   type SatelliteEventType,
   satelliteEventBatches,
+  type satelliteEvents,
   satelliteEventsStream,
 } from '@orbital/contracts';
 
-export type EventToStore = { index: number; event: SatelliteEvent };
+/** A satellite event checked against its own definition and encoded (checkEventPart). */
+export type SatelliteEventPart = EventPart<(typeof satelliteEvents)[SatelliteEventType]['payload']>;
+
+/** A checked event, its index in the HTTP batch and its encoding. */
+export type EventToStore = { index: number; event: SatelliteEvent; part: SatelliteEventPart };
 
 /**
  * Room left in a message for its headers and the `{"events":[...]}` around the events: a run is cut
@@ -26,7 +30,7 @@ export function runMessageId(satelliteId: string, type: string, eventIds: readon
   return `${satelliteId}:${digest.slice(0, 32)}`;
 }
 
-type Run = { type: SatelliteEventType; items: EventToStore[]; encoded: string[]; bytes: number };
+type Run = { type: SatelliteEventType; items: EventToStore[]; bytes: number };
 
 /**
  * Consecutive events of one type, in the satellite's order, as few messages as fit: a batch of 100 tool
@@ -36,15 +40,13 @@ type Run = { type: SatelliteEventType; items: EventToStore[]; encoded: string[];
 function runsOf(events: readonly EventToStore[]): Run[] {
   const runs: Run[] = [];
   for (const item of events) {
-    const encoded = JSON.stringify(item.event);
-    const bytes = Buffer.byteLength(encoded) + 1;
+    const bytes = Buffer.byteLength(item.part) + 1;
     const last = runs[runs.length - 1];
     if (last && last.type === item.event.type && last.bytes + bytes <= messageBytes) {
       last.items.push(item);
-      last.encoded.push(encoded);
       last.bytes += bytes;
     } else {
-      runs.push({ type: item.event.type, items: [item], encoded: [encoded], bytes: bytes + 16 });
+      runs.push({ type: item.event.type, items: [item], bytes: bytes + 16 });
     }
   }
   return runs;
@@ -66,8 +68,9 @@ export async function publishEventRuns(
   await Promise.all(
     runsOf(events).map(async (run) => {
       const def = satelliteEventBatches[run.type];
-      const subject = eventSubject(def, { events: [] } as never, { satellite_id: satelliteId });
-      const ack = await publishData(bus, subject, `{"events":[${run.encoded.join(',')}]}`, {
+      const parts = run.items.map((item) => item.part);
+      const ack = await publishEventParts(bus, def, parts, {
+        tokens: { satellite_id: satelliteId },
         msgId: runMessageId(
           satelliteId,
           run.type,
