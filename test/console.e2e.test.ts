@@ -211,6 +211,41 @@ describe('the web console, day one, in a real browser', () => {
     await page.getByTestId('request-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
   });
 
+  step('a tool turned off on the Tools section is refused to MCP clients, and runs again when turned on', async () => {
+    const tools = page.getByRole('region', { name: 'Tools' });
+    await tools.getByTestId('tool-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
+    expect(await unlabelledControls(page)).toEqual([]);
+    const client = new Client({ name: 'console-e2e-policy', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${state.satelliteUrl}/mcp`)));
+    const echo = async () =>
+      JSON.stringify(
+        await client.callTool({
+          name: 'execute_mcp_tool',
+          arguments: { tool_path: 'everything:echo', arguments: { message: 'policy check' } },
+        }),
+      );
+    try {
+      // The box follows the stored policy: it changes once the change is saved, not on the click.
+      const enabled = tools.getByLabel('echo enabled', { exact: true });
+      await enabled.click();
+      await enabled.and(page.locator(':not(:checked)')).waitFor();
+      await eventually(
+        'the satellite to refuse the disabled tool',
+        async () => ((await echo()).includes('disabled by') ? true : undefined),
+        30_000,
+      );
+      await enabled.click();
+      await enabled.and(page.locator(':checked')).waitFor();
+      await eventually(
+        'the satellite to run it again',
+        async () => ((await echo()).includes('policy check') ? true : undefined),
+        30_000,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   step('a settings change made in the console reaches the satellite at once', async () => {
     const docs = async () => (await fetch(`${state.satelliteUrl}/documentation`)).status;
     expect(await docs()).toBe(200);

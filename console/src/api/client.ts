@@ -44,6 +44,8 @@ import type {
   TeamView,
   TemplateInput,
   TemplateView,
+  ToolPolicyUpdate,
+  ToolPolicyView,
   templateCreate,
   UpdateUserBody,
   UserPage,
@@ -238,6 +240,9 @@ export const api = {
     remove: (teamId: string, id: string) => call<{ deleted: true }>('DELETE', installation(teamId, id)),
     updateSettings: (teamId: string, id: string, settings: { request_logging_enabled: boolean }) =>
       call<InstallationView>('PATCH', `${installation(teamId, id)}/settings`, settings),
+    toolPolicy: (teamId: string, id: string) => call<ToolPolicyView>('GET', `${installation(teamId, id)}/tool-policy`),
+    updateToolPolicy: (teamId: string, id: string, changes: ToolPolicyUpdate) =>
+      call<ToolPolicyView>('PATCH', `${installation(teamId, id)}/tool-policy`, changes),
     oauthStatus: (teamId: string, id: string) => call<OAuthStatusView>('GET', `${installation(teamId, id)}/oauth`),
     /** Starts authorizing at the server's authorization server: the browser is to go to the answered URL. */
     authorize: (teamId: string, id: string) =>

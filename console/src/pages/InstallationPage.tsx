@@ -21,13 +21,14 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 import { StreamState } from '../components/StreamState.tsx';
 import { When } from '../components/When.tsx';
 import { RemoteAuthorization } from './RemoteAuthorization.tsx';
+import { ToolPolicySection } from './ToolPolicySection.tsx';
 
 const keptLines = 200;
 const keptRequests = 100;
 
 /**
  * One installation, live: its status, its server's log and the tool requests it served, each fed by
- * its SSE stream; and its settings (request logging) for those who manage the team's installations.
+ * its SSE stream; its tools (which run, which ask first); and its settings (request logging) for those who manage the team's installations.
  */
 export function InstallationPage({ teamId, installationId }: { teamId: string; installationId: string }) {
   const session = useSession();
@@ -113,6 +114,8 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
       {i && template.data?.oauth ? (
         <RemoteAuthorization teamId={teamId} installationId={installationId} template={template.data} />
       ) : null}
+
+      {i ? <ToolPolicySection teamId={teamId} installationId={installationId} online={current === 'online'} /> : null}
 
       <section aria-labelledby="requests">
         <h2 id="requests">
