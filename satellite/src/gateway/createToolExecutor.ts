@@ -85,6 +85,12 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         return toolError(
           `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it on the installation's Tools page.`,
         );
+      case 'held':
+        return toolError(
+          lookup.change === 'new'
+            ? `Tool "${toolPath}" is new since a team admin approved this server's tools; it is held back until one approves it on the installation's Tools page.`
+            : `Tool "${toolPath}" changed its definition since a team admin approved it; it is held back until one approves the change on the installation's Tools page.`,
+        );
       case 'found':
         break;
     }

@@ -18,6 +18,7 @@ import type { SatelliteApp } from '../app.ts';
 
 let satellite: SatelliteApp;
 let url: URL;
+let events: Awaited<ReturnType<typeof startTestSatellite>>['events'];
 const clients: Client[] = [];
 const workDir = mkdtempSync(join(tmpdir(), 'satellite-tool-policy-'));
 
@@ -37,7 +38,7 @@ const strict = memory('strict', {
 const lenient = memory('lenient', { disabled: [], confirm: [], no_confirm: [], without_elicitation: 'run' });
 
 beforeAll(async () => {
-  ({ satellite, url } = await startTestSatellite({ servers: [strict, lenient] }));
+  ({ satellite, url, events } = await startTestSatellite({ servers: [strict, lenient] }));
   await waitUntil(() => satellite.runtime.onlineTools().length >= 16, 30000);
 }, 60000);
 
@@ -151,5 +152,48 @@ describe('a policy change', () => {
     expect(await discovered(client, 'search nodes')).not.toContain('lenient:search_nodes');
     const refused = await client.callTool(execute('lenient:search_nodes', { query: 'ada' }));
     expect(textOf(refused)).toMatch(/disabled/);
+  });
+});
+
+describe('pinned tool definitions', () => {
+  /** The definition hashes the satellite reported for the lenient installation's tools. */
+  function reportedHashes(): Record<string, string> {
+    const listing = events.events.findLast(
+      (e) => e.type === 'mcp.tools.discovered' && e.data.installation_id === lenient.installation_id,
+    );
+    if (listing?.type !== 'mcp.tools.discovered') throw new Error('no listing reported');
+    return Object.fromEntries(listing.data.tools.map((t) => [t.tool_name, t.definition_hash as string]));
+  }
+
+  it('reports a SHA-256 definition hash with every listed tool', () => {
+    const hashes = reportedHashes();
+    expect(Object.keys(hashes)).toContain('create_entities');
+    for (const hash of Object.values(hashes)) expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('holds back a tool whose definition is not the approved one, and a new tool, until the pins say so', async () => {
+    const { client } = await connect('legacy');
+    const hashes = reportedHashes();
+    const { create_entities: _new, ...others } = hashes;
+    const pins = { ...others, open_nodes: 'f'.repeat(64) };
+    const policy = { disabled: [], confirm: [], no_confirm: [], without_elicitation: 'run' as const };
+    await satellite.runtime.apply([strict, { ...lenient, tool_policy: policy, tool_pins: pins }]);
+    const found = await discovered(client, 'create entities open nodes graph');
+    expect(found).not.toContain('lenient:create_entities');
+    expect(found).not.toContain('lenient:open_nodes');
+    expect(found).toContain('lenient:read_graph');
+    const changed = await client.callTool(execute('lenient:open_nodes', { names: ['ada'] }));
+    expect(textOf(changed)).toMatch(/changed its definition since a team admin approved it; it is held back/);
+    const added = await client.callTool(execute('lenient:create_entities', { entities: [] }));
+    expect(textOf(added)).toMatch(/is new since a team admin approved this server's tools/);
+
+    // Approved: the pins now hold the listed definitions, and both are served again, without a restart.
+    const outcome = await satellite.runtime.apply([strict, { ...lenient, tool_policy: policy, tool_pins: hashes }]);
+    expect(outcome.unchanged).toContain(lenient.installation_id);
+    expect(await discovered(client, 'create entities open nodes graph')).toEqual(
+      expect.arrayContaining(['lenient:create_entities', 'lenient:open_nodes']),
+    );
+    const ran = await client.callTool(execute('lenient:open_nodes', { names: ['ada'] }));
+    expect(ran.isError, textOf(ran)).toBeFalsy();
   });
 });

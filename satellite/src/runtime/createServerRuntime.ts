@@ -112,11 +112,11 @@ export function createServerRuntime(options: {
 
   /**
    * What a running server was built from: its configuration and the name its tools are listed under.
-   * Settings and the tool policy are left out: they are read per call (request logging) and per
+   * Settings, the tool policy and the pinned definitions are left out: they are read per call (request logging) and per
    * listing or lookup (which tools are on), so changing them restarts nothing.
    */
   const fingerprintOf = (config: ServerConfiguration, serverName: string) => {
-    const { settings: _settings, tool_policy: _toolPolicy, ...process } = config;
+    const { settings: _settings, tool_policy: _toolPolicy, tool_pins: _toolPins, ...process } = config;
     return canonicalJson({ process, serverName });
   };
 

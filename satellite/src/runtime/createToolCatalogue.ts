@@ -1,7 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import type { InstallationStatus, McpTransport, ServerConfiguration } from '@orbital/contracts';
+import {
+  type InstallationStatus,
+  type McpTransport,
+  type ServerConfiguration,
+  toolDefinitionOf,
+} from '@orbital/contracts';
 import type { EventSink } from '../events/eventSink.ts';
 import { assignServerNames } from './assignServerNames.ts';
+import { canonicalJson } from './canonicalJson.ts';
 import { estimateToolTokens } from './estimateTokens.ts';
 import { serverRefOf } from './serverRefOf.ts';
 import { internalNameOf, toolPathOf } from './toolPath.ts';
@@ -35,6 +42,8 @@ export type ToolLookup =
   | { kind: 'ambiguous'; tool_paths: string[] }
   /** The tool exists but its team or installation policy turned it off. */
   | { kind: 'disabled'; tool_path: string }
+  /** The tool is new, or its definition changed, since a team admin approved the server's tools. */
+  | { kind: 'held'; tool_path: string; change: 'new' | 'changed' }
   | { kind: 'unknown' };
 
 /** A configured server that cannot serve now, in the words a lookup would use. */
@@ -56,6 +65,8 @@ type Listing = {
   config: ServerConfiguration;
   serverName: string;
   tools: Tool[];
+  /** Each listed tool's definition hash, for pinned definitions. */
+  hashes: Map<string, string>;
   discovered: boolean;
   discovering: Promise<void>;
 };
@@ -83,6 +94,8 @@ export function createToolCatalogue(options: {
   let byInternalName = new Map<string, CachedTool[]>();
   /** Tool paths a policy turned off, by team: found by lookup to say so, never listed. */
   let disabledPaths = new Map<string, string>();
+  /** Tool paths held back until their definition is approved, with their team and why. */
+  let heldPaths = new Map<string, { teamId: string; change: 'new' | 'changed' }>();
   let online: CachedTool[] = [];
   let onlineByTeam = new Map<string, CachedTool[]>();
 
@@ -92,6 +105,7 @@ export function createToolCatalogue(options: {
     const after = new Set(next.map((t) => t.name));
     const wasDiscovered = listing.discovered;
     listing.tools = next;
+    listing.hashes = new Map(next.map((tool) => [tool.name, definitionHashOf(tool)]));
     listing.discovered = true;
     dirty = true;
     const counted = next.map((tool) => ({
@@ -100,6 +114,8 @@ export function createToolCatalogue(options: {
       input_schema: tool.inputSchema as Record<string, unknown>,
       token_count: estimateToolTokens(tool),
       ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
+      ...(tool.outputSchema ? { output_schema: tool.outputSchema as Record<string, unknown> } : {}),
+      definition_hash: listing.hashes.get(tool.name) as string,
     }));
     events.emit('mcp.tools.discovered', {
       installation_id: config.installation_id,
@@ -129,15 +145,22 @@ export function createToolCatalogue(options: {
     const next = new Map<string, CachedTool[]>();
     const nextOnline: CachedTool[] = [];
     const nextDisabled = new Map<string, string>();
+    const nextHeld = new Map<string, { teamId: string; change: 'new' | 'changed' }>();
     for (const listing of listings.values()) {
       const { config, serverName } = listing;
       const isOnline = options.standing(config.installation_id)?.status === 'online';
       // The policy of the current configuration: a change to it applies without a new listing.
-      const disabled = new Set(configured.get(config.installation_id)?.tool_policy?.disabled ?? []);
+      const current = configured.get(config.installation_id);
+      const disabled = new Set(current?.tool_policy?.disabled ?? []);
+      const pins = current?.tool_pins;
       for (const tool of listing.tools) {
         const toolPath = toolPathOf(serverName, tool.name);
         if (disabled.has(tool.name)) {
           nextDisabled.set(toolPath, config.team_id);
+          continue;
+        }
+        if (pins && pins[tool.name] !== listing.hashes.get(tool.name)) {
+          nextHeld.set(toolPath, { teamId: config.team_id, change: pins[tool.name] ? 'changed' : 'new' });
           continue;
         }
         const internal = internalNameOf(toolPath) ?? toolPath;
@@ -164,6 +187,7 @@ export function createToolCatalogue(options: {
     }
     byInternalName = next;
     disabledPaths = nextDisabled;
+    heldPaths = nextHeld;
     online = nextOnline;
     onlineByTeam = new Map();
   };
@@ -204,7 +228,14 @@ export function createToolCatalogue(options: {
     nameOf: (config: ServerConfiguration): string => names.get(config.installation_id) ?? config.installation_name,
     /** A server about to run starts with no tools listed (a fresh process may offer others). */
     open(config: ServerConfiguration, serverName: string): ServerTools {
-      const listing: Listing = { config, serverName, tools: [], discovered: false, discovering: Promise.resolve() };
+      const listing: Listing = {
+        config,
+        serverName,
+        tools: [],
+        hashes: new Map(),
+        discovered: false,
+        discovering: Promise.resolve(),
+      };
       listings.set(config.installation_id, listing);
       dirty = true;
       return {
@@ -253,6 +284,10 @@ export function createToolCatalogue(options: {
       if (disabledIn !== undefined && (teamId === undefined || disabledIn === teamId)) {
         return { kind: 'disabled', tool_path: toolPath };
       }
+      const held = heldPaths.get(toolPath);
+      if (held && (teamId === undefined || held.teamId === teamId)) {
+        return { kind: 'held', tool_path: toolPath, change: held.change };
+      }
       const all = byInternalName.get(internal);
       const matches = teamId === undefined ? all : all?.filter((tool) => tool.team_id === teamId);
       if (!matches || matches.length === 0) return unavailableServer(toolPath, teamId) ?? { kind: 'unknown' };
@@ -298,3 +333,10 @@ export function createToolCatalogue(options: {
 }
 
 export type ToolCatalogue = ReturnType<typeof createToolCatalogue>;
+
+/** SHA-256 over the canonical JSON of the tool's definition: the hash the backend pins. */
+export function definitionHashOf(tool: Tool): string {
+  return createHash('sha256')
+    .update(canonicalJson(toolDefinitionOf(tool)))
+    .digest('hex');
+}

@@ -706,6 +706,14 @@ function installationRows(): AccessRow[] {
       expect: teamAManagers(404),
     },
     read('/tool-policy'),
+    read('/tool-definitions'),
+    {
+      method: 'POST',
+      route: `${base}/tool-definitions/approve`,
+      url: url('/tool-definitions/approve'),
+      body: () => ({ tool_name: 'x', definition_hash: 'a'.repeat(64) }),
+      expect: teamAManagers(404),
+    },
     {
       method: 'PATCH',
       route: `${base}/tool-policy`,

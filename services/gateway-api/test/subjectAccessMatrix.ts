@@ -348,6 +348,12 @@ export const subjectMatrix: SubjectRow[] = [
   // Tool rules: team members read, team admins change, per installation and for the team.
   { def: toolPolicy.get, request: installationRef, expect: only(...teamAMembers) },
   { def: toolPolicy.update, request: (c) => ({ ...installationRef(c), changes: {} }), expect: only(...teamAAdmins) },
+  { def: toolPolicy.listDefinitions, request: installationRef, expect: only(...teamAMembers) },
+  {
+    def: toolPolicy.approveDefinition,
+    request: (c) => ({ ...installationRef(c), tool_name: 'x', definition_hash: 'a'.repeat(64) }),
+    expect: only(...teamAAdmins),
+  },
   { def: toolPolicy.listTeam, request: (c) => ({ team_id: c.teamA }), expect: only(...teamAMembers) },
   {
     def: toolPolicy.updateTeam,

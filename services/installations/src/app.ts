@@ -26,6 +26,7 @@ import {
 } from './domain/createInstallationsOperations.ts';
 import { createToolPolicies } from './domain/createToolPolicies.ts';
 import { createOutboxRelay, type OutboxRelay, queueCommand, type SendCommand } from './domain/outboxRelay.ts';
+import { createPinnedDefinitions } from './domain/pinToolDefinitions.ts';
 import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
 import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
 import { serveJobSubjects } from './handlers/serveJobSubjects.ts';
@@ -158,7 +159,11 @@ export async function createApp(deps: {
   });
   serveInstallationSubjects(bus, operations, database.pool);
   serveRemoteOAuthSubjects(bus, remoteOAuth);
-  serveToolPolicySubjects(bus, createToolPolicies({ pool: database.pool, relay }));
+  serveToolPolicySubjects(
+    bus,
+    createToolPolicies({ pool: database.pool, relay }),
+    createPinnedDefinitions({ pool: database.pool, relay }),
+  );
   serveJobSubjects(bus, { pool: database.pool, relay });
   // The registry asks for configuration levels to distribute; secrets are decrypted into this reply only.
   bus.serve(installationsConfigForSatelliteSubject, async (request) => {

@@ -204,7 +204,7 @@ describe('tool policies', () => {
         }),
         expect.objectContaining({
           action: 'installation.tool_policy_updated',
-          details: expect.objectContaining({ without_elicitation: 'run', previous: { without_elicitation: 'refuse' } }),
+          details: expect.objectContaining({ without_elicitation: 'run', previous_without_elicitation: 'refuse' }),
         }),
       ]),
     );

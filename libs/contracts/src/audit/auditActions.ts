@@ -50,6 +50,8 @@ export const auditActions = {
   'installation.settings_updated': "An installation's settings (request logging) were changed",
   'installation.tool_policy_updated':
     "A team admin changed which of an installation's tools run or ask for confirmation (details: the rules changed)",
+  'installation.tool_definition_approved':
+    'A team admin approved a new or changed tool definition, which satellites had held back (details: tool and hash)',
   'team.tool_policy_updated':
     "A team admin changed the team's rules for a server's tools, for every installation of it (details: the rules changed)",
   'installation.user_config_updated': "A member changed their own level of an installation's configuration",

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { teamAccess } from '../access/subjectAccess.ts';
 import { teamIdField, uuidField } from '../ids.ts';
 import { slug } from '../satellite/serverConfiguration.ts';
-import { unconfirmedCallPolicy } from '../satellite/toolPolicy.ts';
+import { toolDefinitionHash, unconfirmedCallPolicy } from '../satellite/toolPolicy.ts';
 import { defineSubject } from '../subject.ts';
 
 const toolName = z.string().min(1).max(200);
@@ -44,6 +44,8 @@ export const toolPolicyView = z.object({
   installation_id: uuid,
   server_slug: z.string(),
   without_elicitation: unconfirmedCallPolicy,
+  /** Whether tool definitions are pinned: a new tool or a changed definition waits for a team admin. */
+  pin_definitions: z.boolean(),
   tools: z.array(toolPolicyEntry),
 });
 export type ToolPolicyView = z.infer<typeof toolPolicyView>;
@@ -51,6 +53,8 @@ export type ToolPolicyView = z.infer<typeof toolPolicyView>;
 export const toolPolicyUpdate = z
   .object({
     without_elicitation: unconfirmedCallPolicy.optional(),
+    /** false opts the installation out of pinned definitions: satellites serve whatever the server lists. */
+    pin_definitions: z.boolean().optional(),
     tools: z.array(toolRuleChange).max(1000).optional(),
   })
   .strict();
@@ -64,6 +68,35 @@ export const teamToolPolicyUpdate = z
   .object({ server_slug: slug, tools: z.array(toolRuleChange).min(1).max(1000) })
   .strict();
 export type TeamToolPolicyUpdate = z.infer<typeof teamToolPolicyUpdate>;
+
+/** A tool's definition as pinned: what tells a model what the tool does and takes. */
+export const toolDefinitionView = z.object({
+  name: z.string(),
+  description: z.string(),
+  input_schema: z.unknown(),
+  output_schema: z.unknown(),
+  annotations: z.unknown(),
+});
+
+/** A definition the server listed that differs from the approved one (or a new tool), held back until approved. */
+export const pendingToolDefinition = z.object({
+  tool_name: z.string(),
+  definition_hash: z.string(),
+  definition: toolDefinitionView,
+  /** The approved definition it would replace; null for a new tool. */
+  approved: toolDefinitionView.nullable(),
+  first_seen_at: z.string(),
+});
+export type PendingToolDefinition = z.infer<typeof pendingToolDefinition>;
+
+export const toolDefinitionsView = z.object({
+  installation_id: uuid,
+  pin_definitions: z.boolean(),
+  /** How many tools have an approved definition. */
+  approved_count: z.number().int(),
+  pending: z.array(pendingToolDefinition),
+});
+export type ToolDefinitionsView = z.infer<typeof toolDefinitionsView>;
 
 const installationRef = z.object({ team_id: teamIdField, installation_id: uuid }).strict();
 const byTeam = z.object({ team_id: teamIdField }).strict();
@@ -107,5 +140,23 @@ export const toolPolicySubjects = {
       "Changes the team's rules for tools of one server (team admins); queues configure mcp_installation_updated for each installation of it.",
     request: byTeam.extend({ changes: teamToolPolicyUpdate }).strict(),
     reply: z.array(teamToolRuleView),
+  }),
+  listDefinitions: defineSubject({
+    subject: 'installations.tool_definitions.list',
+    service: 'installations',
+    access: teamAccess('installations.view'),
+    description:
+      "An installation's pinned tool definitions: how many are approved, and each new or changed one held back, beside the approved one it would replace (team members).",
+    request: installationRef,
+    reply: toolDefinitionsView,
+  }),
+  approveDefinition: defineSubject({
+    subject: 'installations.tool_definitions.approve',
+    service: 'installations',
+    access: teamAccess('installations.manage'),
+    description:
+      'Approves a held-back tool definition (team admins): it becomes the pinned one and satellites serve the tool again; queues configure mcp_installation_updated.',
+    request: installationRef.extend({ tool_name: toolName, definition_hash: toolDefinitionHash }).strict(),
+    reply: toolDefinitionsView,
   }),
 } as const;

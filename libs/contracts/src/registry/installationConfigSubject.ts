@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
 import { installationNaming, serverAbout, serverOAuth } from '../satellite/serverConfiguration.ts';
-import { serverToolPolicy } from '../satellite/toolPolicy.ts';
+import { serverToolPolicy, toolPins } from '../satellite/toolPolicy.ts';
 import { defineSubject } from '../subject.ts';
 
 /**
@@ -35,6 +35,8 @@ export const installationConfigRecord = z.object({
   oauth: serverOAuth.nullable().optional(),
   /** The installation's tool policy, team and installation rules combined. */
   tool_policy: serverToolPolicy.optional(),
+  /** The approved tool definitions, while the installation pins them and has recorded a listing. */
+  tool_pins: toolPins.optional(),
 });
 export type InstallationConfigRecord = z.infer<typeof installationConfigRecord>;
 

@@ -118,6 +118,12 @@ export const eventDataSchemas = {
         token_count: z.number().int().min(0),
         /** The tool's behaviour hints (destructiveHint decides confirmation), when its server gives them. */
         annotations: z.record(z.string(), z.unknown()).optional(),
+        output_schema: z.record(z.string(), z.unknown()).optional(),
+        /** SHA-256 of the tool's definition (toolDefinitionOf), which the installations service pins. */
+        definition_hash: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .optional(),
       }),
     ),
     discovered_at: isoTime,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serverToolPolicy } from './toolPolicy.ts';
+import { serverToolPolicy, toolPins } from './toolPolicy.ts';
 
 export const mcpTransport = z.enum(['stdio', 'http', 'sse']);
 export type McpTransport = z.infer<typeof mcpTransport>;
@@ -72,6 +72,8 @@ export const serverConfiguration = z
     oauth: serverOAuth.optional(),
     /** Which tools are off and which need confirmation; left out, every tool runs as its annotations say. */
     tool_policy: serverToolPolicy.optional(),
+    /** Approved tool definitions by hash; left out, every listed tool is served (see toolPins). */
+    tool_pins: toolPins.optional(),
   })
   .superRefine((server, ctx) => {
     if (server.transport === 'stdio' && !server.command) {

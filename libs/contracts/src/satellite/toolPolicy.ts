@@ -48,3 +48,33 @@ export function needsConfirmation(
   if (policy?.no_confirm.includes(toolName)) return false;
   return annotatedDestructive(annotations);
 }
+
+/** A tool definition's hash: SHA-256 (hex) over the canonical JSON of what `toolDefinitionOf` keeps. */
+export const toolDefinitionHash = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hash in hex');
+
+/**
+ * The tool definitions of one installation a team admin approved (by the server's first listing, or
+ * one by one since): tool name to definition hash. A satellite holds back from discovery and execution
+ * every listed tool whose definition hash is not the one here, whether the tool changed or is new.
+ * Left out of the configuration while nothing is recorded yet, or when the installation opted out.
+ */
+export const toolPins = z.record(z.string().min(1).max(200), toolDefinitionHash);
+export type ToolPins = z.infer<typeof toolPins>;
+
+/** What of a tool's definition is pinned: what tells a model what the tool does and takes. */
+export function toolDefinitionOf(tool: {
+  name: string;
+  description?: string | undefined;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}) {
+  return {
+    name: tool.name,
+    description: tool.description ?? '',
+    input_schema: tool.inputSchema ?? null,
+    output_schema: tool.outputSchema ?? null,
+    annotations: tool.annotations ?? null,
+  };
+}
+export type ToolDefinition = ReturnType<typeof toolDefinitionOf>;

@@ -1,10 +1,6 @@
 import type { Bus } from '@orbital/bus';
-import {
-  toolPolicySubjects as s,
-  type TeamPermission,
-  teamToolPolicyUpdate,
-  toolPolicyUpdate,
-} from '@orbital/contracts';
+import { toolPolicySubjects as s, teamToolPolicyUpdate, toolPolicyUpdate } from '@orbital/contracts';
+import { z } from 'zod';
 import { installationParams, teamParams } from '../http/pathParams.ts';
 import { proxyRoute } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
@@ -15,6 +11,9 @@ import { installationsPath } from './installationRoutes.ts';
  */
 export function toolPolicyRoutes(bus: Bus) {
   const tags = ['installations'];
+  const approval = z
+    .object({ tool_name: z.string().min(1).max(200), definition_hash: z.string().regex(/^[0-9a-f]{64}$/) })
+    .strict();
   return [
     proxyRoute(bus, s.get, {
       method: 'GET',
@@ -54,6 +53,27 @@ export function toolPolicyRoutes(bus: Bus) {
       params: teamParams,
       body: teamToolPolicyUpdate,
       toRequest: ({ params, body }) => ({ team_id: params.teamId, changes: body }),
+    }),
+    proxyRoute(bus, s.listDefinitions, {
+      method: 'GET',
+      url: `${installationsPath}/tool-definitions`,
+      summary: 'Pinned tool definitions: new or changed ones held back, each beside the approved one it would replace',
+      tags,
+      params: installationParams,
+      toRequest: ({ params }) => ({ team_id: params.teamId, installation_id: params.installationId }),
+    }),
+    proxyRoute(bus, s.approveDefinition, {
+      method: 'POST',
+      url: `${installationsPath}/tool-definitions/approve`,
+      summary: 'Approve a held-back tool definition; satellites serve the tool again',
+      tags,
+      params: installationParams,
+      body: approval,
+      toRequest: ({ params, body }) => ({
+        team_id: params.teamId,
+        installation_id: params.installationId,
+        ...body,
+      }),
     }),
   ];
 }

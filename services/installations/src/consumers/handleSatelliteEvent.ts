@@ -6,6 +6,7 @@ import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import { belongsToTeam } from '../domain/belongsToTeam.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
+import { recordListedDefinitions } from '../domain/pinToolDefinitions.ts';
 import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeClientSession } from './storeClientSession.ts';
 import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
@@ -71,6 +72,7 @@ async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEven
       discoveredAt: d.discovered_at,
       tools: d.tools,
     });
+    await recordListedDefinitions(tx, row, d.tools);
     await applyStatusTrigger(tx, row, { kind: 'tools_discovered', toolCount: d.tool_count }, event.timestamp);
   });
   await deps.relay.flush();

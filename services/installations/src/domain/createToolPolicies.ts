@@ -4,6 +4,7 @@ import type { CommonQueryMethods, LivePool } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import * as q from '../db/installationQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
+import { pinsDefinitions, setPinsDefinitions } from '../db/toolDefinitionQueries.ts';
 import * as p from '../db/toolPolicyQueries.ts';
 import { effectiveTool, rulesByTool } from './combineToolRules.ts';
 import { configureCommand } from './createInstallationsOperations.ts';
@@ -24,10 +25,11 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
   }
 
   async function view(db: CommonQueryMethods, installation: InstallationRow): Promise<ToolPolicyView> {
-    const [rules, listed, withoutElicitation] = await Promise.all([
+    const [rules, listed, withoutElicitation, pinning] = await Promise.all([
       p.rulesForInstallation(db, installation.team_id, installation.id, installation.server_slug),
       p.listedTools(db, installation.id),
       p.unconfirmedCallsOf(db, installation.id),
+      pinsDefinitions(db, installation.id),
     ]);
     const { own, team } = rulesByTool(rules, installation.id);
     const byName = new Map(listed.map((tool) => [tool.tool_name, tool]));
@@ -36,6 +38,7 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
       installation_id: installation.id,
       server_slug: installation.server_slug,
       without_elicitation: withoutElicitation,
+      pin_definitions: pinning,
       tools: names.map((name) => {
         const tool = byName.get(name);
         const effective = effectiveTool(own.get(name), team.get(name), tool?.annotations);
@@ -75,7 +78,10 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
       const result = await pool.get().transaction(async (tx) => {
         const installation = await mustFind(tx, teamId, installationId, true);
         const before = await p.unconfirmedCallsOf(tx, installationId);
+        const pinnedBefore = await pinsDefinitions(tx, installationId);
         if (changes.without_elicitation) await p.setUnconfirmedCalls(tx, installationId, changes.without_elicitation);
+        if (changes.pin_definitions !== undefined)
+          await setPinsDefinitions(tx, installationId, changes.pin_definitions);
         for (const change of changes.tools ?? []) {
           await p.putRule(
             tx,
@@ -94,7 +100,10 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
             name: installation.name,
             tools: changes.tools ?? [],
             ...(changes.without_elicitation
-              ? { without_elicitation: changes.without_elicitation, previous: { without_elicitation: before } }
+              ? { without_elicitation: changes.without_elicitation, previous_without_elicitation: before }
+              : {}),
+            ...(changes.pin_definitions !== undefined
+              ? { pin_definitions: changes.pin_definitions, previous_pin_definitions: pinnedBefore }
               : {}),
           },
         });

@@ -3,6 +3,7 @@ import type { SecretBox } from '@orbital/crypto';
 import { type CommonQueryMethods, sql } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
+import { approvedPins } from '../db/toolDefinitionQueries.ts';
 import { rulesOfTeams } from '../db/toolPolicyQueries.ts';
 import { serverToolPolicyOf } from './combineToolRules.ts';
 
@@ -63,6 +64,10 @@ export async function readConfigurationRecords(
     ${teamIds === null ? sql.fragment`` : sql.fragment`WHERE i.team_id = ANY(${sql.array([...teamIds], 'text')})`}
     ORDER BY i.team_id, i.name`);
   const rules = await rulesOfTeams(db, teamIds);
+  const pins = await approvedPins(
+    db,
+    rows.map((r) => r.id),
+  );
   const records: ConfigurationRecord[] = [];
   for (const r of rows) {
     let team: { env: Record<string, string>; headers: Record<string, string> };
@@ -104,6 +109,7 @@ export async function readConfigurationRecords(
         r.id,
         r.unconfirmed_calls,
       ),
+      ...(pins.has(r.id) ? { tool_pins: pins.get(r.id) } : {}),
     });
   }
   return records;

@@ -80,6 +80,7 @@ export function mergeInstallationConfigs(
       settings: { request_logging_enabled: record.settings.request_logging_enabled ?? false },
       ...(record.oauth ? { oauth: record.oauth } : {}),
       ...(record.tool_policy ? { tool_policy: record.tool_policy } : {}),
+      ...(record.tool_pins ? { tool_pins: record.tool_pins } : {}),
     });
     if (!merged.success) {
       skipped.push({ ...ref, level: 'merged', reason: 'invalid_configuration' });
