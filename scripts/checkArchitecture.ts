@@ -82,9 +82,11 @@ function propertiesOf(literal: ts.ObjectLiteralExpression, file: ts.SourceFile):
   for (const path of sources.filter((p) => p.includes('/services/gateway-api/src/'))) {
     const file = parse(path);
     visit(file, (node) => {
-      if (!ts.isCallExpression(node) || calledName(node) !== 'proxyRoute') return;
+      // proxyRoute(bus, subject, options), or a row of a relayTable: relay(subject, at, summary, options).
+      const name = ts.isCallExpression(node) ? calledName(node) : null;
+      if (!ts.isCallExpression(node) || (name !== 'proxyRoute' && name !== 'relay')) return;
       relaying++;
-      const options = node.arguments[2];
+      const options = node.arguments[name === 'proxyRoute' ? 2 : 3];
       if (!options || !ts.isObjectLiteralExpression(options)) {
         problems.push(
           `${rel(path)}:${file.getLineAndCharacterOfPosition(node.pos).line + 1}: options not written in place`,

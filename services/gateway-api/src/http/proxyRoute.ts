@@ -52,3 +52,29 @@ export function proxyRoute<
 export function isProxyRoute(route: Route): route is ProxyRoute {
   return 'relays' in route;
 }
+
+/** A route's method and path in one string, as a table of routes reads: `'GET /api/settings/:key'`. */
+export type MethodAndPath = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
+
+/**
+ * Writes a table of relaying routes once: each row names its subject, its method and path, its summary
+ * and what HTTP adds (path, query and body schemas, the success status, the subject's request from them);
+ * the tags are the table's.
+ */
+export function relayTable(bus: Bus, tags: string[]) {
+  return <
+    S extends SubjectDef,
+    B extends Schema | undefined = undefined,
+    Q extends Schema | undefined = undefined,
+    P extends Schema | undefined = undefined,
+  >(
+    subject: S,
+    at: MethodAndPath,
+    summary: string,
+    options: Omit<ProxyRouteOptions<S, B, Q, P>, 'method' | 'url' | 'summary' | 'tags'>,
+  ): ProxyRoute => {
+    const space = at.indexOf(' ');
+    const method = at.slice(0, space) as RouteDefinition['method'];
+    return proxyRoute(bus, subject, { method, url: at.slice(space + 1), summary, tags, ...options });
+  };
+}

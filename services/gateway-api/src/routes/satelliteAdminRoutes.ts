@@ -7,9 +7,8 @@ import {
 } from '@orbital/contracts';
 import { z } from 'zod';
 import { satelliteParams, teamParams, uuidOf } from '../http/pathParams.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
+import { relayTable } from '../http/proxyRoute.ts';
 
-const tags = ['satellites'];
 const globalTokenParams = z.object({ tokenId: uuidOf('token') }).strict();
 const teamTokenParams = teamParams.extend({ tokenId: uuidOf('token') }).strict();
 const global = { scope: 'global' } as const;
@@ -22,105 +21,97 @@ const ofTeam = (teamId: string) => ({ scope: 'team', team_id: teamId }) as const
  * registry, which answers from the caller's identity: a satellite of another team is "not found".
  */
 export function satelliteAdminRoutes(bus: Bus) {
+  const relay = relayTable(bus, ['satellites']);
   return [
-    proxyRoute(bus, registrySubjects.createToken, {
-      method: 'POST',
-      url: '/api/satellites/registration-tokens',
-      summary: 'Generate a single-use registration token for a global satellite (shown once)',
-      tags,
-      body: createRegistrationTokenBody,
-      successStatus: 201,
-      toRequest: ({ body }) => ({ target: global, options: body }),
-    }),
-    proxyRoute(bus, registrySubjects.listTokens, {
-      method: 'GET',
-      url: '/api/satellites/registration-tokens',
-      summary: 'Global registration tokens, without the tokens themselves',
-      tags,
-      toRequest: () => ({ target: global }),
-    }),
-    proxyRoute(bus, registrySubjects.revokeToken, {
-      method: 'DELETE',
-      url: '/api/satellites/registration-tokens/:tokenId',
-      summary: 'Revoke an unused global registration token',
-      tags,
-      params: globalTokenParams,
-      toRequest: ({ params }) => ({ target: global, token_id: params.tokenId }),
-    }),
-    proxyRoute(bus, registrySubjects.createToken, {
-      method: 'POST',
-      url: '/api/teams/:teamId/satellites/registration-tokens',
-      summary: 'Generate a single-use registration token for a satellite of this team (shown once)',
-      tags,
-      params: teamParams,
-      body: createRegistrationTokenBody,
-      successStatus: 201,
-      toRequest: ({ params, body }) => ({ target: ofTeam(params.teamId), options: body }),
-    }),
-    proxyRoute(bus, registrySubjects.listTokens, {
-      method: 'GET',
-      url: '/api/teams/:teamId/satellites/registration-tokens',
-      summary: "This team's registration tokens, without the tokens themselves",
-      tags,
-      params: teamParams,
-      toRequest: ({ params }) => ({ target: ofTeam(params.teamId) }),
-    }),
-    proxyRoute(bus, registrySubjects.revokeToken, {
-      method: 'DELETE',
-      url: '/api/teams/:teamId/satellites/registration-tokens/:tokenId',
-      summary: 'Revoke an unused registration token of this team',
-      tags,
-      params: teamTokenParams,
-      toRequest: ({ params }) => ({ target: ofTeam(params.teamId), token_id: params.tokenId }),
-    }),
-    proxyRoute(bus, registrySubjects.listSatellites, {
-      method: 'GET',
-      url: '/api/satellites',
-      summary: 'Satellites the caller may see: all for global admins, their teams’ otherwise',
-      tags,
-      toRequest: () => ({}),
-    }),
-    proxyRoute(bus, registrySubjects.listSatellites, {
-      method: 'GET',
-      url: '/api/teams/:teamId/satellites',
-      summary: "This team's satellites and their status",
-      tags,
-      params: teamParams,
-      toRequest: ({ params }) => ({ team_id: params.teamId }),
-    }),
-    proxyRoute(bus, registrySubjects.getSatellite, {
-      method: 'GET',
-      url: '/api/satellites/:id',
-      summary: 'One satellite and its status',
-      tags,
+    relay(
+      registrySubjects.createToken,
+      'POST /api/satellites/registration-tokens',
+      'Generate a single-use registration token for a global satellite (shown once)',
+      {
+        body: createRegistrationTokenBody,
+        successStatus: 201,
+        toRequest: ({ body }) => ({ target: global, options: body }),
+      },
+    ),
+    relay(
+      registrySubjects.listTokens,
+      'GET /api/satellites/registration-tokens',
+      'Global registration tokens, without the tokens themselves',
+      { toRequest: () => ({ target: global }) },
+    ),
+    relay(
+      registrySubjects.revokeToken,
+      'DELETE /api/satellites/registration-tokens/:tokenId',
+      'Revoke an unused global registration token',
+      { params: globalTokenParams, toRequest: ({ params }) => ({ target: global, token_id: params.tokenId }) },
+    ),
+    relay(
+      registrySubjects.createToken,
+      'POST /api/teams/:teamId/satellites/registration-tokens',
+      'Generate a single-use registration token for a satellite of this team (shown once)',
+      {
+        params: teamParams,
+        body: createRegistrationTokenBody,
+        successStatus: 201,
+        toRequest: ({ params, body }) => ({ target: ofTeam(params.teamId), options: body }),
+      },
+    ),
+    relay(
+      registrySubjects.listTokens,
+      'GET /api/teams/:teamId/satellites/registration-tokens',
+      "This team's registration tokens, without the tokens themselves",
+      { params: teamParams, toRequest: ({ params }) => ({ target: ofTeam(params.teamId) }) },
+    ),
+    relay(
+      registrySubjects.revokeToken,
+      'DELETE /api/teams/:teamId/satellites/registration-tokens/:tokenId',
+      'Revoke an unused registration token of this team',
+      {
+        params: teamTokenParams,
+        toRequest: ({ params }) => ({ target: ofTeam(params.teamId), token_id: params.tokenId }),
+      },
+    ),
+    relay(
+      registrySubjects.listSatellites,
+      'GET /api/satellites',
+      'Satellites the caller may see: all for global admins, their teams’ otherwise',
+      { toRequest: () => ({}) },
+    ),
+    relay(
+      registrySubjects.listSatellites,
+      'GET /api/teams/:teamId/satellites',
+      "This team's satellites and their status",
+      { params: teamParams, toRequest: ({ params }) => ({ team_id: params.teamId }) },
+    ),
+    relay(registrySubjects.getSatellite, 'GET /api/satellites/:id', 'One satellite and its status', {
       params: satelliteParams,
       toRequest: ({ params }) => ({ satellite_id: params.id }),
     }),
-    proxyRoute(bus, registrySubjects.getMetrics, {
-      method: 'GET',
-      url: '/api/satellites/:id/metrics',
-      summary: "A satellite's heartbeat metrics (newest first) and the latest metrics of each process",
-      tags,
-      params: satelliteParams,
-      querystring: satelliteMetricsQuery,
-      toRequest: ({ params, query }) => ({ satellite_id: params.id, query }),
-    }),
-    proxyRoute(bus, registrySubjects.revokeSatellite, {
-      method: 'DELETE',
-      url: '/api/satellites/:id',
-      summary: "Revoke a satellite's API key (global admins; team admins for their team's satellites)",
-      tags,
-      params: satelliteParams,
-      toRequest: ({ params }) => ({ satellite_id: params.id }),
-    }),
-    proxyRoute(bus, registrySubjects.updateAllowlist, {
-      method: 'PUT',
-      url: '/api/satellites/:id/ip-allowlist',
-      summary: "Replace a team satellite's IP allowlist (addresses and CIDR blocks; empty: any address)",
-      tags,
-      params: satelliteParams,
-      body: updateIpAllowlistBody,
-      toRequest: ({ params, body }) => ({ satellite_id: params.id, ip_allowlist: body.ip_allowlist }),
-    }),
+    relay(
+      registrySubjects.getMetrics,
+      'GET /api/satellites/:id/metrics',
+      "A satellite's heartbeat metrics (newest first) and the latest metrics of each process",
+      {
+        params: satelliteParams,
+        querystring: satelliteMetricsQuery,
+        toRequest: ({ params, query }) => ({ satellite_id: params.id, query }),
+      },
+    ),
+    relay(
+      registrySubjects.revokeSatellite,
+      'DELETE /api/satellites/:id',
+      "Revoke a satellite's API key (global admins; team admins for their team's satellites)",
+      { params: satelliteParams, toRequest: ({ params }) => ({ satellite_id: params.id }) },
+    ),
+    relay(
+      registrySubjects.updateAllowlist,
+      'PUT /api/satellites/:id/ip-allowlist',
+      "Replace a team satellite's IP allowlist (addresses and CIDR blocks; empty: any address)",
+      {
+        params: satelliteParams,
+        body: updateIpAllowlistBody,
+        toRequest: ({ params, body }) => ({ satellite_id: params.id, ip_allowlist: body.ip_allowlist }),
+      },
+    ),
   ];
 }

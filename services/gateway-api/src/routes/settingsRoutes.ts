@@ -11,122 +11,71 @@ import {
   updateSettingBody,
 } from '@orbital/contracts';
 import { z } from 'zod';
-import { proxyRoute } from '../http/proxyRoute.ts';
+import { relayTable } from '../http/proxyRoute.ts';
 
 const groupParams = z.object({ groupId }).strict();
 const keyParams = z.object({ key: settingKey }).strict();
-const tags = ['settings'];
 
 /**
  * The settings endpoints (/api/settings/*), each a thin call to the settings service, which checks the
  * caller's role again. Responses use the envelope; encrypted values are always `null` in them.
  */
 export function settingsRoutes(bus: Bus) {
+  const relay = relayTable(bus, ['settings']);
   return [
-    proxyRoute(bus, s.listGroups, {
-      method: 'GET',
-      url: '/api/settings/groups',
-      summary: 'Every setting group with its settings',
-      tags,
-      toRequest: () => ({}),
-    }),
-    proxyRoute(bus, s.getGroup, {
-      method: 'GET',
-      url: '/api/settings/groups/:groupId',
-      summary: 'One setting group',
-      tags,
+    relay(s.listGroups, 'GET /api/settings/groups', 'Every setting group with its settings', { toRequest: () => ({}) }),
+    relay(s.getGroup, 'GET /api/settings/groups/:groupId', 'One setting group', {
       params: groupParams,
       toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
-    proxyRoute(bus, s.createGroup, {
-      method: 'POST',
-      url: '/api/settings/groups',
-      summary: 'Create a setting group',
-      tags,
+    relay(s.createGroup, 'POST /api/settings/groups', 'Create a setting group', {
       body: createGroupRequest,
       successStatus: 201,
       toRequest: ({ body }) => body,
     }),
-    proxyRoute(bus, s.updateGroup, {
-      method: 'PUT',
-      url: '/api/settings/groups/:groupId',
-      summary: 'Update a setting group',
-      tags,
+    relay(s.updateGroup, 'PUT /api/settings/groups/:groupId', 'Update a setting group', {
       params: groupParams,
       body: updateGroupBody,
       toRequest: ({ params, body }) => ({ group_id: params.groupId, changes: body }),
     }),
-    proxyRoute(bus, s.listSettings, {
-      method: 'GET',
-      url: '/api/settings',
-      summary: 'Every setting',
-      tags,
-      toRequest: () => ({}),
-    }),
-    proxyRoute(bus, s.listGroupSettings, {
-      method: 'GET',
-      url: '/api/settings/group/:groupId',
-      summary: 'The settings of one group',
-      tags,
+    relay(s.listSettings, 'GET /api/settings', 'Every setting', { toRequest: () => ({}) }),
+    relay(s.listGroupSettings, 'GET /api/settings/group/:groupId', 'The settings of one group', {
       params: groupParams,
       toRequest: ({ params }) => ({ group_id: params.groupId }),
     }),
-    proxyRoute(bus, s.health, {
-      method: 'GET',
-      url: '/api/settings/health',
-      summary: 'Whether encryption works (round trip) and the cache is loaded',
-      tags,
+    relay(s.health, 'GET /api/settings/health', 'Whether encryption works (round trip) and the cache is loaded', {
       toRequest: () => ({}),
     }),
-    proxyRoute(bus, s.getSetting, {
-      method: 'GET',
-      url: '/api/settings/:key',
-      summary: 'One setting',
-      tags,
+    relay(s.getSetting, 'GET /api/settings/:key', 'One setting', {
       params: keyParams,
       toRequest: ({ params }) => ({ key: params.key }),
     }),
-    proxyRoute(bus, s.createSetting, {
-      method: 'POST',
-      url: '/api/settings',
-      summary: 'Create a setting (encrypted: true stores it encrypted; its value is never returned)',
-      tags,
-      body: createSettingRequest,
-      successStatus: 201,
-      toRequest: ({ body }) => body,
-    }),
-    proxyRoute(bus, s.updateSetting, {
-      method: 'PUT',
-      url: '/api/settings/:key',
-      summary: 'Update a setting',
-      tags,
+    relay(
+      s.createSetting,
+      'POST /api/settings',
+      'Create a setting (encrypted: true stores it encrypted; its value is never returned)',
+      { body: createSettingRequest, successStatus: 201, toRequest: ({ body }) => body },
+    ),
+    relay(s.updateSetting, 'PUT /api/settings/:key', 'Update a setting', {
       params: keyParams,
       body: updateSettingBody,
       toRequest: ({ params, body }) => ({ key: params.key, changes: body }),
     }),
-    proxyRoute(bus, s.deleteSetting, {
-      method: 'DELETE',
-      url: '/api/settings/:key',
-      summary: 'Delete a setting',
-      tags,
+    relay(s.deleteSetting, 'DELETE /api/settings/:key', 'Delete a setting', {
       params: keyParams,
       toRequest: ({ params }) => ({ key: params.key }),
     }),
-    proxyRoute(bus, s.searchSettings, {
-      method: 'POST',
-      url: '/api/settings/search',
-      summary: 'Settings whose key matches a pattern (* any run of characters, ? one character)',
-      tags,
-      body: z.object({ pattern: keyPattern }).strict(),
-      toRequest: ({ body }) => body,
-    }),
-    proxyRoute(bus, s.bulkSettings, {
-      method: 'POST',
-      url: '/api/settings/bulk',
-      summary: 'Create or update many settings: all applied or none, with per-item errors',
-      tags,
-      body: bulkRequest,
-      toRequest: ({ body }) => body,
-    }),
+    relay(
+      s.searchSettings,
+      'POST /api/settings/search',
+      'Settings whose key matches a pattern (* any run of characters, ? one character)',
+      { body: z.object({ pattern: keyPattern }).strict(), toRequest: ({ body }) => body },
+    ),
+    relay(
+      s.bulkSettings,
+      'POST /api/settings/bulk',
+      'Create or update many settings: all applied or none, with per-item errors',
+      { body: bulkRequest, toRequest: ({ body }) => body },
+    ),
   ];
 }
