@@ -128,6 +128,7 @@ export async function createJobsApp(deps: {
           logger,
           workTimeoutMs: config.JOBS_WORK_TIMEOUT_MS,
           lockMs: config.JOBS_LOCK_MS,
+          startGraceMs: config.JOBS_START_GRACE_MS,
         }),
       );
     }

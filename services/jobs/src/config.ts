@@ -30,6 +30,9 @@ export const configSchema = requireInProduction(
     // How long a tick waits for the owning service; cleanup of millions of rows can take longer than
     // an ordinary request, and a timed-out tick is retried (the work is idempotent).
     JOBS_WORK_TIMEOUT_MS: positiveInt.default(120_000),
+    // For this long after start, a tick the owning service cannot take yet (it is starting, or waits for
+    // database setup) is retried quietly instead of warned about: the platform's processes start together.
+    JOBS_START_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
     // How long a replica holds a running tick without renewing its claim (renewed every half of it). A
     // replica killed mid-tick loses the tick this long (plus half of it, the stalled-tick check) later, and
     // another replica runs it again with the same tick time, which the owning service does once.

@@ -19,6 +19,8 @@ const oneTickEach = {
   JOBS_LOG_CLEANUP_EVERY_MS: '3600000',
   JOBS_ATTEMPTS: '3',
   JOBS_BACKOFF_MS: '50',
+  // Failures are warned about at once here; the quiet start has its own test.
+  JOBS_START_GRACE_MS: '0',
 };
 
 let env: TestEnvironment;
@@ -71,6 +73,31 @@ describe('retries and failures', () => {
       );
       expect(retryWarnings).toHaveLength(2);
       expect(retryWarnings[0]?.reason).toBe('unavailable: database restarting');
+    } finally {
+      await replica.stop();
+      await responder.stop();
+    }
+  });
+
+  it('waits quietly for an owning service that is still starting, then warns as usual', async () => {
+    const s = slice('starting', { JOBS_START_GRACE_MS: '600000' });
+    const responder = await startWorkResponder(s, {
+      template_health: (_payload, received) => {
+        if (received.length <= 2) throw new AppError('unavailable', 'The database connection is not ready yet');
+        return { templates_updated: 1 };
+      },
+    });
+    const replica = await startInProcessReplica(s);
+    try {
+      await waitFor('template_health to succeed', async () => {
+        const st = statusOf(await replica.app.readStatus(), 'template_health');
+        return st.last_run?.outcome === 'succeeded' ? st : undefined;
+      });
+      const lines = logLines(replica.logs()).filter((l) => l.schedule === 'template_health');
+      expect(lines.filter((l) => l.msg === 'tick failed; will retry')).toEqual([]);
+      const waits = lines.filter((l) => l.msg === 'the owning service is starting; the tick waits for it');
+      expect(waits).toHaveLength(2);
+      expect(waits.every((l) => l.level === 'debug')).toBe(true);
     } finally {
       await replica.stop();
       await responder.stop();

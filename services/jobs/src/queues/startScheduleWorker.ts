@@ -16,6 +16,8 @@ export type WorkerDeps = {
   workTimeoutMs: number;
   /** BullMQ's lock duration: how long a tick stays claimed by a replica that stopped renewing it. */
   lockMs: number;
+  /** After start, how long `unavailable` answers are retried quietly until a tick first succeeds. */
+  startGraceMs?: number;
 };
 
 /**
@@ -39,6 +41,13 @@ const permanentCodes: ReadonlySet<ErrorCode> = new Set([
 export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worker {
   const log = deps.logger.child({ schedule: schedule.name });
   const identity = serviceIdentity('jobs');
+  const startedAt = performance.now();
+  // Until the owning service has taken one tick, "unavailable" at start means it is still starting.
+  let answeredOnce = false;
+  const startingUp = (error: Error) =>
+    !answeredOnce &&
+    performance.now() - startedAt < (deps.startGraceMs ?? 0) &&
+    error.message.startsWith('unavailable:');
 
   const processor = async (job: Job) => {
     const tickAt = tickTimeOf(job, schedule.name);
@@ -50,6 +59,7 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
       deps.bus.request(def, payload, { identity, requestId, timeoutMs: deps.workTimeoutMs });
     try {
       const result = await schedule.perform(tickAt, request);
+      answeredOnce = true;
       log.info(
         { tick_at: tickAt.toISOString(), attempt, duration_ms: Math.round(performance.now() - started), result },
         'tick done',
@@ -81,6 +91,8 @@ export function startScheduleWorker(schedule: Schedule, deps: WorkerDeps): Worke
     const maxAttempts = job.opts.attempts ?? 1;
     if (error instanceof UnrecoverableError || job.attemptsMade >= maxAttempts) {
       log.error({ ...context, reason: error.message }, 'tick failed permanently');
+    } else if (startingUp(error)) {
+      log.debug({ ...context, reason: error.message }, 'the owning service is starting; the tick waits for it');
     } else {
       log.warn({ ...context, max_attempts: maxAttempts, reason: error.message }, 'tick failed; will retry');
     }
