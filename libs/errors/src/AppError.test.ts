@@ -13,6 +13,7 @@ describe('AppError', () => {
       account_disabled: 403,
       email_unverified: 403,
       not_found: 404,
+      method_not_allowed: 405,
       conflict: 409,
       mail_disabled: 409,
       payload_too_large: 413,

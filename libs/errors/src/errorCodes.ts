@@ -15,6 +15,8 @@ export const errorCodes = {
   // The account's address was never confirmed by the mailed link.
   email_unverified: { status: 403, message: 'Confirm your e-mail address first' },
   not_found: { status: 404, message: 'Not found' },
+  // The path exists, with other methods (named in the answer's Allow header).
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path' },
   conflict: { status: 409, message: 'The request conflicts with the current state' },
   // global.send_mail is off, and what was asked needs a mail (a link to confirm, reset or join).
   mail_disabled: { status: 409, message: 'This platform does not send mail' },

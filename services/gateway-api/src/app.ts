@@ -20,7 +20,7 @@ import {
   requestIdFor,
 } from './http/defineRoute.ts';
 import { securitySchemes } from './http/describeOperation.ts';
-import { errorHandler, notFoundHandler } from './http/errorHandler.ts';
+import { errorHandler, methodNotAllowedHandler, notFoundHandler } from './http/errorHandler.ts';
 import { lazyChildLogger } from './http/lazyChildLogger.ts';
 import { type ConsoleFallback, registerConsole } from './http/registerConsole.ts';
 import { auditRoutes } from './routes/auditRoutes.ts';
@@ -39,6 +39,9 @@ import { satelliteStreamRoutes } from './routes/satelliteStreamRoutes.ts';
 import { settingsRoutes } from './routes/settingsRoutes.ts';
 import { toolPolicyRoutes } from './routes/toolPolicyRoutes.ts';
 import { createCommandWakeups } from './satellites/createCommandWakeups.ts';
+
+/** The methods a path may answer, in the order an `Allow` header names them. */
+const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export type GatewayDeps = {
   bus: Bus;
@@ -135,7 +138,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   let consoleFallback: ConsoleFallback = async () => false;
   app.setNotFoundHandler(async (request, reply) => {
     if (await consoleFallback(request, reply)) return reply;
-    notFoundHandler(request, reply);
+    const path = request.url.split('?')[0] ?? '/';
+    // Routes that match this very path, not the console's catch-all file server (a `*` wildcard).
+    const allowed = httpMethods.filter((method) => {
+      const route = app.findRoute({ method, url: path });
+      return route !== null && !Object.hasOwn(route.params ?? {}, '*');
+    });
+    if (allowed.length > 0) methodNotAllowedHandler(request, reply, allowed);
+    else notFoundHandler(request, reply);
     return reply;
   });
   consoleFallback = await registerConsole(app, { dir: deps.consoleDir, logger: deps.logger });

@@ -180,3 +180,22 @@ describe('HTTP limits', () => {
     });
   });
 });
+
+describe('a method a path does not take', () => {
+  it('is answered 405 with Allow naming the methods it takes, in the error envelope', async () => {
+    const setup = await gateway.inject({ method: 'DELETE', url: '/api/db/setup' });
+    expect(setup.statusCode).toBe(405);
+    expect(setup.headers.allow).toBe('POST');
+    expect(setup.json()).toMatchObject({ success: false, error: { code: 'method_not_allowed' } });
+
+    // A path with a parameter: the methods of its pattern.
+    const setting = await gateway.inject({ method: 'PATCH', url: '/api/settings/global.page_url' });
+    expect(setting.statusCode).toBe(405);
+    expect(setting.headers.allow).toBe('GET, HEAD, PUT, DELETE');
+
+    // A path that exists with no method at all is still not found.
+    const nowhere = await gateway.inject({ method: 'POST', url: '/api/no-such-thing' });
+    expect(nowhere.statusCode).toBe(404);
+    expect(nowhere.headers.allow).toBeUndefined();
+  });
+});

@@ -48,6 +48,21 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   void reply.status(appError.status).send(body);
 }
 
+/**
+ * A path that exists with other methods: 405 with `Allow` naming them (RFC 9110), in the error envelope,
+ * rather than a 404 that says the path does not exist.
+ */
+export function methodNotAllowedHandler(request: FastifyRequest, reply: FastifyReply, allowed: readonly string[]) {
+  const body: ErrorEnvelope = {
+    success: false,
+    error: {
+      code: 'method_not_allowed',
+      message: `${request.method} is not allowed on ${request.url.split('?')[0]}; it takes ${allowed.join(', ')}`,
+    },
+  };
+  void reply.status(405).header('allow', allowed.join(', ')).send(body);
+}
+
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   const body: ErrorEnvelope = {
     success: false,
