@@ -25,6 +25,18 @@ export function useSession(): Session {
   return session;
 }
 
+/**
+ * Pages a person reaches before signing in (most from a mailed link): a 401 there is expected (nobody
+ * is signed in yet) and must not send them to the login page.
+ */
+export const pagesBeforeSignIn: ReadonlySet<string> = new Set([
+  '/register',
+  '/verify-email',
+  '/forgot-password',
+  '/reset-password',
+  '/invitation',
+]);
+
 function loginPathFor(location: Location): string {
   const next = location.pathname + location.search;
   return next === '/' || next.startsWith('/login') ? '/login' : `/login?next=${encodeURIComponent(next)}`;
@@ -51,7 +63,10 @@ export function SessionProvider(props: {
   useEffect(() => {
     setUnauthenticatedHandler(() => {
       setState({ status: 'anonymous' });
-      if (!window.location.pathname.startsWith('/login')) navigate(loginPathFor(window.location), { replace: true });
+      const path = window.location.pathname;
+      if (!path.startsWith('/login') && !pagesBeforeSignIn.has(path)) {
+        navigate(loginPathFor(window.location), { replace: true });
+      }
     });
     refresh().catch(() => setState({ status: 'anonymous' }));
   }, [refresh]);
