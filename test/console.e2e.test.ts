@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startOidcProvider } from '@orbital/testing';
+import { linkIn, type MailServer, startMailServer, startOidcProvider } from '@orbital/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, keepScreenshot, launchBrowser } from './browser/launchBrowser.ts';
@@ -14,7 +14,9 @@ import { call, eventually, type Platform, startPlatform } from './platformHarnes
  * log in, change a setting (a refused value shows at its field), create a team and its admin, make a
  * registration token and start a satellite with the command the console shows, install a template and
  * watch it go online, see an MCP client's tool call appear live, read all of it in the audit log. Then
- * the team admin, who sees only their team, on a phone-sized screen. Each step needs the ones before it; a failed step leaves a
+ * the people flows that go through mailed links (a local SMTP receiver): registering and confirming an
+ * address, resetting a password, accepting an invitation; login switched off and on; their audit
+ * entries. Last, the team admin, who sees only their team, on a phone-sized screen. Each step needs the ones before it; a failed step leaves a
  * screenshot under test-results/browser/.
  */
 type Envelope<T> = { success: true; data: T };
@@ -38,7 +40,10 @@ describe('the web console, day one, in a real browser', () => {
   let browser: Browser;
   let page: Page;
   let adminToken: string;
+  let smtp: MailServer;
   const state: Record<string, string> = {};
+  const newcomer = { email: 'nova@orbital.test', name: 'Nova Newcomer', password: 'a comet passes twice a year' };
+  const invitee = { email: 'ivy@orbital.test', name: 'Ivy Invited', password: 'ivy climbs the north wall' };
 
   /** A step of the walk: on failure its screenshot is kept and its path printed. */
   const step = (name: string, run: () => Promise<void>) =>
@@ -68,12 +73,35 @@ describe('the web console, day one, in a real browser', () => {
     ).data.token;
     browser = await launchBrowser();
     page = await browser.context.newPage();
+    smtp = await startMailServer();
   });
 
   afterAll(async () => {
     await browser?.close();
     await platform?.stop();
+    await smtp?.close();
   });
+
+  /** The link in the newest of `count` mails to an address (waiting for it). */
+  async function mailedLink(address: string, count = 1) {
+    const mail = (await smtp.waitFor(address, count)).at(-1);
+    if (!mail) throw new Error(`no mail to ${address}`);
+    return linkIn(mail);
+  }
+
+  /** A person other than the admin, in a browser of their own; its screenshot is kept when it fails. */
+  async function asVisitor(name: string, run: (visitor: Page) => Promise<void>): Promise<void> {
+    const own = await launchBrowser();
+    const visitor = await own.context.newPage();
+    try {
+      await run(visitor);
+    } catch (error) {
+      await keepScreenshot(visitor, name);
+      throw error;
+    } finally {
+      await own.close();
+    }
+  }
 
   step('sends a visitor to the login page, then logs the admin in', async () => {
     await page.goto(`${platform.api}/settings`);
@@ -99,6 +127,7 @@ describe('the web console, day one, in a real browser', () => {
       'SMTP Mail Settings',
       'Code Hosting OAuth',
       'Single Sign-On',
+      'Tool discovery',
       'Audit Log',
     ]);
     await tabs.first().focus();
@@ -120,6 +149,19 @@ describe('the web console, day one, in a real browser', () => {
       token: adminToken,
     });
     expect(stored.data.value).toBe('2525');
+
+    // The console's address must be a URL: refused at the field, then the platform's own address saved.
+    await page.getByRole('tab', { name: 'Global Settings' }).click();
+    const pageUrl = page.getByLabel('Frontend URL');
+    await pageUrl.fill('not a url');
+    await page.getByRole('button', { name: 'Save Frontend URL' }).click();
+    await page.getByText('must be a URL starting with http:// or https://').waitFor();
+    expect(await pageUrl.getAttribute('aria-invalid')).toBe('true');
+    await pageUrl.fill(platform.api);
+    await page.getByRole('button', { name: 'Save Frontend URL' }).click();
+    await page.getByText('Saved').first().waitFor();
+    expect(await pageUrl.getAttribute('aria-invalid')).toBeNull();
+    await page.getByRole('tab', { name: 'SMTP Mail Settings' }).click();
 
     // An encrypted value is write-only: the field is empty and says whether one is set.
     const password = page.getByLabel('SMTP password');
@@ -182,6 +224,9 @@ describe('the web console, day one, in a real browser', () => {
 
   step('installs a reference server from the day-one catalogue and watches it go online', async () => {
     await nav(page, 'Catalogue').click();
+    await page.getByRole('button', { name: 'Install Everything (MCP reference server)' }).waitFor();
+    // Nothing installed yet: no card shows a health it does not know.
+    expect(await page.locator('.card.template').getByText('unknown', { exact: true }).count()).toBe(0);
     await page.getByRole('button', { name: 'Install Everything (MCP reference server)' }).click();
     const form = page.getByRole('form', { name: 'Install Everything (MCP reference server)' });
     expect(await form.getByLabel('Installation name').inputValue()).toBe('everything');
@@ -382,6 +427,129 @@ describe('the web console, day one, in a real browser', () => {
       await call(platform.api, 'PUT', '/api/settings/oidc.enabled', { token: adminToken, body: { value: 'false' } });
       await provider.stop();
     }
+  });
+
+  step('a newcomer registers by e-mail and confirms the address through the mailed link', async () => {
+    // Mail through the local SMTP receiver, and registration open.
+    const settings: Record<string, string> = {
+      'smtp.host': '127.0.0.1',
+      'smtp.port': String(smtp.port),
+      'smtp.secure': 'false',
+      'smtp.from_email': 'orbital@orbital.test',
+      'global.send_mail': 'true',
+      'global.enable_email_registration': 'true',
+    };
+    for (const [key, value] of Object.entries(settings)) {
+      await call(platform.api, 'PUT', `/api/settings/${key}`, { token: adminToken, body: { value } });
+    }
+    await asVisitor('registration', async (visitor) => {
+      await visitor.goto(`${platform.api}/login`);
+      await visitor.getByRole('link', { name: 'Create an account' }).click();
+      await visitor.getByLabel('Name').fill(newcomer.name);
+      await visitor.getByLabel('E-mail address').fill(newcomer.email);
+      await visitor.getByLabel('Password').fill(newcomer.password);
+      await visitor.getByRole('button', { name: 'Create the account' }).click();
+      await visitor.locator('[role=status].success').waitFor();
+      const link = await mailedLink(newcomer.email);
+      // Every link of a mail starts with the Frontend URL saved above.
+      expect(link.page).toBe(`${platform.api}/verify-email`);
+      await visitor.goto(link.url);
+      await visitor.getByRole('heading', { name: 'Confirm your e-mail address' }).waitFor();
+      await visitor.getByLabel('Password').fill(newcomer.password);
+      await visitor.getByRole('button', { name: 'Confirm and sign in' }).click();
+      await visitor.getByRole('heading', { name: `Welcome, ${newcomer.name}` }).waitFor();
+    });
+  });
+
+  step('a forgotten password is reset through the mailed link', async () => {
+    const renewed = `${newcomer.password} and back`;
+    await asVisitor('password reset', async (visitor) => {
+      await visitor.goto(`${platform.api}/login`);
+      await visitor.getByRole('link', { name: 'Forgot your password?' }).click();
+      await visitor.getByLabel('E-mail address').fill(newcomer.email);
+      await visitor.getByRole('button', { name: 'Send me a link' }).click();
+      await visitor.locator('[role=status].success').waitFor();
+      const link = await mailedLink(newcomer.email, 2);
+      expect(link.page).toBe(`${platform.api}/reset-password`);
+      await visitor.goto(link.url);
+      await visitor.getByLabel('New password').fill(renewed);
+      await visitor.getByRole('button', { name: 'Set the password' }).click();
+      await visitor.getByText('Your password is changed').waitFor();
+      await visitor.getByRole('link', { name: 'Log in' }).click();
+      await visitor.getByLabel('E-mail address').fill(newcomer.email);
+      await visitor.getByLabel('Password').fill(renewed);
+      await visitor.getByRole('button', { name: 'Log in' }).click();
+      await visitor.getByRole('heading', { name: `Welcome, ${newcomer.name}` }).waitFor();
+    });
+    newcomer.password = renewed;
+  });
+
+  step('a team admin invites by e-mail; the invitation is accepted with a new password', async () => {
+    await page.goto(`${platform.api}/teams/${state.team}`);
+    await page.getByLabel('Address to invite').fill(invitee.email);
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await page.getByRole('cell', { name: invitee.email, exact: true }).waitFor();
+    const link = await mailedLink(invitee.email);
+    expect(link.page).toBe(`${platform.api}/invitation`);
+    await asVisitor('invitation', async (visitor) => {
+      await visitor.goto(link.url);
+      await visitor.getByRole('heading', { name: 'Join a team' }).waitFor();
+      await visitor.getByLabel('Your name').fill(invitee.name);
+      await visitor.getByLabel('Choose a password').fill(invitee.password);
+      await visitor.getByRole('button', { name: 'Join the team' }).click();
+      // Signed in with the new account, a member of the team.
+      await visitor.getByRole('heading', { name: `Welcome, ${invitee.name}` }).waitFor();
+      const me = await visitor.evaluate('fetch("/api/users/me").then((r) => r.json())');
+      expect(me).toMatchObject({ data: { memberships: [expect.objectContaining({ team_id: state.team })] } });
+    });
+    await page.reload();
+    await page.getByRole('cell', { name: invitee.email, exact: true }).first().waitFor();
+  });
+
+  step('login switched off: the login page says so, the admin keeps working and switches it on again', async () => {
+    await nav(page, 'Settings').click();
+    const enableLogin = page.getByLabel('Enable login');
+    await enableLogin.uncheck();
+    await page.getByText('Saved').first().waitFor();
+    await asVisitor('login off', async (visitor) => {
+      await visitor.goto(`${platform.api}/login`);
+      await visitor.getByText('Signing in is turned off on this platform').waitFor();
+      const refused = await visitor.evaluate(
+        `fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(${JSON.stringify({ email: newcomer.email, password: newcomer.password })}) })
+          .then(async (r) => ({ status: r.status, body: await r.json() }))`,
+      );
+      expect(refused).toMatchObject({ status: 403, body: { error: { code: 'login_disabled' } } });
+
+      // The admin's session still works: login goes back on, and the page lets people in again.
+      await page.reload();
+      await page.getByLabel('Enable login').check();
+      await page.getByText('Saved').first().waitFor();
+      await visitor.reload();
+      await visitor.getByLabel('E-mail address').fill(newcomer.email);
+      await visitor.getByLabel('Password').fill(newcomer.password);
+      await visitor.getByRole('button', { name: 'Log in' }).click();
+      await visitor.getByRole('heading', { name: `Welcome, ${newcomer.name}` }).waitFor();
+      expect(await visitor.getByText('Signing in is turned off').count()).toBe(0);
+    });
+  });
+
+  step('the audit log shows each of these', async () => {
+    await nav(page, 'Audit').click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const rows = page.getByTestId('audit-entry');
+    for (const action of [
+      'auth.registered',
+      'auth.email_verified',
+      'auth.password_reset_requested',
+      'auth.password_reset',
+      'invitation.created',
+      'invitation.accepted',
+    ]) {
+      await rows.filter({ hasText: action }).first().waitFor();
+    }
+    // The login switch, off and then on: two changes of its key.
+    await rows.filter({ hasText: 'setting.updated' }).filter({ hasText: 'global.enable_login' }).nth(1).waitFor();
   });
 
   step('a team admin, on a phone, sees only their team', async () => {
