@@ -259,6 +259,10 @@ describe('the web console, day one, in a real browser', () => {
   step('a tool turned off on the Tools section is refused to MCP clients, and runs again when turned on', async () => {
     const tools = page.getByRole('region', { name: 'Tools' });
     await tools.getByTestId('tool-row').filter({ hasText: 'echo' }).first().waitFor({ timeout: 30_000 });
+    // The server's first listing was approved as it was: nothing waits, pinning is on.
+    const definitions = page.getByRole('region', { name: 'Tool definitions' });
+    await definitions.getByText('No tool is waiting for approval.').waitFor();
+    expect(await definitions.getByRole('checkbox').isChecked()).toBe(true);
     expect(await unlabelledControls(page)).toEqual([]);
     const client = new Client({ name: 'console-e2e-policy', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${state.satelliteUrl}/mcp`)));

@@ -44,6 +44,7 @@ import type {
   TeamView,
   TemplateInput,
   TemplateView,
+  ToolDefinitionsView,
   ToolPolicyUpdate,
   ToolPolicyView,
   templateCreate,
@@ -243,6 +244,13 @@ export const api = {
     toolPolicy: (teamId: string, id: string) => call<ToolPolicyView>('GET', `${installation(teamId, id)}/tool-policy`),
     updateToolPolicy: (teamId: string, id: string, changes: ToolPolicyUpdate) =>
       call<ToolPolicyView>('PATCH', `${installation(teamId, id)}/tool-policy`, changes),
+    toolDefinitions: (teamId: string, id: string) =>
+      call<ToolDefinitionsView>('GET', `${installation(teamId, id)}/tool-definitions`),
+    approveToolDefinition: (teamId: string, id: string, toolName: string, hash: string) =>
+      call<ToolDefinitionsView>('POST', `${installation(teamId, id)}/tool-definitions/approve`, {
+        tool_name: toolName,
+        definition_hash: hash,
+      }),
     oauthStatus: (teamId: string, id: string) => call<OAuthStatusView>('GET', `${installation(teamId, id)}/oauth`),
     /** Starts authorizing at the server's authorization server: the browser is to go to the answered URL. */
     authorize: (teamId: string, id: string) =>

@@ -20,6 +20,7 @@ import { Page } from '../components/Page.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { StreamState } from '../components/StreamState.tsx';
 import { When } from '../components/When.tsx';
+import { PinnedDefinitionsSection } from './PinnedDefinitionsSection.tsx';
 import { RemoteAuthorization } from './RemoteAuthorization.tsx';
 import { ToolPolicySection } from './ToolPolicySection.tsx';
 
@@ -115,7 +116,12 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
         <RemoteAuthorization teamId={teamId} installationId={installationId} template={template.data} />
       ) : null}
 
-      {i ? <ToolPolicySection teamId={teamId} installationId={installationId} online={current === 'online'} /> : null}
+      {i ? (
+        <>
+          <ToolPolicySection teamId={teamId} installationId={installationId} online={current === 'online'} />
+          <PinnedDefinitionsSection teamId={teamId} installationId={installationId} online={current === 'online'} />
+        </>
+      ) : null}
 
       <section aria-labelledby="requests">
         <h2 id="requests">
