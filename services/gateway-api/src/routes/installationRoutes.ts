@@ -19,7 +19,7 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
+import { relayTable } from '../http/proxyRoute.ts';
 import { globalAccess } from '../http/routeAccess.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
@@ -37,24 +37,12 @@ export function installationRoutes(bus: Bus) {
     team_id: p.teamId,
     installation_id: p.installationId,
   });
-  const templates = { tags: ['mcp-servers'] };
   const manageTemplates = globalAccess('mcp_servers.manage');
-  /** Every route under one installation; its access is its subject's. */
-  const ofInstallation = { tags: ['installations'], params: installationParams };
-  const ofTeam = { tags: ['installations'], params: teamParams };
+  const template = relayTable(bus, ['mcp-servers']);
+  const installation = relayTable(bus, ['installations']);
   return [
-    proxyRoute(bus, s.listTemplates, {
-      method: 'GET',
-      url: '/api/mcp/servers',
-      summary: 'The MCP server catalogue',
-      ...templates,
-      toRequest: () => ({}),
-    }),
-    proxyRoute(bus, s.createTemplate, {
-      method: 'POST',
-      url: '/api/mcp/servers',
-      summary: 'Add an MCP server template',
-      ...templates,
+    template(s.listTemplates, 'GET /api/mcp/servers', 'The MCP server catalogue', { toRequest: () => ({}) }),
+    template(s.createTemplate, 'POST /api/mcp/servers', 'Add an MCP server template', {
       body: templateCreate,
       successStatus: 201,
       toRequest: ({ body }) => body,
@@ -63,7 +51,7 @@ export function installationRoutes(bus: Bus) {
       method: 'POST',
       url: '/api/mcp/servers/import',
       summary: 'Add a template from an MCP Registry server.json document (given in the body; nothing is fetched)',
-      ...templates,
+      tags: ['mcp-servers'],
       access: manageTemplates,
       body: serverJsonImport,
       response: z.object({ template: templateView, inputs: z.array(templateInput) }),
@@ -88,115 +76,103 @@ export function installationRoutes(bus: Bus) {
         return { template, inputs: converted.inputs };
       },
     }),
-    proxyRoute(bus, s.getTemplate, {
-      method: 'GET',
-      url: '/api/mcp/servers/:slug',
-      summary: 'One MCP server template',
-      ...templates,
+    template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', {
       params: slugParams,
       toRequest: ({ params }) => ({ slug: params.slug }),
     }),
-    proxyRoute(bus, s.updateTemplate, {
-      method: 'PUT',
-      url: '/api/mcp/servers/:slug',
-      summary: 'Change an MCP server template',
-      ...templates,
+    template(s.updateTemplate, 'PUT /api/mcp/servers/:slug', 'Change an MCP server template', {
       params: slugParams,
       body: templateUpdate,
       toRequest: ({ params, body }) => ({ slug: params.slug, changes: body }),
     }),
-    proxyRoute(bus, s.deleteTemplate, {
-      method: 'DELETE',
-      url: '/api/mcp/servers/:slug',
-      summary: 'Remove an MCP server template no team has installed',
-      ...templates,
+    template(s.deleteTemplate, 'DELETE /api/mcp/servers/:slug', 'Remove an MCP server template no team has installed', {
       params: slugParams,
       toRequest: ({ params }) => ({ slug: params.slug }),
     }),
-    proxyRoute(bus, s.listInstallations, {
-      method: 'GET',
-      url: '/api/teams/:teamId/mcp/installations',
-      summary: "The team's MCP installations",
-      ...ofTeam,
+    installation(s.listInstallations, 'GET /api/teams/:teamId/mcp/installations', "The team's MCP installations", {
+      params: teamParams,
       toRequest: ({ params }) => ({ team_id: params.teamId }),
     }),
-    proxyRoute(bus, s.createInstallation, {
-      method: 'POST',
-      url: '/api/teams/:teamId/mcp/installations',
-      summary: 'Install an MCP server template in the team',
-      ...ofTeam,
-      body: installationCreate,
-      successStatus: 201,
-      toRequest: ({ params, body }) => ({ team_id: params.teamId, installation: body }),
-    }),
-    proxyRoute(bus, s.getInstallation, {
-      method: 'GET',
-      url: installationsPath,
-      summary: 'One installation of the team',
-      ...ofInstallation,
+    installation(
+      s.createInstallation,
+      'POST /api/teams/:teamId/mcp/installations',
+      'Install an MCP server template in the team',
+      {
+        params: teamParams,
+        body: installationCreate,
+        successStatus: 201,
+        toRequest: ({ params, body }) => ({ team_id: params.teamId, installation: body }),
+      },
+    ),
+    installation(s.getInstallation, `GET ${installationsPath}`, 'One installation of the team', {
+      params: installationParams,
       toRequest: ({ params }) => ref(params),
     }),
-    proxyRoute(bus, s.updateInstallation, {
-      method: 'PUT',
-      url: installationsPath,
-      summary: 'Change the team level of an installation',
-      ...ofInstallation,
+    installation(s.updateInstallation, `PUT ${installationsPath}`, 'Change the team level of an installation', {
+      params: installationParams,
       body: installationUpdate,
       toRequest: ({ params, body }) => ({ ...ref(params), changes: body }),
     }),
-    proxyRoute(bus, s.deleteInstallation, {
-      method: 'DELETE',
-      url: installationsPath,
-      summary: 'Remove an installation, its logs and request logs',
-      ...ofInstallation,
-      toRequest: ({ params }) => ref(params),
-    }),
-    proxyRoute(bus, s.putUserConfig, {
-      method: 'PUT',
-      url: `${installationsPath}/user-config`,
-      summary: 'Set your own user level of the installation configuration',
-      ...ofInstallation,
-      body: userConfigBody,
-      toRequest: ({ params, body }) => ({ ...ref(params), config: body }),
-    }),
-    proxyRoute(bus, s.getStatus, {
-      method: 'GET',
-      url: `${installationsPath}/status`,
-      summary: 'Status, status message and last update of the installation',
-      ...ofInstallation,
-      toRequest: ({ params }) => ref(params),
-    }),
-    proxyRoute(bus, s.listLogs, {
-      method: 'GET',
-      url: `${installationsPath}/logs`,
-      summary: 'Server logs (stderr), newest first; limit/offset, optional level',
-      ...ofInstallation,
-      querystring: serverLogQuery,
-      toRequest: ({ params, query }) => ({ ...ref(params), query }),
-    }),
-    proxyRoute(bus, s.listRequests, {
-      method: 'GET',
-      url: `${installationsPath}/requests`,
-      summary: 'Request logs, newest first; responses only while request logging is on',
-      ...ofInstallation,
-      querystring: requestLogQuery,
-      toRequest: ({ params, query }) => ({ ...ref(params), query }),
-    }),
-    proxyRoute(bus, s.getRequest, {
-      method: 'GET',
-      url: `${installationsPath}/requests/:requestId`,
-      summary: 'One request log with its full parameters and, when kept, its response',
-      ...ofInstallation,
-      params: requestParams,
-      toRequest: ({ params }) => ({ ...ref(params), request_id: params.requestId }),
-    }),
-    proxyRoute(bus, s.updateSettings, {
-      method: 'PATCH',
-      url: `${installationsPath}/settings`,
-      summary: 'Installation settings (request_logging_enabled), distributed to satellites',
-      ...ofInstallation,
-      body: settingsPatch,
-      toRequest: ({ params, body }) => ({ ...ref(params), settings: body }),
-    }),
+    installation(
+      s.deleteInstallation,
+      `DELETE ${installationsPath}`,
+      'Remove an installation, its logs and request logs',
+      { params: installationParams, toRequest: ({ params }) => ref(params) },
+    ),
+    installation(
+      s.putUserConfig,
+      `PUT ${installationsPath}/user-config`,
+      'Set your own user level of the installation configuration',
+      {
+        params: installationParams,
+        body: userConfigBody,
+        toRequest: ({ params, body }) => ({ ...ref(params), config: body }),
+      },
+    ),
+    installation(
+      s.getStatus,
+      `GET ${installationsPath}/status`,
+      'Status, status message and last update of the installation',
+      { params: installationParams, toRequest: ({ params }) => ref(params) },
+    ),
+    installation(
+      s.listLogs,
+      `GET ${installationsPath}/logs`,
+      'Server logs (stderr), newest first; limit/offset, optional level',
+      {
+        params: installationParams,
+        querystring: serverLogQuery,
+        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+      },
+    ),
+    installation(
+      s.listRequests,
+      `GET ${installationsPath}/requests`,
+      'Request logs, newest first; responses only while request logging is on',
+      {
+        params: installationParams,
+        querystring: requestLogQuery,
+        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+      },
+    ),
+    installation(
+      s.getRequest,
+      `GET ${installationsPath}/requests/:requestId`,
+      'One request log with its full parameters and, when kept, its response',
+      {
+        params: requestParams,
+        toRequest: ({ params }) => ({ ...ref(params), request_id: params.requestId }),
+      },
+    ),
+    installation(
+      s.updateSettings,
+      `PATCH ${installationsPath}/settings`,
+      'Installation settings (request_logging_enabled), distributed to satellites',
+      {
+        params: installationParams,
+        body: settingsPatch,
+        toRequest: ({ params, body }) => ({ ...ref(params), settings: body }),
+      },
+    ),
   ];
 }
