@@ -140,14 +140,13 @@ describe('bus request/reply', () => {
 
   it('turns no responders into unavailable at once', async () => {
     const client = await bus('client3');
-    const started = performance.now();
+    // A timeout far beyond the test's own: only the server saying nobody listens can answer in time, and
+    // the reason names it.
     const error = await client
-      .request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs: 5000 })
+      .request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs: 600_000 })
       .catch((e: unknown) => e);
     expect((error as AppError).code).toBe('unavailable');
     expect((error as AppError).details).toMatchObject({ reason: 'no_responders' });
-    // Well under the 5 s timeout: the server tells the client nobody listens.
-    expect(performance.now() - started).toBeLessThan(4000);
   });
 
   it('turns a handler that never answers into unavailable after the timeout', async () => {
