@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import { freePort } from './freePort.ts';
 
@@ -17,6 +17,12 @@ export type OidcProvider = {
    * show the provider's own sign-in page (browser tests type the account's `sub` there and press "Sign in").
    */
   signInAs(sub: string | null): void;
+  /**
+   * Spoils the ID token of the next token responses, as an attacker between the gateway and the provider
+   * would: `signature` flips a byte of its signature; `nonce` signs it again (with the provider's own key)
+   * carrying another nonce, as a token issued for another sign-in. Null sends tokens untouched.
+   */
+  tamperIdTokens(how: 'signature' | 'nonce' | null): void;
   /**
    * Follows an authorization URL through the provider as a browser would (its cookies kept) until the
    * provider redirects to a URL outside itself: the client's callback with `code`, `state` and `iss`.
@@ -121,6 +127,40 @@ export async function startOidcProvider(options: { redirectUris: string[] }): Pr
 </body></html>`);
   }
 
+  let tamper: 'signature' | 'nonce' | null = null;
+
+  /** Holds back the token response, changes its id_token as `how` says, then sends it. */
+  function spoilIdToken(res: ServerResponse, how: 'signature' | 'nonce') {
+    const chunks: Buffer[] = [];
+    const end = res.end.bind(res);
+    res.write = ((chunk: string | Buffer) => {
+      chunks.push(Buffer.from(chunk));
+      return true;
+    }) as typeof res.write;
+    res.end = ((chunk?: string | Buffer) => {
+      if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk));
+      void (async () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id_token?: string };
+        if (body.id_token) {
+          if (how === 'signature') {
+            const [head, payload, signature = ''] = body.id_token.split('.');
+            const flipped = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+            body.id_token = `${head}.${payload}.${flipped}`;
+          } else {
+            const claims = decodeJwt(body.id_token);
+            body.id_token = await new SignJWT({ ...claims, nonce: 'a-nonce-of-another-sign-in' })
+              .setProtectedHeader({ alg: 'RS256', kid: 'test-key', typ: 'JWT' })
+              .sign(privateKey);
+          }
+        }
+        const out = JSON.stringify(body);
+        res.setHeader('content-length', Buffer.byteLength(out));
+        end(out);
+      })();
+      return res;
+    }) as typeof res.end;
+  }
+
   let server: Server;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
@@ -132,6 +172,7 @@ export async function startOidcProvider(options: { redirectUris: string[] }): Pr
           });
           return;
         }
+        if (tamper && req.method === 'POST' && path === '/token') spoilIdToken(res, tamper);
         oidcHandler(req, res);
       });
       server.once('error', reject);
@@ -153,6 +194,9 @@ export async function startOidcProvider(options: { redirectUris: string[] }): Pr
     },
     signInAs(sub) {
       autoSub = sub;
+    },
+    tamperIdTokens(how) {
+      tamper = how;
     },
     async authorize(url) {
       const jar = new Map<string, string>();

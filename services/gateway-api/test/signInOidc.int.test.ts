@@ -162,6 +162,34 @@ describe('single sign-on with an OpenID provider', () => {
     expectFailure(await callBack(app, replayed, fresh.binding), 401, 'code_rejected');
   });
 
+  it('refuses a callback whose state was never issued, or was issued to another browser', async () => {
+    person('ruth', { email: 'ruth@acme.test' });
+    provider.signInAs('ruth');
+    const started = await startSignIn(app, 'oidc');
+    const answer = await provider.authorize(started.authorizeUrl.href);
+    const forged = new URL(answer);
+    forged.searchParams.set('state', 'a-state-nobody-issued');
+    expectFailure(await callBack(app, forged, started.binding), 400, 'invalid_state');
+    const elsewhere = await startSignIn(app, 'oidc');
+    expectFailure(await callBack(app, answer, elsewhere.binding), 400, 'state_mismatch');
+  });
+
+  it.each([
+    ['a tampered signature', 'signature'],
+    ['a nonce of another sign-in', 'nonce'],
+  ] as const)('refuses an ID token with %s', async (_label, how) => {
+    person(`tamper-${how}`, { email: `tamper-${how}@acme.test` });
+    provider.tamperIdTokens(how);
+    try {
+      const { response } = await signIn(`tamper-${how}`);
+      expectFailure(response, 401, 'token_invalid');
+    } finally {
+      provider.tamperIdTokens(null);
+    }
+    const users = await admin('GET', `/api/users?q=tamper-${how}`);
+    expect(users.json().data.items).toEqual([]);
+  });
+
   it('answers 503 with a clear page while the provider is down', async () => {
     person('grace', { email: 'grace@acme.test' });
     provider.signInAs('grace');

@@ -70,8 +70,14 @@ export function createOidcClients(options: { timeoutMs: number; cacheMs: number;
     const config = oidc
       .discovery(settings.issuer, settings.clientId, settings.clientSecret, undefined, {
         timeout: Math.ceil(options.timeoutMs / 1000),
-        // http only where isAcceptableProviderUrl allowed it: this machine's loopback.
-        ...(settings.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {}),
+        execute: [
+          // http only where isAcceptableProviderUrl allowed it: this machine's loopback.
+          ...(settings.issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
+          // The ID token's signature is checked against the provider's published keys too, not only
+          // trusted because it came over TLS from the token endpoint (which OpenID Connect allows):
+          // a token altered on the way, by a proxy that ends TLS or on a plain loopback, is refused.
+          oidc.enableNonRepudiationChecks,
+        ],
       })
       .then((config) => {
         const metadata = config.serverMetadata();
