@@ -188,7 +188,7 @@ describe('requests from the server during a call', () => {
     expect(textOf(declined)).toBe('the client refused: MCP error -32000: no model for you');
   });
 
-  it('gives roots over a 2025 stdio connection to no one, even with one call in flight', async () => {
+  it('gives roots over a 2025 stdio connection to no one, even with one call in flight: the list is empty', async () => {
     const rt = harness.start([stdioServer('legacy')]);
     await rt.start();
     const asked: string[] = [];
@@ -198,9 +198,7 @@ describe('requests from the server during a call', () => {
       { onServerRequest: answerAndRecord(asked) },
     );
     expect(asked).toEqual([]);
-    expect(textOf(result)).toBe(
-      "the client refused: MCP error -32603: the satellite gives roots only for a request it can tie to its tool call, and this connection cannot tell: one client's roots must not reach a server other clients share",
-    );
+    expect(textOf(result)).toBe('{"roots":[]}');
   });
 
   it('never hands a request to the wrong caller: over stdio with two calls in flight it is refused', async () => {

@@ -101,9 +101,7 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
         -32603,
         calls.size === 0
           ? `the satellite cannot answer ${method} outside a tool call: it relays such requests to the client that made the call`
-          : method === 'roots/list'
-            ? "the satellite gives roots only for a request it can tie to its tool call, and this connection cannot tell: one client's roots must not reach a server other clients share"
-            : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to (more than one of them is not waiting for an answer of its client), so it refuses rather than ask the wrong client`,
+          : `the satellite cannot tell which of ${calls.size} calls in flight this ${method} request belongs to (more than one of them is not waiting for an answer of its client), so it refuses rather than ask the wrong client`,
       );
     }
     if (!call.onServerRequest) {
@@ -155,8 +153,13 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
   for (const method of Object.keys(serverRequestCapability) as ServerRequestMethod[]) {
     client.setRequestHandler(method, async (request) => {
       const params = request.params as Record<string, unknown> | undefined;
+      const call = attribute(method);
+      // Servers ask for roots outside any call (Everything does right after initialize). The satellite
+      // shares no client's roots with a server every client shares, so it says there are none, a true
+      // answer, rather than an error the server logs as its own failure.
+      if (!call && method === 'roots/list') return { roots: [] } as never;
       // The SDK checks the answer against the method's result schema before it goes upstream.
-      return (await answer(attribute(method), method, params)) as never;
+      return (await answer(call, method, params)) as never;
     });
   }
 
