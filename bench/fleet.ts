@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { clientConnectedBatch } from '@orbital/testing';
 import { percentile } from './stats.ts';
 
 /**
@@ -69,23 +69,6 @@ const heartbeat = JSON.stringify({
   processes: [],
 });
 
-const eventBatch = () =>
-  JSON.stringify({
-    events: Array.from({ length: 5 }, () => ({
-      id: randomUUID(),
-      type: 'mcp.client.connected',
-      timestamp: new Date().toISOString(),
-      data: {
-        session_id: randomUUID(),
-        client_type: 'vscode',
-        user_agent: 'vscode/1.99',
-        transport: 'sse',
-        ip_address: '10.0.0.1',
-        team_id: null,
-      },
-    })),
-  });
-
 /** One request as the satellite makes it, recorded; the parsed answer, or null when it failed. */
 export async function timed<T>(
   recorder: Recorder,
@@ -146,7 +129,7 @@ export async function runSatellite(
   const events = async () => {
     await sleep(Math.random() * Math.min(3_000, options.firstWithinMs));
     while (Date.now() < deadline) {
-      await timed(recorder, 'events', url('events'), { method: 'POST', headers, body: eventBatch() });
+      await timed(recorder, 'events', url('events'), { method: 'POST', headers, body: clientConnectedBatch(5) });
       await sleep(3_000);
     }
   };

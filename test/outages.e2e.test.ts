@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { defaults, freePort, startTcpProxy, type TcpProxy } from '@orbital/testing';
+import { clientConnectedBatch, defaults, freePort, startTcpProxy, type TcpProxy } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
@@ -36,23 +35,7 @@ async function sendEvent() {
   const response = await fetch(`${platform.api}/api/satellites/${satellite.id}/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${satellite.key}` },
-    body: JSON.stringify({
-      events: [
-        {
-          id: randomUUID(),
-          type: 'mcp.client.connected',
-          timestamp: new Date().toISOString(),
-          data: {
-            session_id: randomUUID(),
-            client_type: 'vscode',
-            user_agent: 'vscode/1.99',
-            transport: 'sse',
-            ip_address: '10.0.0.1',
-            team_id: null,
-          },
-        },
-      ],
-    }),
+    body: clientConnectedBatch(),
     signal: AbortSignal.timeout(5000),
   });
   return { status: response.status, body: (await response.json()) as Envelope<{ accepted: number }> };

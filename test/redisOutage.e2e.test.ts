@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { freePort, type PrivateRedisServer, startRedisServer } from '@orbital/testing';
+import { clientConnectedBatch, freePort, type PrivateRedisServer, startRedisServer } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, type Platform, startPlatform } from './platformHarness.ts';
 
@@ -35,23 +34,7 @@ const sendEvents = () =>
   send(`/api/satellites/${satellite.id}/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${satellite.key}` },
-    body: JSON.stringify({
-      events: [
-        {
-          id: randomUUID(),
-          type: 'mcp.client.connected',
-          timestamp: new Date().toISOString(),
-          data: {
-            session_id: randomUUID(),
-            client_type: 'vscode',
-            user_agent: 'vscode/1.99',
-            transport: 'sse',
-            ip_address: '10.0.0.1',
-            team_id: null,
-          },
-        },
-      ],
-    }),
+    body: clientConnectedBatch(),
   });
 
 const readiness = async (base: string) => {

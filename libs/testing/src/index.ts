@@ -20,6 +20,7 @@ export {
   expectedFailureReasons,
   runConformanceSuite,
 } from './runConformanceSuite.ts';
+export { clientConnectedBatch } from './satelliteEventBatch.ts';
 export { linkIn, type MailServer, type ReceivedMail, startMailServer } from './startMailServer.ts';
 export { type PrivateNatsServer, startNatsServer } from './startNatsServer.ts';
 export { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from './startOAuthProtectedMcpServer.ts';

@@ -4,6 +4,7 @@ import { type Bus, ensureStream, publishData, publishEvent } from '@orbital/bus'
 import {
   type CallerIdentity,
   headerNames,
+  installationSubjects,
   type SatelliteEventData,
   type SatelliteEventType,
   satelliteEvents,
@@ -143,6 +144,28 @@ export async function startInstallations(
       await buses.drain();
     },
   };
+}
+
+/**
+ * Installs the memory reference server into team A once for each name, as its team admin, after adding
+ * its template (as the global admin): the ids of the installations, in the order of the names.
+ */
+export async function installMemoryServers(h: Harness, names: string[]): Promise<string[]> {
+  await h.client.request(
+    installationSubjects.createTemplate,
+    { slug: 'memory', name: 'Memory', transport: 'stdio', command: 'npx', args: ['-y', 'memory-server'] },
+    { identity: admin },
+  );
+  const ids: string[] = [];
+  for (const name of names) {
+    const installed = await h.client.request(
+      installationSubjects.createInstallation,
+      { team_id: teamA, installation: { server_slug: 'memory', name } },
+      { identity: teamAdmin },
+    );
+    ids.push(installed.id);
+  }
+  return ids;
 }
 
 /** The error code a request was refused with, or `ok` when it was answered. */

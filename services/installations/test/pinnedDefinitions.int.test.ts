@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { installationSubjects as s, toolPolicySubjects as tp } from '@orbital/contracts';
+import { toolPolicySubjects as tp } from '@orbital/contracts';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  admin,
+  type admin,
   eventually,
   type Harness,
+  installMemoryServers,
   refusal,
   startInstallations,
   teamA,
@@ -55,21 +56,7 @@ const pinsOf = async (installationId: string) =>
 beforeAll(async () => {
   env = await createTestEnvironment();
   h = await startInstallations(env);
-  await h.client.request(
-    s.createTemplate,
-    { slug: 'memory', name: 'Memory', transport: 'stdio', command: 'npx', args: ['-y', 'memory-server'] },
-    as(admin),
-  );
-  const install = async (name: string) =>
-    (
-      await h.client.request(
-        s.createInstallation,
-        { team_id: teamA, installation: { server_slug: 'memory', name } },
-        as(teamAdmin),
-      )
-    ).id;
-  pinned = await install('pinned');
-  optedOut = await install('opted-out');
+  [pinned, optedOut] = (await installMemoryServers(h, ['pinned', 'opted-out'])) as [string, string];
 }, 60000);
 
 afterAll(async () => {

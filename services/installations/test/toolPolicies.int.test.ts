@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { installationSubjects as s, toolPolicySubjects as tp } from '@orbital/contracts';
+import { toolPolicySubjects as tp } from '@orbital/contracts';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  admin,
+  type admin,
   eventually,
   type Harness,
+  installMemoryServers,
   otherTeamAdmin,
   refusal,
   startInstallations,
@@ -28,21 +29,7 @@ const as = (identity: typeof admin) => ({ identity });
 beforeAll(async () => {
   env = await createTestEnvironment();
   h = await startInstallations(env);
-  await h.client.request(
-    s.createTemplate,
-    { slug: 'memory', name: 'Memory', transport: 'stdio', command: 'npx', args: ['-y', 'memory-server'] },
-    as(admin),
-  );
-  const install = async (name: string) =>
-    (
-      await h.client.request(
-        s.createInstallation,
-        { team_id: teamA, installation: { server_slug: 'memory', name } },
-        as(teamAdmin),
-      )
-    ).id;
-  first = await install('memory-one');
-  second = await install('memory-two');
+  [first, second] = (await installMemoryServers(h, ['memory-one', 'memory-two'])) as [string, string];
   await h.emit('mcp.tools.discovered', {
     installation_id: first,
     installation_name: 'memory-one',
