@@ -110,7 +110,7 @@ export async function rehearseCompose(options: RehearsalOptions): Promise<void> 
     const failed = Promise.race([cluster.failed, satelliteCluster.failed]);
     await satellitesActive(api, admin, ['compose-satellite'], failed, 120000);
     log('  the satellite registered with the token from .env and is active');
-    const { accessToken } = await installEverything(api, admin, dotenv.ADMIN_EMAIL as string, failed);
+    const { accessToken } = await installEverything(api, admin, failed);
     log('  server-everything installed from the catalogue and online');
     const url = satelliteCluster.serviceUrl('satellite', 3001);
     const echoed = await eventually(

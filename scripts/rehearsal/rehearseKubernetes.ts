@@ -233,7 +233,7 @@ export async function rehearseKubernetes(overlay: string, options: RehearsalOpti
     await running.waitReady('StatefulSet', 'satellite', 120000);
     log(`  satellites ${names.join(', ')} registered with their tokens and are active`);
 
-    const { accessToken } = await installEverything(api, admin, secrets.ADMIN_EMAIL as string, failed);
+    const { accessToken } = await installEverything(api, admin, failed);
     log('  server-everything installed from the catalogue and online');
     const satelliteUrl = running.serviceUrl('satellite');
     for (const pod of satellitePods) pod.requests = 0;

@@ -32,9 +32,11 @@ describe('AsyncAPI document', () => {
       .filter(([, message]) => message['x-origin'] === 'ours')
       .map(([id]) => id);
     expect(ours).toEqual([
+      'satellite_batch_mcp_client_activity',
       'satellite_batch_mcp_server_status_changed',
       'satellite_batch_mcp_tool_executed',
       'satellite_batch_mcp_server_logs',
+      'satellite_mcp_client_activity',
       'satellite_mcp_server_status_changed',
       'satellite_mcp_tool_executed',
       'satellite_mcp_server_logs',
