@@ -194,6 +194,26 @@ function propertiesOf(literal: ts.ObjectLiteralExpression, file: ts.SourceFile):
   claim('tests build the gateway through createGateway', problems);
 }
 
+// "Unit tests (`*.test.ts`, no I/O) sit beside the code they test, in the part's `src/` (the root's scripts
+// keep theirs beside them in `scripts/`); integration and end-to-end tests sit in the part's `test/`
+// folder, those of the whole platform or of the root's scripts in the root `test/`."
+{
+  const workspace = /^(?:libs\/[^/]+|services\/[^/]+|satellite|console)\//;
+  const problems: string[] = [];
+  for (const path of filesUnder(root, (p) => /\.test\.tsx?$/.test(p)).map(rel)) {
+    const part = workspace.exec(path)?.[0] ?? '';
+    const inPart = path.slice(part.length);
+    const where = part === '' ? 'the root' : part.slice(0, -1);
+    if (/\.(?:int|e2e)\.test\.tsx?$/.test(path)) {
+      if (!inPart.startsWith('test/'))
+        problems.push(`${path}: an integration or end-to-end test outside ${where}'s test/`);
+    } else if (part !== '' ? !inPart.startsWith('src/') : inPart.startsWith('test/')) {
+      problems.push(`${path}: a unit test away from the code it tests (${where}'s ${part ? 'src/' : 'scripts/'})`);
+    }
+  }
+  claim('every test sits where its kind belongs', problems);
+}
+
 if (failures.length > 0) {
   console.error(`\ndocs/architecture.md claims what the code does not do:\n\n${failures.join('\n\n')}`);
   process.exit(1);

@@ -3,10 +3,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, fixtureModernServer, referenceServer } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
-import { readPlainLegacyToolCall, readPlainModernToolCall } from './plainToolCall.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { readPlainLegacyToolCall, readPlainModernToolCall } from '../src/sdkAdaptation/plainToolCall.ts';
+import { everythingServer, fixtureModernServer, referenceServer } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * The plain tool call of either generation is answered without the SDK's serving machinery. Each

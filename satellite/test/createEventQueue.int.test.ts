@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
+import { createEventQueue, type EventQueue } from '../src/backend/createEventQueue.ts';
+import { createEventBatchSender } from '../src/backend/sendEventBatch.ts';
+import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
 import {
   acceptAll,
   errorReply,
   type RecordedRequest,
   type ScriptedBackend,
   startScriptedBackend,
-} from '../../test/createScriptedBackend.ts';
-import { createCapturedLogger, createLinkParts } from '../../test/linkFixture.ts';
-import { createEventQueue, type EventQueue } from './createEventQueue.ts';
-import { createEventBatchSender } from './sendEventBatch.ts';
+} from './createScriptedBackend.ts';
+import { createCapturedLogger, createLinkParts } from './linkFixture.ts';
 
 let backend: ScriptedBackend;
 let scheduler: ManualScheduler;

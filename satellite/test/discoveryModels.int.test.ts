@@ -1,12 +1,12 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, referenceServer, silentLogger, textOf } from '../test/helpers.ts';
-import { startLocalEmbeddings } from '../test/startLocalEmbeddings.ts';
-import { createSatelliteApp, type SatelliteApp } from './app.ts';
-import { satelliteEnv } from './config.ts';
-import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
-import { createSettingsCache } from './settings/createSettingsCache.ts';
+import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
+import { satelliteEnv } from '../src/config.ts';
+import { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
+import { createSettingsCache } from '../src/settings/createSettingsCache.ts';
+import { everythingServer, referenceServer, silentLogger, textOf } from './helpers.ts';
+import { startLocalEmbeddings } from './startLocalEmbeddings.ts';
 
 /**
  * A satellite whose settings (as a standalone file or the backend gives them) name an embeddings

@@ -3,19 +3,19 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createCredentialsStore } from '../src/backend/createCredentialsStore.ts';
 import {
   acceptAll,
   type RecordedRequest,
   type ScriptedBackend,
   type ScriptedReply,
   startScriptedBackend,
-} from '../../test/createScriptedBackend.ts';
-import { freePort } from '../../test/helpers.ts';
-import { storedCredentials, tempStateDir } from '../../test/linkFixture.ts';
-import { createCredentialsStore } from './createCredentialsStore.ts';
+} from './createScriptedBackend.ts';
+import { freePort } from './helpers.ts';
+import { storedCredentials, tempStateDir } from './linkFixture.ts';
 
 /** The satellite process in backend mode, against a scripted backend: start-up and SIGTERM. */
-const mainFile = fileURLToPath(new URL('../main.ts', import.meta.url));
+const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const running: ChildProcess[] = [];
 let backend: ScriptedBackend | undefined;
 

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
-import { everythingServer, stdioServer, textOf, waitUntil } from '../../test/helpers.ts';
-import type { ServerRuntime } from './createServerRuntime.ts';
-import type { ToolCallOptions } from './managedServer.ts';
+import type { ServerRuntime } from '../src/runtime/createServerRuntime.ts';
+import type { ToolCallOptions } from '../src/runtime/managedServer.ts';
+import { createRuntimeHarness } from './createRuntimeHarness.ts';
+import { everythingServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 /**
  * The reference server `@modelcontextprotocol/server-everything` as a real upstream, through the

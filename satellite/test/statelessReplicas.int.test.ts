@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type RoundRobinProxy, startRoundRobinProxy } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, freePort, stdioServer, textOf } from '../../test/helpers.ts';
+import { everythingServer, freePort, stdioServer, textOf } from './helpers.ts';
 
 /**
  * Two satellite processes behind a load balancer without affinity (a real HTTP proxy that sends each
@@ -16,7 +16,7 @@ import { everythingServer, freePort, stdioServer, textOf } from '../../test/help
  * the replica holding the call, and a 2025 client that lands on the wrong replica is told why.
  */
 
-const mainFile = fileURLToPath(new URL('../main.ts', import.meta.url));
+const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const replicas: { child: ChildProcess; port: number }[] = [];
 let proxy: RoundRobinProxy;
 let url: URL;

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
+import { createRuntimeHarness } from './createRuntimeHarness.ts';
 import {
   fixtureModernServer,
   freePort,
@@ -13,7 +13,7 @@ import {
   stopChild,
   textOf,
   waitUntil,
-} from '../../test/helpers.ts';
+} from './helpers.ts';
 
 const harness = createRuntimeHarness();
 

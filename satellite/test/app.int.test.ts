@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
+import { satelliteEnv } from '../src/config.ts';
+import { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import {
   everythingServer,
   freePort,
@@ -18,10 +21,7 @@ import {
   stdioServer,
   stopChild,
   textOf,
-} from '../test/helpers.ts';
-import { createSatelliteApp, type SatelliteApp } from './app.ts';
-import { satelliteEnv } from './config.ts';
-import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
+} from './helpers.ts';
 
 const events = createRecordingEventSink();
 let clock = Date.now();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalEmbeddings, startSilentEndpoint } from '../../test/startLocalEmbeddings.ts';
-import { createDiscoveryEngine, type DiscoveryModels } from './createDiscoveryEngine.ts';
-import { createFuseToolSearch } from './createFuseToolSearch.ts';
-import { testTool as tool } from './testing/testTool.ts';
+import { createDiscoveryEngine, type DiscoveryModels } from '../src/search/createDiscoveryEngine.ts';
+import { createFuseToolSearch } from '../src/search/createFuseToolSearch.ts';
+import { testTool as tool } from '../src/search/testing/testTool.ts';
+import { startLocalEmbeddings, startSilentEndpoint } from './startLocalEmbeddings.ts';
 
 /**
  * Discovery by meaning against the project's own embeddings process (a real OpenAI-compatible endpoint

@@ -8,10 +8,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientConfigurations } from '../../../console/src/pages/clientConfigurations.ts';
-import { stdioServer, textOf } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
+import { clientConfigurations } from '../../console/src/pages/clientConfigurations.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { stdioServer, textOf } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * The clients people point at a satellite, each against the same one: the SDK's v2 client pinned to
@@ -67,7 +67,7 @@ describe('real MCP clients against the satellite', () => {
       .replace("{ message: 'hello' }", "{ text: 'hello from the snippet' }");
     expect(script).toContain('fixture:echo');
     // Under the repository's node_modules, so the script's imports resolve as in a project that installed the SDK.
-    const folder = mkdtempSync(join(resolve(import.meta.dirname, '../../../node_modules/.cache'), 'connect-snippet-'));
+    const folder = mkdtempSync(join(resolve(import.meta.dirname, '../../node_modules/.cache'), 'connect-snippet-'));
     try {
       writeFileSync(join(folder, 'agent.mjs'), script);
       // A script that leaves its session open never exits: the timeout kills it and the call fails.

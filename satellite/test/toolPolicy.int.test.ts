@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfiguration, ServerToolPolicy } from '@orbital/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryServer, referenceServer, textOf, waitUntil } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { memoryServer, referenceServer, textOf, waitUntil } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * Tool policies as a satellite applies them, with real MCP clients of both generations against the

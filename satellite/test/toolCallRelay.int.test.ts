@@ -1,9 +1,9 @@
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, fixtureModernServer, referenceServer, textOf, waitUntil } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
-import type { createRecordingEventSink } from '../events/createRecordingEventSink.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import type { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
+import { everythingServer, fixtureModernServer, referenceServer, textOf, waitUntil } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * What travels with execute_mcp_tool besides arguments and result, through a real satellite to real

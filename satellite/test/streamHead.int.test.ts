@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureModernServer, referenceServer } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { fixtureModernServer, referenceServer } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * The head of a 2025 session's event stream: a quick call's head travels with its result, but a

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
+import type { ServerRuntime } from '../src/runtime/createServerRuntime.ts';
+import type { ToolCallOptions } from '../src/runtime/managedServer.ts';
+import { createRuntimeHarness } from './createRuntimeHarness.ts';
 import {
   fixtureModernServer,
   freePort,
@@ -9,9 +11,7 @@ import {
   stdioServer,
   textOf,
   waitUntil,
-} from '../../test/helpers.ts';
-import type { ServerRuntime } from './createServerRuntime.ts';
-import type { ToolCallOptions } from './managedServer.ts';
+} from './helpers.ts';
 
 const harness = createRuntimeHarness();
 

@@ -2,9 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stdioServer, textOf } from '../../test/helpers.ts';
-import { startTestSatellite } from '../../test/startTestSatellite.ts';
-import type { SatelliteApp } from '../app.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { stdioServer, textOf } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
  * `/mcp` against clients that mean harm or are merely slow, through a real socket: what they send is

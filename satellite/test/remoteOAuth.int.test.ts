@@ -1,11 +1,11 @@
 import { serverConfiguration } from '@orbital/contracts';
 import { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntimeHarness } from '../../test/createRuntimeHarness.ts';
-import { textOf } from '../../test/helpers.ts';
-import { createArgumentValidator } from '../gateway/createArgumentValidator.ts';
-import { createToolExecutor } from '../gateway/createToolExecutor.ts';
-import type { UpstreamTokens } from './upstreamTokens.ts';
+import { createArgumentValidator } from '../src/gateway/createArgumentValidator.ts';
+import { createToolExecutor } from '../src/gateway/createToolExecutor.ts';
+import type { UpstreamTokens } from '../src/runtime/upstreamTokens.ts';
+import { createRuntimeHarness } from './createRuntimeHarness.ts';
+import { textOf } from './helpers.ts';
 
 let upstream: OAuthProtectedMcpServer;
 const tokens = new Map<string, string>();

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, stdioServer, textOf, waitUntil } from '../test/helpers.ts';
+import { freePort, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 /**
  * The satellite process with servers that fail in the ways real ones do: it listens at once, says in
@@ -14,7 +14,7 @@ import { freePort, stdioServer, textOf, waitUntil } from '../test/helpers.ts';
  * because of one.
  */
 
-const mainFile = fileURLToPath(new URL('./main.ts', import.meta.url));
+const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const running: ChildProcess[] = [];
 const clients: Client[] = [];
 

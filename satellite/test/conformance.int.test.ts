@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { expectedFailureReasons, runConformanceSuite } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stdioServer } from '../test/helpers.ts';
-import { startTestSatellite } from '../test/startTestSatellite.ts';
-import type { SatelliteApp } from './app.ts';
+import type { SatelliteApp } from '../src/app.ts';
+import { stdioServer } from './helpers.ts';
+import { startTestSatellite } from './startTestSatellite.ts';
 
 /** The scenarios that cannot apply to a two-tool gateway, each with its reason. */
 const expectedFailures = fileURLToPath(new URL('../conformance-expected-failures.yml', import.meta.url));

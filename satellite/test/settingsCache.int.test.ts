@@ -1,14 +1,14 @@
 import { loadConfig } from '@orbital/config';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualScheduler } from '../../test/createManualScheduler.ts';
-import { errorReply, type ScriptedBackend, startScriptedBackend } from '../../test/createScriptedBackend.ts';
-import { silentLogger } from '../../test/helpers.ts';
-import { createLinkParts } from '../../test/linkFixture.ts';
-import { createSatelliteApp, type SatelliteApp } from '../app.ts';
-import { createConfigSync } from '../backend/createConfigSync.ts';
-import { satelliteEnv } from '../config.ts';
-import { createRecordingEventSink } from '../events/createRecordingEventSink.ts';
-import { createSettingsCache, settingsHash } from './createSettingsCache.ts';
+import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
+import { createConfigSync } from '../src/backend/createConfigSync.ts';
+import { satelliteEnv } from '../src/config.ts';
+import { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
+import { createSettingsCache, settingsHash } from '../src/settings/createSettingsCache.ts';
+import { createManualScheduler } from './createManualScheduler.ts';
+import { errorReply, type ScriptedBackend, startScriptedBackend } from './createScriptedBackend.ts';
+import { silentLogger } from './helpers.ts';
+import { createLinkParts } from './linkFixture.ts';
 
 /**
  * The settings cache end to end inside the satellite: what the backend sends with its configuration

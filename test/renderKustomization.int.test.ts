@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { K8sObject } from './k8sObject.ts';
-import { renderKustomization } from './renderKustomization.ts';
+import type { K8sObject } from '../scripts/rehearsal/k8sObject.ts';
+import { renderKustomization } from '../scripts/rehearsal/renderKustomization.ts';
 
 /** A kustomization tree in a temporary folder: path -> file content. */
 function tree(files: Record<string, string>): string {
@@ -231,7 +231,7 @@ describe.runIf(kubectl)('renderKustomization against kubectl kustomize', () => {
 
   it("renders every overlay of deploy/kubernetes as kubectl does (the examples standing in for the operator's files)", () => {
     const scratch = mkdtempSync(join(tmpdir(), 'orbital-kustomize-overlays-'));
-    cpSync(resolve(import.meta.dirname, '../../deploy/kubernetes'), scratch, { recursive: true });
+    cpSync(resolve(import.meta.dirname, '../deploy/kubernetes'), scratch, { recursive: true });
     const overlays = readdirSync(join(scratch, 'overlays'), { withFileTypes: true }).filter((d) => d.isDirectory());
     expect(overlays.length).toBeGreaterThan(0);
     for (const overlay of overlays) {

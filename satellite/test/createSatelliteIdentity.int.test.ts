@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
-import { errorReply, type ScriptedBackend, startScriptedBackend } from '../../test/createScriptedBackend.ts';
-import { createCapturedLogger, createLinkParts, storedCredentials, tempStateDir } from '../../test/linkFixture.ts';
+import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
+import { errorReply, type ScriptedBackend, startScriptedBackend } from './createScriptedBackend.ts';
+import { createCapturedLogger, createLinkParts, storedCredentials, tempStateDir } from './linkFixture.ts';
 
 let backend: ScriptedBackend;
 let scheduler: ManualScheduler;

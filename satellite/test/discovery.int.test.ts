@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
+import { satelliteEnv } from '../src/config.ts';
+import { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
+import { createFuseToolSearch } from '../src/search/createFuseToolSearch.ts';
+import type { DiscoveredTool } from '../src/search/toDiscoveredTool.ts';
+import { toSearchableTool } from '../src/search/toSearchableTool.ts';
 import {
   everythingServer,
   filesystemServer,
@@ -12,13 +18,7 @@ import {
   sequentialThinkingServer,
   silentLogger,
   textOf,
-} from '../test/helpers.ts';
-import { createSatelliteApp, type SatelliteApp } from './app.ts';
-import { satelliteEnv } from './config.ts';
-import { createRecordingEventSink } from './events/createRecordingEventSink.ts';
-import { createFuseToolSearch } from './search/createFuseToolSearch.ts';
-import type { DiscoveredTool } from './search/toDiscoveredTool.ts';
-import { toSearchableTool } from './search/toSearchableTool.ts';
+} from './helpers.ts';
 
 /**
  * discover_mcp_tools through the real /mcp, over the four reference servers an agent meets first:

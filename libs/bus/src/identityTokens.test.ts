@@ -6,7 +6,7 @@ import {
   generateIdentityKey,
   parseIdentityKeys,
   requestDigest,
-} from '../src/index.ts';
+} from './index.ts';
 
 /**
  * A token bound to its request, checked by a receiver that never saw it (another replica) and by one that

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, groupMembers, stdioServer, waitUntil } from '../test/helpers.ts';
+import { freePort, groupMembers, stdioServer, waitUntil } from './helpers.ts';
 
-const mainFile = fileURLToPath(new URL('./main.ts', import.meta.url));
+const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const running: ChildProcess[] = [];
 
 afterEach(() => {

@@ -11,13 +11,13 @@ import {
   login,
   type Session,
   startIdentityStack,
-} from '../../../services/gateway-api/test/identityStack.ts';
-import { createManualScheduler, type ManualScheduler } from '../../test/createManualScheduler.ts';
-import { fixtureStdioServer, silentLogger, textOf } from '../../test/helpers.ts';
-import { tempStateDir } from '../../test/linkFixture.ts';
-import { createSatelliteApp, type SatelliteApp } from '../app.ts';
-import { satelliteEnv } from '../config.ts';
-import { type BackendLink, createBackendLink } from './createBackendLink.ts';
+} from '../../services/gateway-api/test/identityStack.ts';
+import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
+import { type BackendLink, createBackendLink } from '../src/backend/createBackendLink.ts';
+import { satelliteEnv } from '../src/config.ts';
+import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
+import { fixtureStdioServer, silentLogger, textOf } from './helpers.ts';
+import { tempStateDir } from './linkFixture.ts';
 
 /**
  * The satellite's link against the real backend: settings, registry, installations and gateway-api on

@@ -1,9 +1,9 @@
 import { loadConfig } from '@orbital/config';
 import { createLogger } from '@orbital/logger';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddingsApp } from './app.ts';
-import { embeddingsEnv } from './config.ts';
-import { createUseLiteEmbedder, type Embedder, useLiteModelName } from './createUseLiteEmbedder.ts';
+import { createEmbeddingsApp } from '../src/app.ts';
+import { embeddingsEnv } from '../src/config.ts';
+import { createUseLiteEmbedder, type Embedder, useLiteModelName } from '../src/createUseLiteEmbedder.ts';
 
 /** The local embeddings process over the real model that ships in its package: no stand-in. */
 let embedder: Embedder;
