@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type Bus, createBus } from '@orbital/bus';
 import { createLogger } from '@orbital/logger';
-import { createReadiness } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway } from '../src/app.ts';
 import { consoleContentSecurityPolicy } from '../src/http/registerConsole.ts';
+import { startTestGateway, type TestGateway } from './startTestGateway.ts';
 
 const logger = createLogger({ name: 'console-test', level: 'silent' });
 const page = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
@@ -33,17 +32,21 @@ describe('the web console, served by gateway-api', () => {
   let bus: Bus;
   let gateway: FastifyInstance;
   let unbuilt: FastifyInstance;
+  const started: TestGateway[] = [];
+  const withConsole = async (dir: string) => {
+    const built = await startTestGateway({ env, bus, logger, configEnv: { CONSOLE_DIR: dir } });
+    started.push(built);
+    return built.app;
+  };
 
   beforeAll(async () => {
     env = await createTestEnvironment();
     bus = await createBus({ ...env.busOptions('console-test'), logger });
-    const readiness = createReadiness();
-    gateway = await buildGateway({ bus, logger, readiness, consoleDir: fakeBuild() });
-    unbuilt = await buildGateway({ bus, logger, readiness, consoleDir: join(tmpdir(), 'orbital-no-console-here') });
+    gateway = await withConsole(fakeBuild());
+    unbuilt = await withConsole(join(tmpdir(), 'orbital-no-console-here'));
   });
   afterAll(async () => {
-    await gateway?.close();
-    await unbuilt?.close();
+    for (const built of started) await built.stop();
     await bus?.drain();
     await env?.cleanup();
   });

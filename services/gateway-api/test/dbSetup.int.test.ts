@@ -7,7 +7,6 @@ import { configSchema as installationsConfig } from '@orbital/installations/conf
 import { createLogger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfig } from '@orbital/satellite-registry/config';
-import { createReadiness, startDatabaseOwner } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import {
@@ -20,7 +19,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildGateway } from '../src/app.ts';
+import { startTestGateway } from './startTestGateway.ts';
 
 const logger = createLogger({ name: 'db-setup-test', level: 'silent' });
 const identityMigrations = join(import.meta.dirname, '../migrations');
@@ -30,9 +29,10 @@ type Stack = {
   gateway: FastifyInstance;
   buses: TestBuses;
   dataDir: string;
-  /** Stopped in the order they started, once the gateway has closed. */
+  /** Stopped in the order they started, once the gateway has stopped. */
   services: Array<{ stop(): Promise<void> }>;
-  closers: Array<() => Promise<void> | void>;
+  /** Stops the gateway as main.ts does, before the services. */
+  stopGateway(): Promise<void>;
 };
 
 const migrationFiles = (dir: string) =>
@@ -76,7 +76,6 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
   const env = options.env ?? (await createTestEnvironment());
   const dataDir = await mkdtemp(join(tmpdir(), 'orbital-data-'));
   const buses = createTestBuses(env, logger, { requestTimeoutMs: 2000 });
-  const closers: Stack['closers'] = [];
   const services: Stack['services'] = [
     await startServiceUnderTest({
       env,
@@ -92,25 +91,16 @@ async function startStack(options: { withInstallations?: boolean; env?: TestEnvi
     await startRegistry(env, buses),
   ];
   if (options.withInstallations !== false) services.push(await startInstallations(env, buses));
-  const gatewayBus = await buses.connect('gateway');
-  const identity = await startDatabaseOwner({
-    bus: gatewayBus,
-    owner: 'identity',
-    connection: { ...env.postgres, ssl: false },
-    migrationsDir: identityMigrations,
-    logger,
-  });
-  closers.push(() => identity.pool.end());
+  // gateway-api owns the identity schema, which setup migrates with the others.
+  const gateway = await startTestGateway({ env, bus: await buses.connect('gateway'), logger });
   await buses.flush();
-  const gateway = await buildGateway({ bus: gatewayBus, logger, readiness: createReadiness() });
-  return { env, gateway, buses, dataDir, services, closers };
+  return { env, gateway: gateway.app, buses, dataDir, services, stopGateway: gateway.stop };
 }
 
 async function stopStack(s: Stack, options: { keepDatabase?: boolean } = {}) {
-  await s.gateway.close();
+  await s.stopGateway();
   for (const service of s.services) await service.stop();
   await s.buses.drain();
-  for (const close of s.closers) await close();
   if (!options.keepDatabase) await s.env.cleanup();
 }
 

@@ -2,24 +2,22 @@ import { type Bus, createBus } from '@orbital/bus';
 import type { CallerIdentity } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
-import { createReadiness } from '@orbital/service';
 import type { TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway } from '../src/app.ts';
 import { createEventRateLimiter } from '../src/events/createEventRateLimiter.ts';
-import type { AccessResolver } from '../src/http/defineRoute.ts';
-import { createAccessResolver } from '../src/identity/createAccessResolver.ts';
+import type { SatelliteAuthenticator } from '../src/http/defineRoute.ts';
 import { configRefreshedEvent, crashedEvent } from './eventFixtures.ts';
 import { refuseSatelliteKeys } from './refuseSatelliteKeys.ts';
 import { startSatelliteEventBus } from './satelliteEventBus.ts';
+import { startTestGateway, type TestGateway } from './startTestGateway.ts';
 
 const logger = createLogger({ name: 'event-routes-test', level: 'silent' });
 let env: TestEnvironment;
 let bus: Bus;
 let redis: Redis;
-const gateways: FastifyInstance[] = [];
+const gateways: TestGateway[] = [];
 
 /** Satellite ids are UUIDs (the path refuses anything else). */
 const satellites = {
@@ -30,37 +28,36 @@ const satellites = {
 };
 
 /**
- * Stands in for the API-key resolver, so these tests need no registry: a bearer token names the
+ * Stands in for the API-key cache, so these tests need no registry: a bearer token names the
  * satellite. That a satellite reaches only its own id is the route's access, judged by the gateway.
  */
-const testSatelliteAccess: AccessResolver = async (request, access) => {
-  if (!access.satellite) throw new AppError('internal', 'unexpected access');
+const testSatelliteKeys: SatelliteAuthenticator = async (request) => {
   const token = request.headers.authorization?.replace(/^Bearer /, '');
   if (!token?.startsWith('test-key-')) throw new AppError('unauthenticated', 'Satellite authentication failed');
-  const satelliteId = token.slice('test-key-'.length);
   return {
     kind: 'satellite',
-    satellite_id: satelliteId,
+    satellite_id: token.slice('test-key-'.length),
     satellite_type: 'global',
     team_id: null,
   } satisfies CallerIdentity;
 };
 
-async function gateway(options: { resolveAccess?: AccessResolver; maxRequests?: number; busOverride?: Bus } = {}) {
-  const app = await buildGateway({
+/**
+ * gateway-api through its composition root, with the event batch limit the test sets, and without a
+ * database, as a deployment without POSTGRES_HOST runs: event intake needs none.
+ */
+async function gateway(
+  options: { authenticateSatellite?: SatelliteAuthenticator; maxRequests?: number; busOverride?: Bus } = {},
+) {
+  const built = await startTestGateway({
+    env,
     bus: options.busOverride ?? bus,
     logger,
-    readiness: createReadiness(),
-    ...(options.resolveAccess ? { identity: { routes: [], resolveAccess: options.resolveAccess } } : {}),
-    eventRateLimiter: createEventRateLimiter({
-      redis,
-      keyPrefix: env.queuePrefix,
-      logger,
-      limit: { maxRequests: options.maxRequests ?? 1000, windowSeconds: 60 },
-    }),
+    authenticateSatellite: options.authenticateSatellite ?? testSatelliteKeys,
+    configEnv: { POSTGRES_HOST: '', EVENTS_RATE_LIMIT_MAX_REQUESTS: String(options.maxRequests ?? 1000) },
   });
-  gateways.push(app);
-  return app;
+  gateways.push(built);
+  return built.app;
 }
 
 const post = (
@@ -81,18 +78,15 @@ beforeAll(async () => {
   redis = new Redis(env.redisUrl);
 });
 afterAll(async () => {
-  for (const app of gateways) await app.close();
+  for (const built of gateways) await built.stop();
   await bus.drain();
   await redis.quit();
   await env.cleanup();
 });
 
 describe('POST /api/satellites/:id/events', () => {
-  it('answers 401 to every request while satellite keys are refused, as main.ts wires it until the registry lands', async () => {
-    // The identity resolver with the stand-in authenticator main.ts gives it; no sessions exist here.
-    const app = await gateway({
-      resolveAccess: createAccessResolver({ authenticate: async () => null, satellite: refuseSatelliteKeys }),
-    });
+  it('answers 401 to every request when the satellite key is refused', async () => {
+    const app = await gateway({ authenticateSatellite: refuseSatelliteKeys });
     for (const key of [null, `test-key-${satellites.one}`, 'garbage']) {
       const response = await post(app, satellites.one, { events: [configRefreshedEvent()] }, key);
       expect(response.statusCode).toBe(401);
@@ -101,7 +95,7 @@ describe('POST /api/satellites/:id/events', () => {
   });
 
   it('answers per event with 200, and 400 only for a body that is not a batch', async () => {
-    const app = await gateway({ resolveAccess: testSatelliteAccess });
+    const app = await gateway();
     const good = crashedEvent();
     const response = await post(app, satellites.one, { events: [good, { ...good, id: 'not-a-uuid' }] });
     expect(response.statusCode).toBe(200);
@@ -129,7 +123,7 @@ describe('POST /api/satellites/:id/events', () => {
   });
 
   it("refuses a key used on another satellite's path with 403 and a bad key with 401", async () => {
-    const app = await gateway({ resolveAccess: testSatelliteAccess });
+    const app = await gateway();
     expect(
       (await post(app, satellites.two, { events: [configRefreshedEvent()] }, `test-key-${satellites.one}`)).statusCode,
     ).toBe(403);
@@ -137,10 +131,7 @@ describe('POST /api/satellites/:id/events', () => {
   });
 
   it('limits batches per satellite across gateway replicas with 429 and Retry-After', async () => {
-    const [a, b] = [
-      await gateway({ resolveAccess: testSatelliteAccess, maxRequests: 3 }),
-      await gateway({ resolveAccess: testSatelliteAccess, maxRequests: 3 }),
-    ];
+    const [a, b] = [await gateway({ maxRequests: 3 }), await gateway({ maxRequests: 3 })];
     const statuses = [];
     for (const app of [a, b, a, b])
       statuses.push((await post(app, satellites.busy, { events: [configRefreshedEvent()] })).statusCode);
@@ -208,7 +199,7 @@ describe('POST /api/satellites/:id/events', () => {
       requestTimeoutMs: 1000,
     });
     try {
-      const app = await gateway({ resolveAccess: testSatelliteAccess, busOverride: noStream });
+      const app = await gateway({ busOverride: noStream });
       const response = await post(app, satellites.one, { events: [configRefreshedEvent()] });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'unavailable' } });

@@ -2,11 +2,10 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { type Bus, createBus } from '@orbital/bus';
 import { createLogger } from '@orbital/logger';
-import { createReadiness } from '@orbital/service';
 import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway } from '../src/app.ts';
+import { startTestGateway, type TestGateway } from './startTestGateway.ts';
 
 /**
  * The HTTP limits, through a real socket as clients meet them: a body over the limit, a URL too long,
@@ -15,6 +14,7 @@ import { buildGateway } from '../src/app.ts';
  */
 let env: TestEnvironment;
 let bus: Bus;
+let built: TestGateway;
 let gateway: FastifyInstance;
 let port: number;
 const bodyLimit = 1024 * 1024;
@@ -23,13 +23,14 @@ beforeAll(async () => {
   env = await createTestEnvironment();
   const logger = createLogger({ name: 'limits-test', level: 'silent' });
   bus = await createBus({ ...env.busOptions('limits'), logger });
-  gateway = await buildGateway({ bus, logger, readiness: createReadiness(), bodyLimitBytes: bodyLimit });
+  built = await startTestGateway({ env, bus, logger, configEnv: { BODY_LIMIT_BYTES: String(bodyLimit) } });
+  gateway = built.app;
   await gateway.listen({ port: 0, host: '127.0.0.1' });
   port = (gateway.server.address() as { port: number }).port;
 });
 
 afterAll(async () => {
-  await gateway?.close();
+  await built?.stop();
   await bus?.drain();
   await env?.cleanup();
 });

@@ -2,13 +2,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Bus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
 import { createApp as createInstallationsApp } from '@orbital/installations/app';
 import { configSchema as installationsConfigSchema } from '@orbital/installations/config';
 import { createLogger, type Logger } from '@orbital/logger';
 import { createApp as createRegistryApp } from '@orbital/satellite-registry/app';
 import { configSchema as registryConfigSchema } from '@orbital/satellite-registry/config';
-import { createReadiness } from '@orbital/service';
 import { createSettingsApp } from '@orbital/settings/app';
 import { settingsConfigSchema } from '@orbital/settings/config';
 import type { LiveStreams } from '@orbital/sse';
@@ -21,10 +19,9 @@ import {
   type TestEnvironment,
 } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
-import { gatewayConfigSchema } from '../src/config.ts';
-import { createGateway, type GatewayOptions } from '../src/createGateway.ts';
+import type { GatewayOptions } from '../src/createGateway.ts';
 import type { FirstAdmin, IdentityModule, LoginRateLimits } from '../src/identity/index.ts';
+import { startTestGateway } from './startTestGateway.ts';
 
 export type GatewayReplica = {
   app: FastifyInstance;
@@ -74,7 +71,7 @@ export const adminCredentials: FirstAdmin = {
 
 /**
  * The real stack for identity tests: the settings service (database setup), then gateway replicas
- * built with buildGateway and the identity module, each on its own NATS connection, sharing one
+ * built through createGateway as main.ts builds them, each on its own NATS connection, sharing one
  * PostgreSQL database and one Redis. Database setup runs through POST /api/db/setup while the gateways
  * are up, so the first admin is created the way it is in production.
  */
@@ -86,7 +83,6 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const buses = createTestBuses(env, logger, { requestTimeoutMs: 3000 });
   // What every service of the stack starts on.
   const stack = { env, logger, buses };
-  const redises: Redis[] = [];
   const settings = await startServiceUnderTest({
     ...stack,
     name: 'settings',
@@ -127,27 +123,21 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
 
   async function addGateway(overrides: { env?: Record<string, string> } = {}): Promise<GatewayReplica> {
     const bus = await buses.connect(`gateway-${gateways.length}`);
-    const redis = new Redis(env.redisUrl);
-    redises.push(redis);
     const admin = options.firstAdmin === undefined ? adminCredentials : options.firstAdmin;
-    // gateway-api as main.ts builds it, from the configuration a deployment would give it.
-    const config = loadConfig(gatewayConfigSchema, {
-      ...env.env,
-      ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password, ADMIN_NAME: admin.name } : {}),
-      ...(options.sessionTtlHours ? { SESSION_TTL_HOURS: String(options.sessionTtlHours) } : {}),
-      OAUTH_ISSUER_URL: (options.issuerUrl ?? new URL('http://localhost:3000')).toString(),
-      ...(options.sse
-        ? { SSE_KEEPALIVE_MS: String(options.sse.keepAliveMs), SSE_RETRY_MS: String(options.sse.retryMs) }
-        : {}),
-      ...options.env,
-      ...overrides.env,
-    });
-    const gateway = await createGateway({
-      config,
+    const gateway = await startTestGateway({
+      env,
       bus,
       logger,
-      redis,
-      readiness: createReadiness(),
+      configEnv: {
+        ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password, ADMIN_NAME: admin.name } : {}),
+        ...(options.sessionTtlHours ? { SESSION_TTL_HOURS: String(options.sessionTtlHours) } : {}),
+        OAUTH_ISSUER_URL: (options.issuerUrl ?? new URL('http://localhost:3000')).toString(),
+        ...(options.sse
+          ? { SSE_KEEPALIVE_MS: String(options.sse.keepAliveMs), SSE_RETRY_MS: String(options.sse.retryMs) }
+          : {}),
+        ...options.env,
+        ...overrides.env,
+      },
       tuning: {
         ...(options.now ? { now: options.now } : {}),
         ...(options.loginRateLimits ? { loginRateLimits: options.loginRateLimits } : {}),
@@ -161,9 +151,7 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
     await bus.flush();
     const replica = { app: gateway.app, identity: gateway.identity, bus, migrate: gateway.migrateIdentity };
     gateways.push(replica);
-    stoppers.push(async () => {
-      for (const step of [...gateway.beforeDrain, ...gateway.afterDrain]) await step.run();
-    });
+    stoppers.push(gateway.stop);
     return replica;
   }
   const stoppers: Array<() => Promise<void>> = [];
@@ -192,7 +180,6 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       await registry.stop();
       await stopSettings();
       await buses.drain();
-      for (const redis of redises) redis.disconnect();
       await env.cleanup();
     },
   };
