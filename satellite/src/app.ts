@@ -20,6 +20,7 @@ import { createCallRouting } from './gateway/createCallRouting.ts';
 import { createMcpEndpoint } from './gateway/createMcpEndpoint.ts';
 import { createToolHandlers } from './gateway/createMetaToolServer.ts';
 import { createReplicaForwarder } from './gateway/createReplicaForwarder.ts';
+import { createSessionlessClients, type SessionlessClients } from './gateway/createSessionlessClients.ts';
 import { createSessionStore, type SessionStore } from './gateway/createSessionStore.ts';
 import { createSuspendedCalls, type SuspendedCalls } from './gateway/createSuspendedCalls.ts';
 import { registerMcpRoutes } from './gateway/registerMcpRoutes.ts';
@@ -36,6 +37,8 @@ export type SatelliteApp = {
   app: FastifyInstance;
   runtime: ServerRuntime;
   sessions: SessionStore;
+  /** 2026-07-28 clients followed for the recent clients list (they open no session). */
+  clients: SessionlessClients;
   /** Discovery, for its statistics (metrics) and for tests waiting on tool vectors. */
   discovery: DiscoveryEngine;
   /** Calls of 2026-07-28 clients waiting for the client's answer to the server's requests. */
@@ -132,6 +135,14 @@ export function createSatelliteApp(options: {
     teamId: config.SATELLITE_TEAM_ID ?? null,
     ...(options.now ? { now: options.now } : {}),
   });
+  const clients = createSessionlessClients({
+    idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+    maxClients: config.SESSIONLESS_CLIENTS_MAX,
+    events,
+    logger,
+    teamId: config.SATELLITE_TEAM_ID ?? null,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const settings =
     options.settings ??
     createSettingsCache({ initial: { enable_swagger_docs: config.SATELLITE_ENABLE_DOCS }, source: 'defaults' });
@@ -195,6 +206,7 @@ export function createSatelliteApp(options: {
   const forwarder = createReplicaForwarder({ routing, logger });
   const endpoint = createMcpEndpoint({
     sessions,
+    clients,
     handlers,
     suspended,
     instanceTag: routing.instanceTag,
@@ -225,6 +237,7 @@ export function createSatelliteApp(options: {
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
       servers: describeServers(servers, !oauth),
       sessions: sessions.size(),
+      sessionless_clients: clients.size(),
       settings: { ...shownSettings(held.settings), source: held.source, hash: held.hash, updated_at: held.updated_at },
     };
   });
@@ -240,16 +253,21 @@ export function createSatelliteApp(options: {
     app,
     runtime,
     sessions,
+    clients,
     suspended,
     settings,
     discovery,
     start() {
-      sweeper = setInterval(() => void sessions.sweep(), config.SESSION_SWEEP_INTERVAL_MS).unref();
+      sweeper = setInterval(() => {
+        void sessions.sweep();
+        clients.sweep();
+      }, config.SESSION_SWEEP_INTERVAL_MS).unref();
       return runtime.start();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
       await sessions.closeAll();
+      clients.closeAll();
       suspended.closeAll();
       await endpoint.close();
       forwarder.close();

@@ -68,6 +68,10 @@ export const satelliteEnv = logEnv.extend({
   // Sessions end after 30 minutes without a message, freeing what an abandoned client held.
   SESSION_IDLE_TIMEOUT_MS: positiveInt.default(30 * 60 * 1000),
   SESSION_SWEEP_INTERVAL_MS: positiveInt.default(60 * 1000),
+  // 2026-07-28 clients open no session: the recent clients list follows each (identity and clientInfo)
+  // until it is idle for SESSION_IDLE_TIMEOUT_MS; at most this many at once, so varying clientInfo
+  // cannot grow the satellite's memory (one is a few hundred bytes, up to about 2.5 KB).
+  SESSIONLESS_CLIENTS_MAX: positiveInt.default(2000),
   // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
   // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
   MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),

@@ -34,6 +34,7 @@ let scheduler: ManualScheduler;
 let link: BackendLink;
 let satellite: SatelliteApp;
 let mcp: Client;
+let mcpUrl: URL;
 let db: pg.Client;
 
 async function api(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
@@ -117,8 +118,9 @@ beforeAll(async () => {
   await link.start(satellite.runtime);
   const satelliteAddress = satellite.app.server.address();
   if (!satelliteAddress || typeof satelliteAddress === 'string') throw new Error('no port');
+  mcpUrl = new URL(`http://127.0.0.1:${satelliteAddress.port}/mcp`);
   mcp = new Client({ name: 'stack-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${satelliteAddress.port}/mcp`)));
+  await mcp.connect(new StreamableHTTPClientTransport(mcpUrl));
 }, 120000);
 
 afterAll(async () => {
@@ -204,6 +206,48 @@ describe('the satellite linked to the real backend', () => {
     });
     const withResponse = (await api('GET', requests)).body.data.items[0];
     expect(JSON.stringify(withResponse.tool_response)).toContain('with response');
+  });
+
+  it('lists a 2026-07-28 client, which opens no session, among the recent clients with its name, state and calls', async () => {
+    const modern = new Client(
+      { name: 'agent-2026', version: '3.1.4' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(new StreamableHTTPClientTransport(mcpUrl));
+    expect(modern.getProtocolEra()).toBe('modern');
+    for (const text of ['one', 'two']) {
+      const result = await modern.callTool({
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'first:echo', arguments: { text } },
+      });
+      expect(textOf(result as never)).toContain(text);
+    }
+    // Discovery is not a tool call of the client's count.
+    await modern.callTool({ name: 'discover_mcp_tools', arguments: { query: 'echo' } });
+    await modern.close();
+    // The sweep (every SESSION_SWEEP_INTERVAL_MS) reports the calls made since the last report.
+    satellite.clients.sweep();
+    await sendEvents();
+    const listed = async () =>
+      ((await api('GET', '/api/users/me/mcp/client-activity')).body.data.items as Array<Record<string, unknown>>).find(
+        (c) => c.client_name === 'agent-2026',
+      );
+    await vi.waitFor(async () => expect((await listed())?.tool_execution_count).toBe(2), {
+      timeout: 10000,
+      interval: 50,
+    });
+    expect(await listed()).toMatchObject({
+      satellite_id: satelliteId(),
+      client_version: '3.1.4',
+      transport: 'stateless',
+      active: true,
+      disconnected_at: null,
+    });
+    // Once the satellite stops following it (here its shutdown, otherwise its idle timeout), it has left.
+    satellite.clients.closeAll();
+    await sendEvents();
+    await vi.waitFor(async () => expect((await listed())?.active).toBe(false), { timeout: 10000, interval: 50 });
+    expect(await listed()).toMatchObject({ tool_execution_count: 2, disconnect_reason: 'error' });
   });
 
   it('applies an immediate configure command at the next poll, 2 seconds after the previous one', async () => {

@@ -200,6 +200,27 @@ describe('input requested from a 2026-07-28 client', () => {
     expect(replay.error).toMatchObject({ code: -32602 });
   });
 
+  it("counts a call that asked for input once in its client's record, whatever rounds it took", async () => {
+    const client = new Client(
+      { name: 'counted-2026', version: '2.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada Lovelace', check: true, city: 'Braga', email: 'ada@example.com' },
+    }));
+    await client.connect(new StreamableHTTPClientTransport(url));
+    clients.push(client);
+    expect(textOf(await client.callTool(execute('modern:ask_client', { kind: 'elicitation' })))).toContain('Braga');
+    expect(textOf(await client.callTool(execute('everything:echo', { message: 'counted' })))).toContain('counted');
+    const sink = sinks[0] as ReturnType<typeof createRecordingEventSink>;
+    const connected = await sink.waitFor('mcp.client.connected', (d) => d.client_name === 'counted-2026');
+    expect(connected).toMatchObject({ client_version: '2.0.0', transport: 'stateless' });
+    (satellites[0] as SatelliteApp).clients.sweep();
+    const activity = await sink.waitFor('mcp.client.activity', (d) => d.session_id === connected.session_id);
+    expect(activity.tool_execution_count).toBe(2);
+  });
+
   it('refuses a tampered state, and a retry that reaches another replica says so', async () => {
     const first = await rawCall(url, askElicitation);
     const state = first.result?.requestState as string;

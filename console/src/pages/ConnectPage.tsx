@@ -141,6 +141,18 @@ function clientLabel(s: ClientActivityPage['items'][number]): string {
   return s.client_type ?? 'unknown';
 }
 
+/**
+ * A 2025 session is connected until it closes; a 2026-07-28 client (`stateless`) connects for no
+ * longer than a request, so it is active until it sends none for the satellite's idle timeout.
+ */
+function clientState(s: ClientActivityPage['items'][number]): string {
+  if (!s.active)
+    return s.transport === 'stateless' && s.disconnect_reason === 'timeout'
+      ? 'idle'
+      : `left (${s.disconnect_reason ?? 'closed'})`;
+  return s.transport === 'stateless' ? 'active' : 'connected';
+}
+
 function ClientActivity() {
   const [page, setPage] = useState<ClientActivityPage | undefined>();
   const state = useEventStream<ClientActivityPage, StreamUpdates['clientActivity']>(streams.clientActivity(), {
@@ -165,9 +177,10 @@ function ClientActivity() {
           rowKey={(s) => `${s.satellite_id}/${s.session_id}`}
           columns={[
             { header: 'Client', cell: clientLabel },
-            { header: 'Connected', cell: (s) => <When at={s.connected_at} /> },
-            { header: 'State', cell: (s) => (s.active ? 'connected' : `left (${s.disconnect_reason ?? 'closed'})`) },
-            // A live session's count arrives with its next report (every minute while it makes calls).
+            // A session's opening, or a 2026-07-28 client's first request (it opens no session).
+            { header: 'Since', cell: (s) => <When at={s.connected_at} /> },
+            { header: 'State', cell: clientState },
+            // A live client's count arrives with its next report (every minute while it makes calls).
             { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? (s.active ? 0 : '') },
           ]}
         />

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   type AuthInfo,
+  CLIENT_INFO_META_KEY,
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { identityOf } from '../auth/createIntrospectionVerifier.ts';
@@ -16,9 +18,11 @@ import {
   readPlainLegacyToolCall,
   readPlainModernToolCall,
 } from '../sdkAdaptation/plainToolCall.ts';
+import { modernProtocolVersion } from '../sdkAdaptation/protocolVersions.ts';
 import { type RequestGeneration, readRequestGeneration } from '../sdkAdaptation/requestGeneration.ts';
 import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
 import { asksForInput, createMetaToolServer, type ToolHandlers } from './createMetaToolServer.ts';
+import type { SessionlessClients } from './createSessionlessClients.ts';
 import type { Session, SessionOwner, SessionStore } from './createSessionStore.ts';
 import type { SuspendedCalls } from './createSuspendedCalls.ts';
 import { isPlainObject, isRequestId } from './jsonRpcShape.ts';
@@ -54,17 +58,37 @@ function sessionNotFoundMessage(sessionId: string, instanceTag: string): string 
 }
 
 /**
- * The name and version an initialize gives in `clientInfo`: what the client calls itself, where its
- * user agent (an SDK's, a script's) usually says nothing of the product.
+ * The name and version a client gives in `clientInfo` (in its initialize, or in every 2026-07-28
+ * request's envelope): what the client calls itself, where its user agent (an SDK's, a script's)
+ * usually says nothing of the product.
  */
-function clientInfoOf(body: unknown): { name?: string; version?: string } {
-  const params = isPlainObject(body) ? body.params : undefined;
-  const info = isPlainObject(params) ? params.clientInfo : undefined;
+function nameAndVersionOf(info: unknown): { name?: string; version?: string } {
   if (!isPlainObject(info)) return {};
   return {
     ...(typeof info.name === 'string' && info.name ? { name: info.name } : {}),
     ...(typeof info.version === 'string' && info.version ? { version: info.version } : {}),
   };
+}
+
+function paramsOf(body: unknown): Record<string, unknown> | undefined {
+  const params = isPlainObject(body) ? body.params : undefined;
+  return isPlainObject(params) ? params : undefined;
+}
+
+/**
+ * A 2026-07-28 request's client as its envelope names it, and whether the request starts an
+ * execute_mcp_tool call (a retry carrying `requestState` continues one); undefined for a body
+ * without the 2026-07-28 envelope.
+ */
+function sessionlessRequestOf(body: unknown) {
+  const params = paramsOf(body);
+  const meta = params?._meta;
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== modernProtocolVersion) return undefined;
+  const execution =
+    (body as { method?: unknown }).method === 'tools/call' &&
+    params?.name === 'execute_mcp_tool' &&
+    typeof params.requestState !== 'string';
+  return { info: nameAndVersionOf(meta[CLIENT_INFO_META_KEY]), execution };
 }
 
 function ownerOf(auth: AuthInfo | undefined): SessionOwner {
@@ -78,7 +102,7 @@ export type EndpointRequestOptions = {
   authInfo?: AuthInfo;
   /** The JSON body, already parsed by the HTTP layer. */
   parsedBody?: unknown;
-  /** Where the request came from, for the session's `mcp.client.connected` event. */
+  /** Where the request came from, for the client's `mcp.client.connected` event. */
   clientIp?: string;
   /** The request's protocol generation as the HTTP layer worked it out (read here when absent). */
   generation?: RequestGeneration;
@@ -99,6 +123,8 @@ export type EndpointRequestOptions = {
  */
 export function createMcpEndpoint(deps: {
   sessions: SessionStore;
+  /** 2026-07-28 clients, followed for the recent clients list as sessions are. */
+  clients: SessionlessClients;
   handlers: ToolHandlers;
   suspended: SuspendedCalls;
   /** This process's tag in the session ids it issues. */
@@ -107,7 +133,12 @@ export function createMcpEndpoint(deps: {
   keepAliveMs: number;
   onerror?: (error: Error) => void;
 }) {
-  const { sessions, handlers, suspended } = deps;
+  const { sessions, clients, handlers, suspended } = deps;
+  /** Notes a 2026-07-28 request's client; every such request reaches `/mcp` through one of two paths. */
+  const noteSessionless = (owner: SessionOwner, body: unknown, userAgent: string | undefined, ip = '') => {
+    const request = sessionlessRequestOf(body);
+    if (request) clients.seen(owner, { ...request.info, userAgent: userAgent ?? '', ip }, request.execution);
+  };
   const modern = createMcpHandler(
     ({ authInfo }) => createMetaToolServer(handlers, { era: 'modern', scope: ownerOf(authInfo), suspended }),
     {
@@ -129,7 +160,7 @@ export function createMcpEndpoint(deps: {
           {
             userAgent: request.headers.get('user-agent') ?? '',
             ip: options.clientIp ?? '',
-            ...clientInfoOf(options.parsedBody),
+            ...nameAndVersionOf(paramsOf(options.parsedBody)?.clientInfo),
           },
         );
       },
@@ -208,7 +239,7 @@ export function createMcpEndpoint(deps: {
     answerPlainToolCall(
       headers: IncomingHttpHeaders,
       body: unknown,
-      options: { authInfo?: AuthInfo; signal: AbortSignal; generation: RequestGeneration },
+      options: { authInfo?: AuthInfo; signal: AbortSignal; generation: RequestGeneration; clientIp?: string },
     ): PlainAnswer | undefined {
       // A closed endpoint refuses everything, as the SDK's handler does.
       if (closed) return undefined;
@@ -216,6 +247,7 @@ export function createMcpEndpoint(deps: {
       if (options.generation === 'modern') {
         const modernCall = readPlainModernToolCall(headers, body);
         if (!modernCall) return undefined;
+        noteSessionless(scope, body, headers['user-agent'], options.clientIp);
         return tracked(modernCalls, modernCall.id, options.signal, (signal) =>
           answerModernToolCall(modernCall, handlers, scope, signal),
         );
@@ -245,6 +277,14 @@ export function createMcpEndpoint(deps: {
           406,
           -32000,
           'Not Acceptable: Client must accept both application/json and text/event-stream',
+        );
+      }
+      if (request.method === 'POST') {
+        noteSessionless(
+          ownerOf(options.authInfo),
+          body,
+          request.headers.get('user-agent') ?? undefined,
+          options.clientIp,
         );
       }
       return modern.fetch(request, requestOptions(options));

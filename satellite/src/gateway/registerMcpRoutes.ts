@@ -281,6 +281,7 @@ export function registerMcpRoutes(
                 ...(auth ? { authInfo: auth } : {}),
                 signal: gone.signal,
                 generation,
+                clientIp: request.ip,
               })
             : undefined;
         if (plain) {

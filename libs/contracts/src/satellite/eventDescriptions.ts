@@ -13,11 +13,19 @@ export const satelliteEventDescriptions: Record<SatelliteEventType, { emittedWhe
     'mcp.server.permanently_failed': { emittedWhen: 'Three restart attempts were exhausted.', origin: 'spec' },
     'mcp.server.dormant': { emittedWhen: 'An idle stdio process was terminated.', origin: 'spec' },
     'mcp.server.respawned': { emittedWhen: 'A dormant process was respawned on an API call.', origin: 'spec' },
-    'mcp.client.connected': { emittedWhen: 'An MCP client opened a connection.', origin: 'spec' },
-    'mcp.client.disconnected': { emittedWhen: 'An MCP client connection closed.', origin: 'spec' },
+    'mcp.client.connected': {
+      emittedWhen:
+        'An MCP client opened a connection (a 2025 session), or a 2026-07-28 client, which opens none, sent its first request (transport `stateless`).',
+      origin: 'spec',
+    },
+    'mcp.client.disconnected': {
+      emittedWhen:
+        'An MCP client connection closed, or a 2026-07-28 client sent no request for SESSION_IDLE_TIMEOUT_MS (`timeout`).',
+      origin: 'spec',
+    },
     'mcp.client.activity': {
       emittedWhen:
-        'A 2025 client session made tool calls since its last report (checked every SESSION_SWEEP_INTERVAL_MS): ' +
+        'A 2025 client session or a 2026-07-28 client made tool calls since its last report (checked every SESSION_SWEEP_INTERVAL_MS): ' +
         'its tool-call count so far and when it was last seen, for the recent clients list.',
       origin: 'ours',
     },

@@ -86,7 +86,9 @@ export const eventDataSchemas = {
     client_name: z.string().max(200).nullable().optional(),
     client_version: z.string().max(100).nullable().optional(),
     team_id: id.nullable(),
-    transport: z.literal('sse'),
+    // `sse`: a 2025 session. Ours: `stateless`, a 2026-07-28 client, which opens no session; its
+    // `session_id` names the satellite's record of it, from its first request until it is idle.
+    transport: z.enum(['sse', 'stateless']),
     ip_address: z.string().max(100),
   }),
   // Ours: a session's running tool-call count while it lasts (the disconnection carries the final one).
