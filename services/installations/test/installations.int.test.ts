@@ -24,6 +24,7 @@ import {
   startInstallations,
   teamA,
   teamAdmin,
+  teamB,
   teamUser,
 } from './installationsHarness.ts';
 
@@ -553,6 +554,46 @@ describe('status, logs and requests from satellite events', () => {
       expect(parked[0]?.subject).toMatch(/\.batch\.mcp\.tool\.executed$/);
       expect(parked[0]?.payload).toEqual({ events: [expect.objectContaining({ id: ids[12] })] });
       expect(parked[0]?.reason).toContain('event 12');
+    });
+
+    it("ignores events that name another team's installation, whichever way they come", async () => {
+      const target = await install('fs-foreign-target');
+      const marker = await install('fs-foreign-marker');
+      const foreign = <T extends object>(data: T): T => ({ ...data, team_id: teamB });
+      const serverRef = (id: string, name: string) => ({
+        server_id: id,
+        server_slug: 'filesystem',
+        installation_name: name,
+        team_id: teamA,
+      });
+      const started = { process_id: 42, transport: 'stdio' as const, tool_count: 0, spawn_duration_ms: 5 };
+      const line = { log_level: 'info' as const, message: 'not yours', timestamp: new Date().toISOString() };
+      // Batches as gateway-api stores them, then a batch of the team's own as a marker on the same consumer.
+      await h.emitBatch('mcp.tool.executed', [foreign(executed(target.id)), foreign(executed(target.id))]);
+      await h.emitBatch('mcp.server.logs', [
+        foreign({ installation_id: target.id, server_slug: 'filesystem', lines: [line] }),
+      ]);
+      await h.emitBatch('mcp.server.started', [foreign({ ...serverRef(target.id, 'fs-foreign-target'), ...started })]);
+      await h.emitBatch('mcp.tool.executed', [executed(marker.id)]);
+      // Single events, as an older gateway-api stored them, then the marker's own start.
+      await h.emit('mcp.tool.executed', foreign(executed(target.id)));
+      await h.emit('mcp.server.started', foreign({ ...serverRef(target.id, 'fs-foreign-target'), ...started }));
+      await h.emit('mcp.server.started', { ...serverRef(marker.id, 'fs-foreign-marker'), ...started });
+
+      await storedAtLeast(marker.id, 1);
+      await eventually(
+        async () =>
+          (await h.client.request(s.getStatus, { team_id: teamA, installation_id: marker.id }, as(teamUser))).status ===
+          'discovering_tools',
+      );
+      expect(await storedOf(target.id)).toEqual({ total: 0, distinct: 0 });
+      const [logs] = await h.sql<{ total: number }>(
+        'SELECT count(*)::int AS total FROM installations.server_logs WHERE installation_id = $1',
+        [target.id],
+      );
+      expect(logs?.total).toBe(0);
+      const status = await h.client.request(s.getStatus, { team_id: teamA, installation_id: target.id }, as(teamUser));
+      expect(status.status).toBe('provisioning');
     });
 
     it('stores a batch delivered twice once', async () => {

@@ -1,19 +1,17 @@
 import { type Bus, checkEventPart } from '@orbital/bus';
 import {
   type EventBatchReply,
+  type EventBatchRequest,
   type EventResult,
-  eventBatchRequest,
   headerNames,
   installationIdFields,
   isIssuedInstallationId,
-  maxEventsPerBatch,
   parseSatelliteEvent,
   type SatelliteEvent,
   type SatelliteEventType,
   type SatelliteIdentity,
   satelliteEvents,
 } from '@orbital/contracts';
-import { AppError } from '@orbital/errors';
 import { type EventToStore, publishEventRuns, type SatelliteEventPart } from './publishEventRuns.ts';
 
 export type IngestOptions = {
@@ -69,7 +67,8 @@ function checkEvent(raw: unknown): Checked {
  * consecutive events of one type as one message (`evt.satellite.<satellite_id>.batch.<type>`, the
  * satellite and its team in headers, publishEventRuns), answering per event.
  *
- * - The whole body is refused (400) only when it is not `{events: [...]}` with 1 to 100 events.
+ * - The batch as a whole (`{events: [...]}` with 1 to 100 events) was checked by the route, whose body
+ *   schema it is (eventBatchRequest): a body that is not one is answered 400 before this is called.
  * - An invalid event, or one naming a team a team satellite does not serve, is `rejected` with the
  *   reason: it can never succeed, so the satellite drops it. The others are stored regardless.
  * - When JetStream does not confirm every valid event, the call fails with `unavailable` (503) and the
@@ -78,29 +77,16 @@ function checkEvent(raw: unknown): Checked {
 export async function ingestEventBatch(
   bus: Bus,
   satellite: SatelliteIdentity,
-  body: unknown,
+  batch: EventBatchRequest,
   options: IngestOptions = {},
 ): Promise<EventBatchReply> {
-  const batch = eventBatchRequest.safeParse(body);
-  if (!batch.success) {
-    throw new AppError(
-      'validation_failed',
-      `The body must be {"events": [...]} with 1 to ${maxEventsPerBatch} events`,
-      {
-        details: batch.error.issues.map((i) => ({
-          path: ['body', ...i.path.map(String)].join('.'),
-          message: i.message,
-        })),
-      },
-    );
-  }
   const headers: Record<string, string> = { [headerNames.satelliteId]: satellite.satellite_id };
   if (satellite.team_id) headers[headerNames.teamId] = satellite.team_id;
   if (options.requestId) headers[headerNames.requestId] = options.requestId;
 
   const results: EventResult[] = [];
   const toStore: EventToStore[] = [];
-  batch.data.events.forEach((raw, index) => {
+  batch.events.forEach((raw, index) => {
     const rawId = (raw as { id?: unknown } | null)?.id;
     const id = typeof rawId === 'string' ? rawId : null;
     const parsed = checkEvent(raw);

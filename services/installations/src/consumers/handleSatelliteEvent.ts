@@ -1,15 +1,17 @@
 import type { SatelliteEvent } from '@orbital/contracts';
 import type { CommonQueryMethods } from '@orbital/db';
-import { findInstallationById, stampCheck } from '../db/installationQueries.ts';
+import { stampCheck } from '../db/installationQueries.ts';
 import { replaceToolMetadata } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
-import { belongsToTeam } from '../domain/belongsToTeam.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
 import { recordListedDefinitions } from '../domain/pinToolDefinitions.ts';
+import { type InstallationRef, knownInstallations } from './knownInstallations.ts';
 import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
 import { storeClientSession } from './storeClientSession.ts';
-import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
+
+/** The events stored one at a time; tool executions and log lines are stored as runs (storeEventRuns). */
+export type StoredAlone = Exclude<SatelliteEvent, { type: 'mcp.tool.executed' | 'mcp.server.logs' }>;
 
 /**
  * One satellite event from JetStream, checked against its type's contract by the consumer, its ids
@@ -20,14 +22,10 @@ import { storeLogLines, storeToolExecutions } from './storeEventRuns.ts';
  */
 export async function handleSatelliteEvent(
   deps: SatelliteEventDeps,
-  event: SatelliteEvent,
-  source: EventSource = { satelliteId: null, teamId: null },
+  event: StoredAlone,
+  source: EventSource,
 ): Promise<void> {
   switch (event.type) {
-    case 'mcp.server.logs':
-      return storeLogLines(deps, [event]);
-    case 'mcp.tool.executed':
-      return storeToolExecutions(deps, [event]);
     case 'mcp.tools.discovered':
       return storeTools(deps, event);
     case 'mcp.client.connected':
@@ -36,35 +34,25 @@ export async function handleSatelliteEvent(
       return storeClientSession(deps, event, source);
     default: {
       const trigger = processTrigger(event);
-      if (trigger) await applyToInstallation(deps, event, trigger.installationId, trigger.teamId, trigger.trigger);
+      if (trigger) await applyToInstallation(deps, event, trigger.ref, trigger.trigger);
     }
   }
 }
 
-/** The installation an event names, when it exists and belongs to the team the event claims. */
+/** The installation an event names, locked for the writes it causes, when it is known (knownInstallations). */
 async function installationFor(
   deps: SatelliteEventDeps,
   db: CommonQueryMethods,
-  installationId: string,
-  teamId: string,
-  lock: boolean,
+  ref: InstallationRef,
 ): Promise<InstallationRow | null> {
-  const row = await findInstallationById(db, installationId, lock);
-  if (!row || !belongsToTeam(row, teamId)) {
-    // Deleted since, or an event naming another team's installation: nothing of ours to change.
-    deps.logger.warn(
-      { installation_id: installationId, team_id: teamId },
-      'satellite event for an unknown installation ignored',
-    );
-    return null;
-  }
-  return row;
+  const { rows } = await knownInstallations(deps, db, [ref], (r) => r, { lock: true });
+  return rows.get(ref.installationId) ?? null;
 }
 
 async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tools.discovered' }>) {
   const d = event.data;
   await deps.pool.get().transaction(async (tx) => {
-    const row = await installationFor(deps, tx, d.installation_id, d.team_id, true);
+    const row = await installationFor(deps, tx, { installationId: d.installation_id, teamId: d.team_id });
     if (!row) return;
     await replaceToolMetadata(tx, {
       installationId: d.installation_id,
@@ -80,13 +68,12 @@ async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEven
 
 async function applyToInstallation(
   deps: SatelliteEventDeps,
-  event: SatelliteEvent,
-  installationId: string,
-  teamId: string,
+  event: StoredAlone,
+  ref: InstallationRef,
   trigger: StatusTrigger,
 ) {
   await deps.pool.get().transaction(async (tx) => {
-    const row = await installationFor(deps, tx, installationId, teamId, true);
+    const row = await installationFor(deps, tx, ref);
     if (!row) return;
     if (event.type === 'mcp.server.status_changed') {
       // A credential check or a health report completed, whether or not the status moves.
@@ -98,12 +85,9 @@ async function applyToInstallation(
   await deps.relay.flush();
 }
 
-function processTrigger(
-  event: SatelliteEvent,
-): { installationId: string; teamId: string; trigger: StatusTrigger } | null {
+function processTrigger(event: StoredAlone): { ref: InstallationRef; trigger: StatusTrigger } | null {
   const ref = (data: { server_id: string; team_id: string }, trigger: StatusTrigger) => ({
-    installationId: data.server_id,
-    teamId: data.team_id,
+    ref: { installationId: data.server_id, teamId: data.team_id },
     trigger,
   });
   switch (event.type) {

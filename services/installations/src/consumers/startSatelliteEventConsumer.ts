@@ -1,9 +1,9 @@
 import { type Bus, consumeDurable, type DurableConsumer, type JsMsg } from '@orbital/bus';
-import { type EventDef, mcpSatelliteEventBatches, mcpSatelliteEvents, type SatelliteEvent } from '@orbital/contracts';
+import { type EventDef, mcpSatelliteEventBatches, mcpSatelliteEvents } from '@orbital/contracts';
 import { classifyDatabaseError } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
-import { storeSatelliteEventBatch } from './storeSatelliteEventBatch.ts';
+import { type DeliveredEvents, storeSatelliteEventBatch } from './storeSatelliteEventBatch.ts';
 
 export type ConsumerHandle = { stop(): Promise<void> };
 
@@ -11,10 +11,6 @@ export type ConsumerHandle = { stop(): Promise<void> };
 export const satelliteEventsDurable = 'installations_satellite_events';
 /** The durable consumer of event batches (one message per run of one type, as gateway-api stores them). */
 export const satelliteEventBatchesDurable = 'installations_satellite_event_batches';
-
-/** A message of either shape, as the events it carries. */
-const eventsOf = (payload: SatelliteEvent | { events: SatelliteEvent[] }): SatelliteEvent[] =>
-  'events' in payload ? payload.events : [payload];
 
 /**
  * The installations service's durable consumers of satellite events (server events, tool executions,
@@ -55,17 +51,9 @@ function startOne<E extends EventDef>(
   let consumer: DurableConsumer | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  // Each event with the message that carried it: its headers say which satellite sent it.
+  // The payloads are what `events` define: a single satellite event, or a run of them.
   const store = (items: Array<{ payload: unknown; message: JsMsg }>) =>
-    storeSatelliteEventBatch(
-      deps,
-      items.flatMap(({ payload, message }) =>
-        eventsOf(payload as SatelliteEvent | { events: SatelliteEvent[] }).map((event) => ({
-          payload: event,
-          message,
-        })),
-      ),
-    );
+    storeSatelliteEventBatch(deps, items as DeliveredEvents[]);
 
   const attempt = async () => {
     if (stopped) return;

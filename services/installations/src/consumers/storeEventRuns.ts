@@ -8,35 +8,22 @@ import {
   installationRequestLoggedEvent,
   type SatelliteEvent,
 } from '@orbital/contracts';
-import { findInstallationsById, lockInstallationsById } from '../db/installationQueries.ts';
 import { insertLogLinesOfEvents, insertRequestLogs } from '../db/monitoringQueries.ts';
 import type { InstallationRow, RequestLogRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
-import { belongsToTeam } from '../domain/belongsToTeam.ts';
 import { nextStatus } from '../domain/nextStatus.ts';
 import { requestLogView } from '../domain/views.ts';
+import { knownInstallations } from './knownInstallations.ts';
 import type { SatelliteEventDeps } from './satelliteEventDeps.ts';
 
 type ToolExecuted = Extract<SatelliteEvent, { type: 'mcp.tool.executed' }>;
 type LogLines = Extract<SatelliteEvent, { type: 'mcp.server.logs' }>;
 
-/** Events naming an installation that exists and belongs to the team they claim; the rest are ignored. */
-function ofKnownInstallations<E extends { data: { installation_id: string; team_id: string } }>(
-  deps: SatelliteEventDeps,
-  events: E[],
-  rows: readonly InstallationRow[],
-): E[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return events.filter((event) => {
-    const row = byId.get(event.data.installation_id);
-    if (row && belongsToTeam(row, event.data.team_id)) return true;
-    deps.logger.warn(
-      { installation_id: event.data.installation_id, team_id: event.data.team_id },
-      'satellite event for an unknown installation ignored',
-    );
-    return false;
-  });
-}
+/** The installation a tool execution or a batch of log lines is about. */
+const installationOf = (event: { data: { installation_id: string; team_id: string } }) => ({
+  installationId: event.data.installation_id,
+  teamId: event.data.team_id,
+});
 
 /**
  * Tool executions stored together, one transaction: their installations locked in one statement (id
@@ -44,17 +31,16 @@ function ofKnownInstallations<E extends { data: { installation_id: string; team_
  * order; after commit, one request-logged message per installation (or a few, for many or long rows).
  */
 export async function storeToolExecutions(deps: SatelliteEventDeps, events: ToolExecuted[]): Promise<void> {
-  const ids = [...new Set(events.map((e) => e.data.installation_id))];
   const { stored, known, statusChanged } = await deps.pool.get().transaction(async (tx) => {
-    const rows = await lockInstallationsById(tx, ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const known = ofKnownInstallations(deps, events, rows);
+    const { known, rows: byId } = await knownInstallations(deps, tx, events, installationOf, { lock: true });
     const stored = await insertRequestLogs(
       tx,
       known.map((event) => {
         const d = event.data;
         const row = byId.get(d.installation_id) as InstallationRow;
-        // Enforced here as well as on the satellite: a response is kept only while logging is on.
+        // The satellite leaves the response out while the configuration it holds says logging is off, so
+        // it never leaves the machine; the installation's setting now is what decides whether it is stored
+        // (a call made before the satellite received the change still carries one).
         const keep = row.settings.request_logging_enabled && d.tool_response !== undefined;
         return {
           id: event.id,
@@ -161,8 +147,7 @@ function digestOf(ids: string[]): string {
 /** Log lines of many events in one insert, each line once; each event's lines published after. */
 export async function storeLogLines(deps: SatelliteEventDeps, events: LogLines[]): Promise<void> {
   const db = deps.pool.get();
-  const rows = await findInstallationsById(db, [...new Set(events.map((e) => e.data.installation_id))]);
-  const known = ofKnownInstallations(deps, events, rows);
+  const { known } = await knownInstallations(deps, db, events, installationOf, { lock: false });
   const stored = await db.transaction((tx) =>
     insertLogLinesOfEvents(
       tx,

@@ -35,15 +35,12 @@ export async function findInstallation(
     ${lock ? sql.fragment`FOR UPDATE OF i` : sql.fragment``}`);
 }
 
-/** By id alone: for satellite events, which name the installation and carry the team to check against. */
+/** By id alone: a row read back after a write whose team was checked before it. */
 export async function findInstallationById(
   db: CommonQueryMethods,
   installationId: string,
-  lock = false,
 ): Promise<InstallationRow | null> {
-  return db.maybeOne(sql.type(installationRow)`
-    SELECT ${columns} FROM ${from} WHERE i.id = ${installationId}
-    ${lock ? sql.fragment`FOR UPDATE OF i` : sql.fragment``}`);
+  return db.maybeOne(sql.type(installationRow)`SELECT ${columns} FROM ${from} WHERE i.id = ${installationId}`);
 }
 
 /** Many installations by id, locked in id order (so two batches never wait on each other in a cycle). */
