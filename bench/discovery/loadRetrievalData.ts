@@ -5,8 +5,8 @@ import type { SearchableTool } from '../../satellite/src/search/searchableTool.t
 
 /**
  * The public tool-retrieval data sets, read where they are kept (never copied into the repository):
- * `RETRIEVAL_DATA_DIR` when set, otherwise the first `shared/retrieval` found walking up from the
- * repository (beside the main checkout, `../shared/retrieval`, and beside the worktrees' parent).
+ * `RETRIEVAL_DATA_DIR` when set, otherwise the first `shared/retrieval` folder found walking up from
+ * the repository, so every checkout on a machine that keeps the data sets finds them.
  */
 export function retrievalDataDirectory(): string {
   const configured = process.env.RETRIEVAL_DATA_DIR;
