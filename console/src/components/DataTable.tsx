@@ -14,7 +14,10 @@ type DataTableProps<Row> = {
   /** The id of the heading that describes the table, when there is no caption. */
   describedBy?: string;
   columns: ReadonlyArray<Column<Row>>;
-  rows: readonly Row[];
+  /** The records; while they are loading (undefined), nothing is shown. */
+  rows: readonly Row[] | undefined;
+  /** Shown instead of the table when there are no records (without it, an empty table is shown). */
+  empty?: ReactNode;
   rowKey: (row: Row) => string;
   /** Marks each row for the browser tests that count rows as they arrive. */
   rowTestId?: string;
@@ -22,10 +25,12 @@ type DataTableProps<Row> = {
 
 /**
  * Records as a table, one row each, scrolling sideways on a narrow screen rather than squeezing its
- * columns. Every table in the console is one of these, so headers are always scoped for screen readers.
+ * columns, or what says there are none. Every table in the console is one of these, so headers are always scoped for screen readers.
  */
 export function DataTable<Row>(props: DataTableProps<Row>) {
-  const { caption, showCaption, describedBy, columns, rows, rowKey, rowTestId } = props;
+  const { caption, showCaption, describedBy, columns, rows, rowKey, rowTestId, empty } = props;
+  if (!rows) return null;
+  if (rows.length === 0 && empty !== undefined) return empty;
   return (
     <div className="table-wrap">
       <table aria-describedby={describedBy}>

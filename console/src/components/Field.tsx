@@ -1,33 +1,20 @@
-import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
+import type { InputHTMLAttributes } from 'react';
+import { LabelledControl, type LabelledControlProps } from './LabelledControl.tsx';
 
-type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
-  label: ReactNode;
-  hint?: ReactNode;
-  /** The server's message for this field, shown under it and announced. */
-  error?: string | undefined;
-};
+type FieldProps = LabelledControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'id'>;
 
-/** A labelled input with its hint and its error; the error is tied to the input for screen readers. */
-export function Field({ label, hint, error, id, ...input }: FieldProps) {
-  const generated = useId();
-  const inputId = id ?? generated;
-  const hintId = `${inputId}-hint`;
-  const errorId = `${inputId}-error`;
-  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className={`field${input.type === 'checkbox' ? ' field-check' : ''}`}>
-      <label htmlFor={inputId}>{label}</label>
-      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
-      {hint ? (
-        <p className="hint" id={hintId}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={errorId} role="alert">
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
+/** A labelled input with its hint and its error. */
+export function Field(props: FieldProps) {
+  return <LabelledControl field={props} check={props.type === 'checkbox'} render={(input) => <input {...input} />} />;
+}
+
+/** What a new password must be, said where a person chooses their own. */
+export const passwordHint = 'At least 12 characters; a pass phrase is best.';
+
+/**
+ * A password being chosen (`choosing`: the browser may offer to generate and save one) or given (the
+ * browser may fill in the saved one).
+ */
+export function PasswordField({ choosing = false, ...field }: Omit<FieldProps, 'type'> & { choosing?: boolean }) {
+  return <Field type="password" autoComplete={choosing ? 'new-password' : 'current-password'} {...field} />;
 }

@@ -1,34 +1,30 @@
-import { type ReactNode, type SelectHTMLAttributes, useId } from 'react';
+import type { SelectHTMLAttributes } from 'react';
+import { LabelledControl, type LabelledControlProps } from './LabelledControl.tsx';
 
-type SelectFieldProps = SelectHTMLAttributes<HTMLSelectElement> & {
-  label: ReactNode;
-  error?: string | undefined;
-  options: Array<{ value: string; label: string }>;
-};
+export type Option = { value: string; label: string };
 
-export function SelectField({ label, error, options, id, ...select }: SelectFieldProps) {
-  const generated = useId();
-  const selectId = id ?? generated;
+/** The options of a select, its own or one that a table cell labels by itself. */
+export function Options({ options }: { options: readonly Option[] }) {
+  return options.map((o) => (
+    <option key={o.value} value={o.value}>
+      {o.label}
+    </option>
+  ));
+}
+
+type SelectFieldProps = LabelledControlProps &
+  Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & { options: Option[] };
+
+/** A labelled choice among options, with its hint and its error. */
+export function SelectField(props: SelectFieldProps) {
   return (
-    <div className="field">
-      <label htmlFor={selectId}>{label}</label>
-      <select
-        id={selectId}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${selectId}-error` : undefined}
-        {...select}
-      >
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      {error ? (
-        <p className="field-error" id={`${selectId}-error`} role="alert">
-          {error}
-        </p>
-      ) : null}
-    </div>
+    <LabelledControl
+      field={props}
+      render={({ options, ...select }) => (
+        <select {...select}>
+          <Options options={options} />
+        </select>
+      )}
+    />
   );
 }

@@ -1,9 +1,11 @@
-import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { api, type InvitationPreview } from '../api/client.ts';
 import { Link, navigate } from '../app/router.tsx';
+import { useForm } from '../app/useForm.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
-import { Field } from '../components/Field.tsx';
+import { Field, PasswordField, passwordHint } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { SignInButtons } from '../components/SignInButtons.tsx';
 
 /**
@@ -38,49 +40,20 @@ function Done({ children }: { children: ReactNode }) {
 }
 
 export function RegisterPage() {
-  const [email, setEmail] = useState('');
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const register = useAction(async () => setSent((await api.register({ email, name, password })).message));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void register.run();
-  };
+  const form = useForm({ name: '', email: '', password: '' }, async (body) =>
+    setSent((await api.register(body)).message),
+  );
   return (
     <Card title="Create an account">
       {sent ? (
         <Done>{sent}</Done>
       ) : (
-        <form onSubmit={submit} noValidate>
-          <Field
-            label="Name"
-            autoComplete="name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            error={register.error?.fields.name}
-          />
-          <Field
-            label="E-mail address"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={register.error?.fields.email}
-          />
-          <Field
-            label="Password"
-            type="password"
-            autoComplete="new-password"
-            hint="At least 12 characters; a pass phrase is best."
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={register.error?.fields.password}
-          />
-          <ErrorMessage error={register.error} fieldsShown />
-          <button type="submit" disabled={register.pending}>
-            {register.pending ? 'Creating…' : 'Create the account'}
-          </button>
+        <form onSubmit={form.submit} noValidate>
+          <Field label="Name" autoComplete="name" {...form.field('name')} />
+          <Field label="E-mail address" type="email" autoComplete="email" {...form.field('email')} />
+          <PasswordField choosing label="Password" hint={passwordHint} {...form.field('password')} />
+          <FormEnd form={form} label="Create the account" busyLabel="Creating…" />
         </form>
       )}
       <p className="hint">
@@ -91,63 +64,33 @@ export function RegisterPage() {
 }
 
 export function VerifyEmailPage({ onLogin }: { onLogin: () => Promise<void> }) {
-  const [password, setPassword] = useState('');
-  const verify = useAction(async () => {
+  const form = useForm({ password: '' }, async ({ password }) => {
     await api.verifyEmail({ token: tokenFromFragment(), password });
     await onLogin();
     navigate('/', { replace: true });
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void verify.run();
-  };
   return (
     <Card title="Confirm your e-mail address">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.submit} noValidate>
         <p>Enter the password you chose when you registered: it confirms the address and signs you in.</p>
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={verify.error?.fields.password}
-        />
-        <ErrorMessage error={verify.error} fieldsShown={Boolean(verify.error?.fields.password)} />
-        <button type="submit" disabled={verify.pending}>
-          {verify.pending ? 'Confirming…' : 'Confirm and sign in'}
-        </button>
+        <PasswordField label="Password" {...form.field('password')} />
+        <FormEnd form={form} label="Confirm and sign in" busyLabel="Confirming…" />
       </form>
     </Card>
   );
 }
 
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const request = useAction(async () => setSent((await api.requestPasswordReset(email)).message));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void request.run();
-  };
+  const form = useForm({ email: '' }, async ({ email }) => setSent((await api.requestPasswordReset(email)).message));
   return (
     <Card title="Forgot your password?">
       {sent ? (
         <Done>{sent}</Done>
       ) : (
-        <form onSubmit={submit} noValidate>
-          <Field
-            label="E-mail address"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={request.error?.fields.email}
-          />
-          <ErrorMessage error={request.error} fieldsShown />
-          <button type="submit" disabled={request.pending}>
-            {request.pending ? 'Sending…' : 'Send me a link'}
-          </button>
+        <form onSubmit={form.submit} noValidate>
+          <Field label="E-mail address" type="email" autoComplete="email" {...form.field('email')} />
+          <FormEnd form={form} label="Send me a link" busyLabel="Sending…" />
         </form>
       )}
       <p className="hint">
@@ -158,16 +101,11 @@ export function ForgotPasswordPage() {
 }
 
 export function ResetPasswordPage() {
-  const [password, setPassword] = useState('');
   const [done, setDone] = useState(false);
-  const reset = useAction(async () => {
+  const form = useForm({ password: '' }, async ({ password }) => {
     await api.resetPassword({ token: tokenFromFragment(), password });
     setDone(true);
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void reset.run();
-  };
   return (
     <Card title="Choose a new password">
       {done ? (
@@ -175,19 +113,9 @@ export function ResetPasswordPage() {
           Your password is changed and your other sessions have ended. <Link to="/login">Log in</Link>
         </Done>
       ) : (
-        <form onSubmit={submit} noValidate>
-          <Field
-            label="New password"
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={reset.error?.fields.password}
-          />
-          <ErrorMessage error={reset.error} fieldsShown={Boolean(reset.error?.fields.password)} />
-          <button type="submit" disabled={reset.pending}>
-            {reset.pending ? 'Saving…' : 'Set the password'}
-          </button>
+        <form onSubmit={form.submit} noValidate>
+          <PasswordField choosing label="New password" {...form.field('password')} />
+          <FormEnd form={form} label="Set the password" busyLabel="Saving…" />
         </form>
       )}
     </Card>
@@ -199,10 +127,8 @@ export function InvitationPage({ onLogin, signedInAs }: { onLogin: () => Promise
   const preview = useLoad<InvitationPreview>(() => api.invitations.preview(token), [token]);
   // GitHub or single sign-on, when on, bring the person back here signed in, to join with that account.
   const methods = useLoad(() => api.signInMethods(), []).data;
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const joinAsNew = useAction(async () => {
-    await api.invitations.acceptAsNew({ token, name, password });
+  const joinAsNew = useForm({ name: '', password: '' }, async (person) => {
+    await api.invitations.acceptAsNew({ token, ...person });
     await onLogin();
     navigate('/', { replace: true });
   });
@@ -238,32 +164,10 @@ export function InvitationPage({ onLogin, signedInAs }: { onLogin: () => Promise
               <SignInButtons methods={methods} next={next} />
             </>
           ) : (
-            <form
-              onSubmit={(event) => {
-                event.preventDefault();
-                void joinAsNew.run();
-              }}
-              noValidate
-            >
-              <Field
-                label="Your name"
-                autoComplete="name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                error={joinAsNew.error?.fields.name}
-              />
-              <Field
-                label="Choose a password"
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                error={joinAsNew.error?.fields.password}
-              />
-              <ErrorMessage error={joinAsNew.error} fieldsShown />
-              <button type="submit" disabled={joinAsNew.pending}>
-                {joinAsNew.pending ? 'Joining…' : 'Join the team'}
-              </button>
+            <form onSubmit={joinAsNew.submit} noValidate>
+              <Field label="Your name" autoComplete="name" {...joinAsNew.field('name')} />
+              <PasswordField choosing label="Choose a password" {...joinAsNew.field('password')} />
+              <FormEnd form={joinAsNew} label="Join the team" busyLabel="Joining…" />
               <SignInButtons methods={methods} next={next} />
             </form>
           )}

@@ -21,6 +21,11 @@ type Form = {
   to: string;
 };
 const emptyForm: Form = { actor: '', action: '', target_id: '', outcome: '', from: '', to: '' };
+const outcomes = [
+  { value: '', label: 'Any' },
+  { value: 'success', label: 'Success' },
+  { value: 'failure', label: 'Failure' },
+];
 
 /** The form as the API's filters: blanks left out, local date-times as ISO instants. */
 function filtersOf(form: Form): AuditFilters {
@@ -88,8 +93,13 @@ export function AuditPage() {
     setLoaded(false);
     setFilters(filtersOf(form));
   };
-  const set = (name: keyof Form) => (event: { target: { value: string } }) =>
-    setForm((current) => ({ ...current, [name]: event.target.value }));
+  // A filter the API refuses is explained at its field.
+  const field = (name: keyof Form) => ({
+    value: form[name],
+    onChange: (event: { target: { value: string } }) =>
+      setForm((current) => ({ ...current, [name]: event.target.value })),
+    error: check.error?.fields[name],
+  });
 
   return (
     <Page
@@ -121,42 +131,17 @@ export function AuditPage() {
         <Field
           label="Actor"
           hint="A user's e-mail address, or the id of a user, satellite or process"
-          value={form.actor}
-          onChange={set('actor')}
-          error={check.error?.fields.actor}
+          {...field('actor')}
         />
         <Field
           label="Action"
           hint="A name such as installation.created, or every action of a kind: installation.*"
-          value={form.action}
-          onChange={set('action')}
-          error={check.error?.fields.action}
+          {...field('action')}
         />
-        <Field label="Target id" value={form.target_id} onChange={set('target_id')} />
-        <SelectField
-          label="Outcome"
-          value={form.outcome}
-          onChange={set('outcome')}
-          options={[
-            { value: '', label: 'Any' },
-            { value: 'success', label: 'Success' },
-            { value: 'failure', label: 'Failure' },
-          ]}
-        />
-        <Field
-          label="From"
-          type="datetime-local"
-          value={form.from}
-          onChange={set('from')}
-          error={check.error?.fields.from}
-        />
-        <Field
-          label="Until"
-          type="datetime-local"
-          value={form.to}
-          onChange={set('to')}
-          error={check.error?.fields.to}
-        />
+        <Field label="Target id" {...field('target_id')} />
+        <SelectField label="Outcome" {...field('outcome')} options={outcomes} />
+        <Field label="From" type="datetime-local" {...field('from')} />
+        <Field label="Until" type="datetime-local" {...field('to')} />
         <div className="row">
           <button type="submit">Apply filters</button>
           <button

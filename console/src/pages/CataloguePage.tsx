@@ -1,13 +1,16 @@
-import { type ChangeEvent, type FormEvent, useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import { api, type TeamView, type TemplateInput, type TemplateView } from '../api/client.ts';
 import { navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
-import { useAction, useLoad } from '../app/useLoad.ts';
+import { useForm } from '../app/useForm.ts';
+import { useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { Page } from '../components/Page.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { TextAreaField } from '../components/TextAreaField.tsx';
 import { parseAssignments } from './parseAssignments.ts';
 
 /** The MCP server catalogue: every template, and installing one into a team. */
@@ -85,11 +88,11 @@ export function CataloguePage() {
  * (nothing is fetched). The API checks it as the registry does and says what installations must provide.
  */
 function ImportServerJson({ onImported }: { onImported: () => void }) {
-  const [text, setText] = useState('');
-  const [slug, setSlug] = useState('');
   const [parseError, setParseError] = useState<string | undefined>();
   const [imported, setImported] = useState<{ template: TemplateView; inputs: TemplateInput[] } | undefined>();
-  const run = useAction(async () => {
+  const form = useForm({ server: '', slug: '' }, async ({ server: text, slug }) => {
+    setParseError(undefined);
+    setImported(undefined);
     let server: unknown;
     try {
       server = JSON.parse(text);
@@ -98,21 +101,14 @@ function ImportServerJson({ onImported }: { onImported: () => void }) {
       return;
     }
     setImported(await api.catalogue.importServerJson({ server, ...(slug ? { slug } : {}) }));
-    setText('');
-    setSlug('');
+    form.reset();
     onImported();
   });
+  const server = form.field('server');
 
   async function readFile(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
-    if (file) setText(await file.text());
-  }
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setParseError(undefined);
-    setImported(undefined);
-    void run.run();
+    if (file) form.set({ server: await file.text() });
   }
 
   return (
@@ -122,37 +118,19 @@ function ImportServerJson({ onImported }: { onImported: () => void }) {
         A server described in the official MCP Registry’s <code>server.json</code> format becomes a template: its npm,
         PyPI or container package (run over stdio), or its remote endpoint.
       </p>
-      <form onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor="server-json">server.json document</label>
-          <textarea
-            id="server-json"
-            rows={8}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            aria-invalid={parseError ? true : undefined}
-            aria-describedby={parseError ? 'server-json-error' : undefined}
-          />
-          {parseError ? (
-            <p className="field-error" id="server-json-error" role="alert">
-              {parseError}
-            </p>
-          ) : null}
-        </div>
+      <form onSubmit={form.submit} noValidate>
+        <TextAreaField
+          id="server-json"
+          label="server.json document"
+          rows={8}
+          {...server}
+          error={parseError ?? server.error}
+        />
         <div className="form-grid">
           <Field label="Or read it from a file" type="file" accept=".json,application/json" onChange={readFile} />
-          <Field
-            label="Slug (optional)"
-            hint="Taken from the server's name when left empty."
-            value={slug}
-            onChange={(e) => setSlug(e.target.value)}
-            error={run.error?.fields.slug}
-          />
+          <Field label="Slug (optional)" hint="Taken from the server's name when left empty." {...form.field('slug')} />
         </div>
-        <ErrorMessage error={run.error} />
-        <button type="submit" disabled={run.pending || text.trim() === ''}>
-          Import
-        </button>
+        <FormEnd form={form} label="Import" disabled={server.value.trim() === ''} />
       </form>
       {imported ? (
         <div role="status">
@@ -209,21 +187,20 @@ function TemplateRuns({ template }: { template: TemplateView }) {
  * team adds: arguments appended to the template's, environment variables (write-only once saved).
  */
 function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCancel: () => void }) {
-  const [teamId, setTeamId] = useState(props.teams[0]?.id ?? '');
+  const { slug } = props.template;
+  const [localError, setLocalError] = useState<string | undefined>();
   // The reference templates are named after their npm packages (server-everything); the tool paths
   // read better without the prefix (everything:echo).
-  const [name, setName] = useState(props.template.slug.replace(/^server-/, ''));
-  const [args, setArgs] = useState('');
-  const [env, setEnv] = useState('');
-  const [localError, setLocalError] = useState<string | undefined>();
-  const install = useAction(async () => {
+  const initial = { team: props.teams[0]?.id ?? '', name: slug.replace(/^server-/, ''), args: '', env: '' };
+  const install = useForm(initial, async ({ team, name, args, env }) => {
+    setLocalError(undefined);
     const parsedEnv = parseAssignments(env);
     if ('error' in parsedEnv) {
       setLocalError(parsedEnv.error);
       return;
     }
-    const created = await api.installations.create(teamId, {
-      server_slug: props.template.slug,
+    const created = await api.installations.create(team, {
+      server_slug: slug,
       name,
       args: args
         .split('\n')
@@ -231,64 +208,50 @@ function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCance
         .filter(Boolean),
       env: parsedEnv.values,
     });
-    navigate(`/teams/${teamId}/installations/${created.id}`);
+    navigate(`/teams/${team}/installations/${created.id}`);
   });
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setLocalError(undefined);
-    void install.run();
-  }
-
-  const envError =
-    localError ??
-    Object.entries(install.error?.fields ?? {}).find(
-      ([k]) => k.startsWith('installation.env') || k.startsWith('env'),
-    )?.[1];
+  // The API names these fields with or without the `installation.` prefix, and each variable of env.
+  const fields = Object.entries(install.error?.fields ?? {});
+  const nameError = install.error?.fields.name ?? install.error?.fields['installation.name'];
+  const envError = localError ?? fields.find(([k]) => k.startsWith('installation.env') || k.startsWith('env'))?.[1];
   return (
-    <form onSubmit={submit} noValidate className="install-form" aria-label={`Install ${props.template.name}`}>
+    <form onSubmit={install.submit} noValidate className="install-form" aria-label={`Install ${props.template.name}`}>
       <SelectField
         label="Team"
-        value={teamId}
         options={props.teams.map((t) => ({ value: t.id, label: t.name }))}
-        onChange={(e) => setTeamId(e.target.value)}
+        {...install.field('team')}
       />
       <Field
         label="Installation name"
         hint="Lowercase; clients call its tools as name:tool."
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        error={install.error?.fields.name ?? install.error?.fields['installation.name']}
+        {...install.field('name')}
+        error={nameError}
       />
-      <div className="field">
-        <label htmlFor={`${props.template.slug}-args`}>Extra arguments (one a line, optional)</label>
-        <textarea id={`${props.template.slug}-args`} rows={2} value={args} onChange={(e) => setArgs(e.target.value)} />
-      </div>
-      <div className="field">
-        <label htmlFor={`${props.template.slug}-env`}>Environment (NAME=value, one a line, optional)</label>
-        <textarea
-          id={`${props.template.slug}-env`}
-          rows={2}
-          value={env}
-          onChange={(e) => setEnv(e.target.value)}
-          aria-invalid={envError ? true : undefined}
-          aria-describedby={envError ? `${props.template.slug}-env-error` : undefined}
-        />
-        {envError ? (
-          <p className="field-error" id={`${props.template.slug}-env-error`} role="alert">
-            {envError}
-          </p>
-        ) : null}
-      </div>
-      <ErrorMessage error={install.error} fieldsShown={Boolean(install.error?.fields.name || envError)} />
-      <div className="row">
-        <button type="submit" disabled={install.pending || !teamId}>
-          {install.pending ? 'Installing…' : 'Install'}
-        </button>
+      <TextAreaField
+        id={`${slug}-args`}
+        label="Extra arguments (one a line, optional)"
+        rows={2}
+        {...install.field('args')}
+      />
+      <TextAreaField
+        id={`${slug}-env`}
+        label="Environment (NAME=value, one a line, optional)"
+        rows={2}
+        {...install.field('env')}
+        error={envError}
+      />
+      <FormEnd
+        form={install}
+        fieldsShown={Boolean(nameError || envError)}
+        label="Install"
+        busyLabel="Installing…"
+        disabled={!install.values.team}
+      >
         <button type="button" className="secondary" onClick={props.onCancel}>
           Cancel
         </button>
-      </div>
+      </FormEnd>
     </form>
   );
 }

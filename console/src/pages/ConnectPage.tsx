@@ -169,22 +169,19 @@ function ClientActivity() {
       <h2 id="activity">
         Recent clients <StreamState state={state} />
       </h2>
-      {!page || page.items.length === 0 ? (
-        <p className="muted">No client has connected yet.</p>
-      ) : (
-        <DataTable
-          rows={page.items}
-          rowKey={(s) => `${s.satellite_id}/${s.session_id}`}
-          columns={[
-            { header: 'Client', cell: clientLabel },
-            // A session's opening, or a 2026-07-28 client's first request (it opens no session).
-            { header: 'Since', cell: (s) => <When at={s.connected_at} /> },
-            { header: 'State', cell: clientState },
-            // A live client's count arrives with its next report (every minute while it makes calls).
-            { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? (s.active ? 0 : '') },
-          ]}
-        />
-      )}
+      <DataTable
+        rows={page?.items ?? []}
+        empty={<p className="muted">No client has connected yet.</p>}
+        rowKey={(s) => `${s.satellite_id}/${s.session_id}`}
+        columns={[
+          { header: 'Client', cell: clientLabel },
+          // A session's opening, or a 2026-07-28 client's first request (it opens no session).
+          { header: 'Since', cell: (s) => <When at={s.connected_at} /> },
+          { header: 'State', cell: clientState },
+          // A live client's count arrives with its next report (every minute while it makes calls).
+          { header: 'Tool calls', cell: (s) => s.tool_execution_count ?? (s.active ? 0 : '') },
+        ]}
+      />
     </section>
   );
 }

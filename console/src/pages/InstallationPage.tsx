@@ -13,6 +13,7 @@ import { navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
 import { useEventStream } from '../app/useEventStream.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DangerButton } from '../components/DangerButton.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
@@ -127,30 +128,27 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
         <h2 id="requests">
           Tool requests <StreamState state={requestStream} />
         </h2>
-        {requests.length === 0 ? (
-          <p className="muted">No tool has been called yet.</p>
-        ) : (
-          <DataTable
-            describedBy="requests"
-            rows={requests}
-            rowKey={(r) => r.id}
-            rowTestId="request-row"
-            columns={[
-              { header: 'When', cell: (r) => <When at={r.timestamp} /> },
-              { header: 'Tool', cell: (r) => <code>{r.tool_name}</code> },
-              {
-                header: 'Result',
-                cell: (r) => (
-                  <>
-                    <StatusBadge status={r.success ? 'succeeded' : 'failed'} label={r.success ? 'ok' : 'failed'} />
-                    {r.error_message ? <span className="muted"> {r.error_message}</span> : null}
-                  </>
-                ),
-              },
-              { header: 'Duration', cell: (r) => `${Math.round(r.duration_ms)} ms` },
-            ]}
-          />
-        )}
+        <DataTable
+          describedBy="requests"
+          rows={requests}
+          empty={<p className="muted">No tool has been called yet.</p>}
+          rowKey={(r) => r.id}
+          rowTestId="request-row"
+          columns={[
+            { header: 'When', cell: (r) => <When at={r.timestamp} /> },
+            { header: 'Tool', cell: (r) => <code>{r.tool_name}</code> },
+            {
+              header: 'Result',
+              cell: (r) => (
+                <>
+                  <StatusBadge status={r.success ? 'succeeded' : 'failed'} label={r.success ? 'ok' : 'failed'} />
+                  {r.error_message ? <span className="muted"> {r.error_message}</span> : null}
+                </>
+              ),
+            },
+            { header: 'Duration', cell: (r) => `${Math.round(r.duration_ms)} ms` },
+          ]}
+        />
       </section>
 
       <section aria-labelledby="logs">
@@ -188,17 +186,9 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
           <ErrorMessage error={settings.error} />
           <h3>Remove</h3>
           <p>Stops the server on every satellite and deletes its logs.</p>
-          <ErrorMessage error={remove.error} />
-          <button
-            type="button"
-            className="danger"
-            disabled={remove.pending}
-            onClick={() => {
-              if (window.confirm(`Remove installation ${i.name}?`)) void remove.run();
-            }}
-          >
+          <DangerButton action={remove} question={`Remove installation ${i.name}?`}>
             Remove installation
-          </button>
+          </DangerButton>
         </section>
       ) : null}
     </Page>

@@ -39,22 +39,21 @@ function TeamInstallations({ team, installations }: { team: TeamView; installati
   return (
     <section aria-labelledby={`team-${team.id}`}>
       <h2 id={`team-${team.id}`}>{team.name}</h2>
-      {installations.length === 0 ? (
-        <p className="muted">
-          Nothing installed yet. <Link to="/catalogue">Pick a server from the catalogue</Link>.
-        </p>
-      ) : (
-        <DataTable
-          rows={installations}
-          rowKey={(i) => i.id}
-          columns={[
-            { header: 'Name', cell: (i) => <Link to={`/teams/${team.id}/installations/${i.id}`}>{i.name}</Link> },
-            { header: 'Server', cell: (i) => <code>{i.server_slug}</code> },
-            { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
-            { header: 'Since', cell: (i) => <When at={i.status_updated_at} /> },
-          ]}
-        />
-      )}
+      <DataTable
+        rows={installations}
+        empty={
+          <p className="muted">
+            Nothing installed yet. <Link to="/catalogue">Pick a server from the catalogue</Link>.
+          </p>
+        }
+        rowKey={(i) => i.id}
+        columns={[
+          { header: 'Name', cell: (i) => <Link to={`/teams/${team.id}/installations/${i.id}`}>{i.name}</Link> },
+          { header: 'Server', cell: (i) => <code>{i.server_slug}</code> },
+          { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
+          { header: 'Since', cell: (i) => <When at={i.status_updated_at} /> },
+        ]}
+      />
     </section>
   );
 }

@@ -25,39 +25,37 @@ export function JobsPage() {
       }
     >
       <ErrorMessage error={jobs.error} />
-      {jobs.data ? (
-        <DataTable
-          caption="Background job schedules"
-          rows={jobs.data}
-          rowKey={(job) => job.schedule}
-          columns={[
-            { header: 'Schedule', rowHeader: true, cell: (job) => names[job.schedule] ?? job.schedule },
-            { header: 'Every', cell: (job) => `${Math.round(job.every_ms / 1000)} s` },
-            {
-              header: 'Last run',
-              cell: (job) => (
-                <>
-                  <When at={job.last_run?.started_at} />
-                  {job.last_run?.duration_ms != null ? (
-                    <span className="muted"> ({Math.round(job.last_run.duration_ms)} ms)</span>
-                  ) : null}
-                </>
-              ),
-            },
-            {
-              header: 'Outcome',
-              cell: (job) => (
-                <>
-                  {job.last_run ? <StatusBadge status={job.last_run.outcome} /> : <span className="muted">—</span>}
-                  {job.last_run?.error ? <span className="muted"> {job.last_run.error}</span> : null}
-                </>
-              ),
-            },
-            { header: 'Next run', cell: (job) => <When at={job.next_run_at} /> },
-            { header: 'Failed (24 h)', cell: (job) => job.failed_last_24h },
-          ]}
-        />
-      ) : null}
+      <DataTable
+        caption="Background job schedules"
+        rows={jobs.data}
+        rowKey={(job) => job.schedule}
+        columns={[
+          { header: 'Schedule', rowHeader: true, cell: (job) => names[job.schedule] ?? job.schedule },
+          { header: 'Every', cell: (job) => `${Math.round(job.every_ms / 1000)} s` },
+          {
+            header: 'Last run',
+            cell: (job) => (
+              <>
+                <When at={job.last_run?.started_at} />
+                {job.last_run?.duration_ms != null ? (
+                  <span className="muted"> ({Math.round(job.last_run.duration_ms)} ms)</span>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            header: 'Outcome',
+            cell: (job) => (
+              <>
+                {job.last_run ? <StatusBadge status={job.last_run.outcome} /> : <span className="muted">—</span>}
+                {job.last_run?.error ? <span className="muted"> {job.last_run.error}</span> : null}
+              </>
+            ),
+          },
+          { header: 'Next run', cell: (job) => <When at={job.next_run_at} /> },
+          { header: 'Failed (24 h)', cell: (job) => job.failed_last_24h },
+        ]}
+      />
     </Page>
   );
 }

@@ -1,9 +1,10 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { ApiError, api } from '../api/client.ts';
 import { Link, navigate, queryParam, useLocation } from '../app/router.tsx';
-import { useAction, useLoad } from '../app/useLoad.ts';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
-import { Field } from '../components/Field.tsx';
+import { useForm } from '../app/useForm.ts';
+import { useLoad } from '../app/useLoad.ts';
+import { Field, PasswordField } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { SignInButtons } from '../components/SignInButtons.tsx';
 
 /** Only paths of this console are followed after login, never another site. */
@@ -14,12 +15,10 @@ function safeNext(next: string | null): string {
 export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>; loggedIn: boolean }) {
   const location = useLocation();
   const next = safeNext(queryParam(location, 'next'));
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
   // Which ways to sign in are on; while unknown (or unreadable), the password form is offered as before.
   const methods = useLoad(() => api.signInMethods(), []).data;
   const passwordOn = methods?.password ?? true;
-  const login = useAction(async () => {
+  const login = useForm({ email: '', password: '' }, async ({ email, password }) => {
     // An empty form is answered here, in words, before any request.
     if (email.trim() === '' || password === '') {
       throw new ApiError(400, 'validation_failed', 'Enter your e-mail address and your password.', {
@@ -37,14 +36,9 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
     if (loggedIn) navigate(next, { replace: true });
   }, [loggedIn, next]);
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void login.run();
-  }
-
   return (
     <main id="main" className="login">
-      <form onSubmit={submit} className="card login-card" aria-labelledby="login-title" noValidate>
+      <form onSubmit={login.submit} className="card login-card" aria-labelledby="login-title" noValidate>
         <h1 id="login-title">Log in to Orbital</h1>
         {methods && !methods.login_enabled ? (
           <p role="status">
@@ -59,24 +53,10 @@ export function LoginPage({ onLogin, loggedIn }: { onLogin: () => Promise<void>;
               name="email"
               autoComplete="username"
               required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              error={login.error?.fields.email}
+              {...login.field('email')}
             />
-            <Field
-              label="Password"
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              error={login.error?.fields.password}
-            />
-            <ErrorMessage error={login.error} fieldsShown />
-            <button type="submit" disabled={login.pending}>
-              {login.pending ? 'Logging in…' : 'Log in'}
-            </button>
+            <PasswordField label="Password" name="password" required {...login.field('password')} />
+            <FormEnd form={login} label="Log in" busyLabel="Logging in…" />
           </>
         ) : null}
         <SignInButtons methods={methods} next={next} />

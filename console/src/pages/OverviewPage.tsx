@@ -34,22 +34,16 @@ export function OverviewPage() {
       <ErrorMessage error={loaded.error} />
       {d ? (
         <div className="metric-grid">
-          <Link to="/satellites" className="metric">
-            <span className="metric-label">Satellites online</span>
-            <span className="metric-value">
-              {online} of {d.satellites.length}
-            </span>
-          </Link>
-          <Link to="/installations" className="metric">
-            <span className="metric-label">Installations online</span>
-            <span className="metric-value">
-              {running} of {d.installations.length}
-            </span>
-          </Link>
-          <Link to="/teams" className="metric">
-            <span className="metric-label">Teams</span>
-            <span className="metric-value">{d.teams.length}</span>
-          </Link>
+          {[
+            { to: '/satellites', label: 'Satellites online', value: `${online} of ${d.satellites.length}` },
+            { to: '/installations', label: 'Installations online', value: `${running} of ${d.installations.length}` },
+            { to: '/teams', label: 'Teams', value: String(d.teams.length) },
+          ].map((metric) => (
+            <Link key={metric.to} to={metric.to} className="metric">
+              <span className="metric-label">{metric.label}</span>
+              <span className="metric-value">{metric.value}</span>
+            </Link>
+          ))}
         </div>
       ) : null}
       <section aria-labelledby="first-steps" className="card">

@@ -1,9 +1,9 @@
 import { api, type PendingToolDefinition } from '../api/client.ts';
-import { useSession } from '../app/session.tsx';
-import { useAction, useLoad } from '../app/useLoad.ts';
+import { useAction } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { When } from '../components/When.tsx';
+import { type InstallationSectionProps, useInstallationSection } from './useInstallationSection.ts';
 
 function pretty(value: unknown): string {
   return JSON.stringify(value, null, 2);
@@ -21,21 +21,9 @@ function changedFields(p: PendingToolDefinition): string[] {
  * a definition it changes, is held back from clients until a team admin reads it here beside the
  * approved one and approves it. Team admins can also turn pinning off for the installation.
  */
-export function PinnedDefinitionsSection({
-  teamId,
-  installationId,
-  online,
-}: {
-  teamId: string;
-  installationId: string;
-  online: boolean;
-}) {
-  const session = useSession();
-  const canManage = session.canInTeam(teamId, 'installations.manage');
-  const definitions = useLoad(
-    () => api.installations.toolDefinitions(teamId, installationId),
-    [teamId, installationId, online],
-  );
+export function PinnedDefinitionsSection(props: InstallationSectionProps) {
+  const { teamId, installationId } = props;
+  const { loaded: definitions, canManage } = useInstallationSection(props, api.installations.toolDefinitions);
   const approve = useAction(async (p: PendingToolDefinition) => {
     const updated = await api.installations.approveToolDefinition(
       teamId,

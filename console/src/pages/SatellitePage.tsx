@@ -114,24 +114,23 @@ export function SatellitePage({ satelliteId }: { satelliteId: string }) {
         ) : (
           <p className="muted">No heartbeat yet.</p>
         )}
-        {metrics && metrics.processes.length > 0 ? (
-          <DataTable
-            caption="MCP server processes"
-            showCaption
-            rows={metrics.processes}
-            rowKey={(p) => p.process_id}
-            columns={[
-              { header: 'Process', cell: (p) => <code>{p.process_id}</code> },
-              { header: 'Status', cell: (p) => p.status },
-              { header: 'Health', cell: (p) => <StatusBadge status={p.health} /> },
-              { header: 'Requests', cell: (p) => p.request_count },
-              {
-                header: 'Avg. response',
-                cell: (p) => (p.avg_response_time_ms === null ? '' : `${Math.round(p.avg_response_time_ms)} ms`),
-              },
-            ]}
-          />
-        ) : null}
+        <DataTable
+          caption="MCP server processes"
+          showCaption
+          rows={metrics?.processes}
+          empty={null}
+          rowKey={(p) => p.process_id}
+          columns={[
+            { header: 'Process', cell: (p) => <code>{p.process_id}</code> },
+            { header: 'Status', cell: (p) => p.status },
+            { header: 'Health', cell: (p) => <StatusBadge status={p.health} /> },
+            { header: 'Requests', cell: (p) => p.request_count },
+            {
+              header: 'Avg. response',
+              cell: (p) => (p.avg_response_time_ms === null ? '' : `${Math.round(p.avg_response_time_ms)} ms`),
+            },
+          ]}
+        />
       </section>
       {canRevoke && s?.status !== 'revoked' ? (
         <section className="card danger-zone" aria-labelledby="revoke">

@@ -1,12 +1,14 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, type CreatedRegistrationToken, type RegistrationTokenView, type TeamView } from '../api/client.ts';
 import { Link } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
+import { useForm } from '../app/useForm.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
 import { CopyBlock } from '../components/CopyBlock.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { Page } from '../components/Page.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -27,25 +29,22 @@ export function SatellitesPage() {
         outbound only; a global satellite serves every team, a team satellite its own team.
       </p>
       <ErrorMessage error={satellites.error} />
-      {satellites.data?.length === 0 ? <p>No satellite has registered yet: make a registration token below.</p> : null}
-      {satellites.data && satellites.data.length > 0 ? (
-        <DataTable
-          caption="Satellites"
-          rows={satellites.data}
-          rowKey={(s) => s.id}
-          columns={[
-            { header: 'Name', cell: (s) => <Link to={`/satellites/${s.id}`}>{s.name}</Link> },
-            { header: 'Status', cell: (s) => <StatusBadge status={satelliteState(s)} /> },
-            { header: 'Serves', cell: (s) => (s.satellite_type === 'global' ? 'every team' : teamName(s.team_id)) },
-            {
-              header: 'Address',
-              cell: (s) =>
-                s.satellite_url ? <code>{s.satellite_url}</code> : <span className="muted">not given</span>,
-            },
-            { header: 'Last heartbeat', cell: (s) => <When at={s.last_heartbeat_at} /> },
-          ]}
-        />
-      ) : null}
+      <DataTable
+        caption="Satellites"
+        rows={satellites.data}
+        empty={<p>No satellite has registered yet: make a registration token below.</p>}
+        rowKey={(s) => s.id}
+        columns={[
+          { header: 'Name', cell: (s) => <Link to={`/satellites/${s.id}`}>{s.name}</Link> },
+          { header: 'Status', cell: (s) => <StatusBadge status={satelliteState(s)} /> },
+          { header: 'Serves', cell: (s) => (s.satellite_type === 'global' ? 'every team' : teamName(s.team_id)) },
+          {
+            header: 'Address',
+            cell: (s) => (s.satellite_url ? <code>{s.satellite_url}</code> : <span className="muted">not given</span>),
+          },
+          { header: 'Last heartbeat', cell: (s) => <When at={s.last_heartbeat_at} /> },
+        ]}
+      />
       <RegistrationTokens
         teams={(teams.data ?? []).filter((t) => session.canInTeam(t.id, 'satellites.register'))}
         global={session.can('satellites.manage_global')}
@@ -100,8 +99,6 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
     ...teams.map((t) => ({ value: t.id, label: `Team ${t.name}` })),
   ];
   const [scope, setScope] = useState(scopes[0]?.value ?? '');
-  const [description, setDescription] = useState('');
-  const [minutes, setMinutes] = useState('60');
   const [created, setCreated] = useState<CreatedRegistrationToken | undefined>();
   const [launch, setLaunch] = useState<SatelliteLaunch>({ name: '', port: '3002' });
   const chosen = scopes.some((s) => s.value === scope) ? scope : (scopes[0]?.value ?? '');
@@ -112,14 +109,14 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
     ]);
     return lists.flat().sort((a, b) => b.created_at.localeCompare(a.created_at));
   }, [global, teams.map((t) => t.id).join()]);
-  const create = useAction(async () => {
-    const body = { expires_in_minutes: Number(minutes), ...(description ? { description } : {}) };
+  const create = useForm({ description: '', expires_in_minutes: '60' }, async ({ description, expires_in_minutes }) => {
+    const body = { expires_in_minutes: Number(expires_in_minutes), ...(description ? { description } : {}) };
     const token = chosen
       ? await api.satellites.createTeamToken(chosen, body)
       : await api.satellites.createGlobalToken(body);
     setCreated(token);
     setLaunch((current) => ({ ...current, name: `satellite-${token.id.slice(0, 6)}` }));
-    setDescription('');
+    create.set({ description: '' });
     tokens.reload();
   });
   const revoke = useAction(async (token: RegistrationTokenView) => {
@@ -131,36 +128,15 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
   if (scopes.length === 0) return null;
   const commands = created ? satelliteStartCommands(created.token, launch) : null;
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void create.run();
-  }
-
   return (
     <section className="card" aria-labelledby="tokens">
       <h2 id="tokens">Registration tokens</h2>
       <p className="muted">A token registers one satellite, once. It is shown only when it is made.</p>
-      <form onSubmit={submit} noValidate className="form-grid">
+      <form onSubmit={create.submit} noValidate className="form-grid">
         <SelectField label="For" value={chosen} options={scopes} onChange={(e) => setScope(e.target.value)} />
-        <Field
-          label="Description (optional)"
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-          error={create.error?.fields.description}
-        />
-        <Field
-          label="Valid for (minutes)"
-          inputMode="numeric"
-          value={minutes}
-          onChange={(e) => setMinutes(e.target.value)}
-          error={create.error?.fields.expires_in_minutes}
-        />
-        <ErrorMessage error={create.error} fieldsShown />
-        <div>
-          <button type="submit" disabled={create.pending}>
-            Make a registration token
-          </button>
-        </div>
+        <Field label="Description (optional)" {...create.field('description')} />
+        <Field label="Valid for (minutes)" inputMode="numeric" {...create.field('expires_in_minutes')} />
+        <FormEnd form={create} label="Make a registration token" />
       </form>
       {created && commands ? (
         <div className="created-token" aria-live="polite">
@@ -194,35 +170,34 @@ function RegistrationTokens({ teams, global }: { teams: TeamView[]; global: bool
         </div>
       ) : null}
       <ErrorMessage error={tokens.error ?? revoke.error} />
-      {tokens.data && tokens.data.length > 0 ? (
-        <DataTable
-          caption="Registration tokens"
-          rows={tokens.data}
-          rowKey={(t) => t.id}
-          columns={[
-            {
-              header: 'For',
-              cell: (t) =>
-                t.scope === 'global' ? 'global' : (teams.find((team) => team.id === t.team_id)?.name ?? t.team_id),
-            },
-            { header: 'Description', cell: (t) => t.description ?? '' },
-            {
-              header: 'State',
-              cell: (t) => <StatusBadge status={t.state === 'active' ? 'active' : 'unknown'} label={t.state} />,
-            },
-            { header: 'Expires', cell: (t) => <When at={t.expires_at} /> },
-            {
-              header: 'Actions',
-              cell: (t) =>
-                t.state === 'active' ? (
-                  <button type="button" className="secondary" onClick={() => void revoke.run(t)}>
-                    Revoke<span className="visually-hidden"> token {t.description ?? t.id}</span>
-                  </button>
-                ) : null,
-            },
-          ]}
-        />
-      ) : null}
+      <DataTable
+        caption="Registration tokens"
+        rows={tokens.data}
+        empty={null}
+        rowKey={(t) => t.id}
+        columns={[
+          {
+            header: 'For',
+            cell: (t) =>
+              t.scope === 'global' ? 'global' : (teams.find((team) => team.id === t.team_id)?.name ?? t.team_id),
+          },
+          { header: 'Description', cell: (t) => t.description ?? '' },
+          {
+            header: 'State',
+            cell: (t) => <StatusBadge status={t.state === 'active' ? 'active' : 'unknown'} label={t.state} />,
+          },
+          { header: 'Expires', cell: (t) => <When at={t.expires_at} /> },
+          {
+            header: 'Actions',
+            cell: (t) =>
+              t.state === 'active' ? (
+                <button type="button" className="secondary" onClick={() => void revoke.run(t)}>
+                  Revoke<span className="visually-hidden"> token {t.description ?? t.id}</span>
+                </button>
+              ) : null,
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -1,7 +1,7 @@
-import { type FormEvent, useState } from 'react';
-import { ApiError, api, type SettingView } from '../api/client.ts';
+import { useState } from 'react';
+import { api, type SettingView } from '../api/client.ts';
 import { navigate, queryParam, useLocation } from '../app/router.tsx';
-import { useLoad } from '../app/useLoad.ts';
+import { useAction, useLoad } from '../app/useLoad.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -61,33 +61,22 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
   const type = setting.definition?.type ?? 'string';
   const initial = setting.is_encrypted ? '' : (setting.value ?? '');
   const [value, setValue] = useState(initial);
-  const [error, setError] = useState<ApiError | undefined>();
   const [saved, setSaved] = useState(false);
-  const [pending, setPending] = useState(false);
+  const save = useAction(async (next: string) => {
+    setSaved(false);
+    onSaved(await api.settings.update(setting.key, next));
+    setSaved(true);
+    if (setting.is_encrypted) setValue('');
+    return true;
+  });
+  const { pending, error } = save;
   const label = setting.definition?.name ?? setting.key;
   const changed = setting.is_encrypted ? value !== '' : value !== initial;
 
-  async function save(next: string): Promise<boolean> {
-    setPending(true);
-    setError(undefined);
-    setSaved(false);
-    try {
-      const updated = await api.settings.update(setting.key, next);
-      onSaved(updated);
-      setSaved(true);
-      if (setting.is_encrypted) setValue('');
-      return true;
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'internal', String(caught), {}));
-      return false;
-    } finally {
-      setPending(false);
-    }
-  }
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void save(value);
+  // A choice is shown as made at once; a refused save puts it back (the stored value is the truth).
+  async function choose(next: string) {
+    setValue(next);
+    if (!(await save.run(next))) setValue(initial);
   }
 
   const hint = (
@@ -99,62 +88,46 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
     </>
   );
   const fieldError = error?.fields.value;
-
-  if (type === 'boolean' && !setting.is_encrypted) {
-    // Shown as clicked at once; a refused save puts it back (the stored value is the truth).
-    const on = ['true', '1', 'yes', 'on', 'enabled'].includes(value.trim().toLowerCase());
-    return (
-      <form className="setting" onSubmit={(e) => e.preventDefault()}>
-        <Field
-          type="checkbox"
-          label={label}
-          hint={hint}
-          checked={on}
-          disabled={pending}
-          onChange={(e) => {
-            const next = e.target.checked ? 'true' : 'false';
-            setValue(next);
-            void save(next).then((ok) => {
-              if (!ok) setValue(initial);
-            });
-          }}
-          error={fieldError}
-        />
-        {fieldError ? null : <ErrorMessage error={error} />}
-        <span className="saved" aria-live="polite">
-          {saved ? 'Saved' : ''}
-        </span>
-      </form>
-    );
-  }
+  const formError = fieldError ? null : <ErrorMessage error={error} />;
+  const savedNote = (
+    <span className="saved" aria-live="polite">
+      {saved ? 'Saved' : ''}
+    </span>
+  );
 
   const options = setting.definition?.options;
-  if (options && !setting.is_encrypted) {
-    // An enumeration: a choice among its options, saved as soon as it is made.
+  const choice =
+    type === 'boolean' && !setting.is_encrypted ? (
+      <Field
+        type="checkbox"
+        label={label}
+        hint={hint}
+        checked={['true', '1', 'yes', 'on', 'enabled'].includes(value.trim().toLowerCase())}
+        disabled={pending}
+        onChange={(e) => void choose(e.target.checked ? 'true' : 'false')}
+        error={fieldError}
+      />
+    ) : options && !setting.is_encrypted ? (
+      // An enumeration: a choice among its options.
+      <SelectField
+        label={label}
+        hint={hint}
+        value={value}
+        disabled={pending}
+        options={[
+          ...(options.includes(value) ? [] : [{ value, label: value === '' ? '(not set)' : value }]),
+          ...options.map((o) => ({ value: o, label: o })),
+        ]}
+        onChange={(e) => void choose(e.target.value)}
+        error={fieldError}
+      />
+    ) : null;
+  if (choice) {
     return (
       <form className="setting" onSubmit={(e) => e.preventDefault()}>
-        <SelectField
-          label={label}
-          value={value}
-          disabled={pending}
-          options={[
-            ...(options.includes(value) ? [] : [{ value, label: value === '' ? '(not set)' : value }]),
-            ...options.map((o) => ({ value: o, label: o })),
-          ]}
-          onChange={(e) => {
-            const next = e.target.value;
-            setValue(next);
-            void save(next).then((ok) => {
-              if (!ok) setValue(initial);
-            });
-          }}
-          error={fieldError}
-        />
-        <p className="hint">{hint}</p>
-        {fieldError ? null : <ErrorMessage error={error} />}
-        <span className="saved" aria-live="polite">
-          {saved ? 'Saved' : ''}
-        </span>
+        {choice}
+        {formError}
+        {savedNote}
       </form>
     );
   }
@@ -169,7 +142,14 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
         ? 'email'
         : 'text';
   return (
-    <form className="setting" onSubmit={submit} noValidate>
+    <form
+      className="setting"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save.run(value);
+      }}
+      noValidate
+    >
       <Field
         label={label}
         hint={hint}
@@ -191,11 +171,9 @@ function SettingForm({ setting, onSaved }: { setting: SettingView; onSaved: (s: 
           {pending ? 'Saving…' : 'Save'}
           <span className="visually-hidden"> {label}</span>
         </button>
-        <span className="saved" aria-live="polite">
-          {saved ? 'Saved' : ''}
-        </span>
+        {savedNote}
       </div>
-      {fieldError ? null : <ErrorMessage error={error} />}
+      {formError}
     </form>
   );
 }

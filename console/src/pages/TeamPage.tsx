@@ -1,13 +1,16 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { type ApiError, api, type MemberView, type TeamRole } from '../api/client.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
+import { useForm } from '../app/useForm.ts';
 import { useAction, useLoad } from '../app/useLoad.ts';
+import { DangerButton } from '../components/DangerButton.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
-import { Field } from '../components/Field.tsx';
+import { Field, PasswordField } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { Page } from '../components/Page.tsx';
-import { SelectField } from '../components/SelectField.tsx';
+import { Options, SelectField } from '../components/SelectField.tsx';
 
 const roles: Array<{ value: TeamRole; label: string }> = [
   { value: 'team_user', label: 'Team user' },
@@ -78,11 +81,7 @@ export function TeamPage({ teamId }: { teamId: string }) {
                         value={member.role}
                         onChange={(e) => void change(member, e.target.value as TeamRole)}
                       >
-                        {roles.map((r) => (
-                          <option key={r.value} value={r.value}>
-                            {r.label}
-                          </option>
-                        ))}
+                        <Options options={roles} />
                       </select>
                     ) : (
                       member.role.replace('_', ' ')
@@ -109,17 +108,9 @@ export function TeamPage({ teamId }: { teamId: string }) {
             <section className="card danger-zone" aria-labelledby="delete-team">
               <h2 id="delete-team">Delete this team</h2>
               <p>Its memberships go with it. Installations of the team should be removed first.</p>
-              <ErrorMessage error={removeTeam.error} />
-              <button
-                type="button"
-                className="danger"
-                disabled={removeTeam.pending}
-                onClick={() => {
-                  if (window.confirm(`Delete team ${loaded.data?.team.name}?`)) void removeTeam.run();
-                }}
-              >
+              <DangerButton action={removeTeam} question={`Delete team ${loaded.data.team.name}?`}>
                 Delete team
-              </button>
+              </DangerButton>
             </section>
           ) : null}
         </>
@@ -134,46 +125,25 @@ export function TeamPage({ teamId }: { teamId: string }) {
  */
 function AddMember({ teamId, onAdded }: { teamId: string; onAdded: () => void }) {
   const session = useSession();
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<TeamRole>('team_user');
   const [createAccount, setCreateAccount] = useState(false);
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const add = useAction(async () => {
-    if (createAccount) await api.users.create({ email, name, password, global_role: 'global_user' });
-    await api.teams.addMember(teamId, { email, role });
-    setEmail('');
-    setName('');
-    setPassword('');
-    setCreateAccount(false);
-    onAdded();
-  });
+  const add = useForm(
+    { email: '', role: 'team_user', name: '', password: '' },
+    async ({ email, role, name, password }) => {
+      if (createAccount) await api.users.create({ email, name, password, global_role: 'global_user' });
+      await api.teams.addMember(teamId, { email, role: role as TeamRole });
+      add.set({ email: '', name: '', password: '' });
+      setCreateAccount(false);
+      onAdded();
+    },
+  );
   const noSuchUser = add.error?.code === 'not_found';
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void add.run();
-  }
 
   return (
     <section className="card" aria-labelledby="add-member">
       <h2 id="add-member">Add a member</h2>
-      <form onSubmit={submit} noValidate className="form-grid">
-        <Field
-          label="E-mail address"
-          type="email"
-          value={email}
-          required
-          onChange={(e) => setEmail(e.target.value)}
-          error={add.error?.fields.email}
-        />
-        <SelectField
-          label="Role"
-          value={role}
-          options={roles}
-          onChange={(e) => setRole(e.target.value as TeamRole)}
-          error={add.error?.fields.role}
-        />
+      <form onSubmit={add.submit} noValidate className="form-grid">
+        <Field label="E-mail address" type="email" required {...add.field('email')} />
+        <SelectField label="Role" options={roles} {...add.field('role')} />
         {session.can('users.manage') ? (
           <Field
             type="checkbox"
@@ -184,34 +154,20 @@ function AddMember({ teamId, onAdded }: { teamId: string; onAdded: () => void })
         ) : null}
         {createAccount ? (
           <>
-            <Field
-              label="Name"
-              value={name}
-              required
-              onChange={(e) => setName(e.target.value)}
-              error={add.error?.fields.name}
-            />
-            <Field
+            <Field label="Name" required {...add.field('name')} />
+            <PasswordField
+              choosing
               label="First password"
-              type="password"
-              autoComplete="new-password"
               hint="At least 12 characters, not a common password; give it to the person to change."
-              value={password}
               required
-              onChange={(e) => setPassword(e.target.value)}
-              error={add.error?.fields.password}
+              {...add.field('password')}
             />
           </>
         ) : null}
-        <ErrorMessage error={add.error} fieldsShown />
         {noSuchUser && session.can('users.manage') && !createAccount ? (
           <p className="hint">Tick “Create the account” to make one for this address.</p>
         ) : null}
-        <div>
-          <button type="submit" disabled={add.pending}>
-            Add member
-          </button>
-        </div>
+        <FormEnd form={add} label="Add member" />
       </form>
     </section>
   );
@@ -220,11 +176,9 @@ function AddMember({ teamId, onAdded }: { teamId: string; onAdded: () => void })
 /** Invitations by e-mail: the person follows the mailed link to set a password (or sign in) and join. */
 function Invitations({ teamId }: { teamId: string }) {
   const invitations = useLoad(() => api.invitations.list(teamId), [teamId]);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<TeamRole>('team_user');
-  const invite = useAction(async () => {
-    await api.invitations.create(teamId, { email, role });
-    setEmail('');
+  const invite = useForm({ email: '', role: 'team_user' }, async ({ email, role }) => {
+    await api.invitations.create(teamId, { email, role: role as TeamRole });
+    invite.set({ email: '' });
     invitations.reload();
   });
   const revoke = useAction(async (id: string) => {
@@ -234,59 +188,33 @@ function Invitations({ teamId }: { teamId: string }) {
   return (
     <section className="card" aria-labelledby="invitations">
       <h2 id="invitations">Invite by e-mail</h2>
-      <form
-        className="inline-form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void invite.run();
-        }}
-      >
-        <Field
-          label="Address to invite"
-          type="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={invite.error?.fields.email}
-        />
-        <SelectField
-          label="Their role"
-          value={role}
-          options={roles}
-          onChange={(e) => setRole(e.target.value as TeamRole)}
-        />
-        <button type="submit" disabled={invite.pending}>
-          {invite.pending ? 'Inviting…' : 'Send the invitation'}
-        </button>
+      <form className="inline-form" noValidate onSubmit={invite.submit}>
+        <Field label="Address to invite" type="email" {...invite.field('email')} />
+        <SelectField label="Their role" options={roles} {...invite.field('role')} />
+        <FormEnd form={invite} label="Send the invitation" busyLabel="Inviting…" />
       </form>
-      <ErrorMessage
-        error={invite.error ?? revoke.error ?? invitations.error}
-        fieldsShown={Boolean(invite.error?.fields.email)}
+      <ErrorMessage error={revoke.error ?? invitations.error} />
+      <DataTable
+        caption="Invitations"
+        rows={invitations.data}
+        empty={<p className="muted">No invitations sent.</p>}
+        rowKey={(i) => i.id}
+        columns={[
+          { header: 'E-mail', cell: (i) => i.email },
+          { header: 'Role', cell: (i) => i.role.replace('_', ' ') },
+          { header: 'State', cell: (i) => i.status },
+          { header: 'Until', cell: (i) => new Date(i.expires_at).toLocaleDateString() },
+          {
+            header: 'Actions',
+            cell: (i) =>
+              i.status === 'pending' ? (
+                <button type="button" className="secondary" onClick={() => void revoke.run(i.id)}>
+                  Withdraw<span className="visually-hidden"> {i.email}</span>
+                </button>
+              ) : null,
+          },
+        ]}
       />
-      {invitations.data && invitations.data.length > 0 ? (
-        <DataTable
-          caption="Invitations"
-          rows={invitations.data}
-          rowKey={(i) => i.id}
-          columns={[
-            { header: 'E-mail', cell: (i) => i.email },
-            { header: 'Role', cell: (i) => i.role.replace('_', ' ') },
-            { header: 'State', cell: (i) => i.status },
-            { header: 'Until', cell: (i) => new Date(i.expires_at).toLocaleDateString() },
-            {
-              header: 'Actions',
-              cell: (i) =>
-                i.status === 'pending' ? (
-                  <button type="button" className="secondary" onClick={() => void revoke.run(i.id)}>
-                    Withdraw<span className="visually-hidden"> {i.email}</span>
-                  </button>
-                ) : null,
-            },
-          ]}
-        />
-      ) : (
-        <p className="muted">No invitations sent.</p>
-      )}
     </section>
   );
 }

@@ -1,11 +1,13 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useSession } from '../app/session.tsx';
-import { useAction, useLoad } from '../app/useLoad.ts';
+import { useForm } from '../app/useForm.ts';
+import { useLoad } from '../app/useLoad.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Field } from '../components/Field.tsx';
+import { FormEnd } from '../components/FormEnd.tsx';
 import { Page } from '../components/Page.tsx';
 
 /** Teams: every team for a global admin, the person's own teams otherwise (the API decides which). */
@@ -17,76 +19,62 @@ export function TeamsPage() {
   return (
     <Page title="Teams">
       <ErrorMessage error={teams.error} />
-      {teams.data && teams.data.length === 0 ? (
-        <p>{session.isAdmin ? 'No team yet: create the first one below.' : 'You are not a member of any team yet.'}</p>
-      ) : null}
-      {teams.data && teams.data.length > 0 ? (
-        <DataTable
-          caption="Teams"
-          rows={teams.data}
-          rowKey={(team) => team.id}
-          columns={[
-            { header: 'Name', cell: (team) => <Link to={`/teams/${team.id}`}>{team.name}</Link> },
-            { header: 'Slug', cell: (team) => <code>{team.slug}</code> },
-            {
-              header: 'Your role',
-              cell: (team) => roleOf(team.id)?.replace('_', ' ') ?? (session.isAdmin ? 'global admin' : ''),
-            },
-          ]}
-        />
-      ) : null}
+      <DataTable
+        caption="Teams"
+        rows={teams.data}
+        empty={
+          <p>
+            {session.isAdmin ? 'No team yet: create the first one below.' : 'You are not a member of any team yet.'}
+          </p>
+        }
+        rowKey={(team) => team.id}
+        columns={[
+          { header: 'Name', cell: (team) => <Link to={`/teams/${team.id}`}>{team.name}</Link> },
+          { header: 'Slug', cell: (team) => <code>{team.slug}</code> },
+          {
+            header: 'Your role',
+            cell: (team) => roleOf(team.id)?.replace('_', ' ') ?? (session.isAdmin ? 'global admin' : ''),
+          },
+        ]}
+      />
       {session.can('teams.manage') ? <CreateTeam /> : null}
     </Page>
   );
 }
 
 function CreateTeam() {
-  const [name, setName] = useState('');
-  const [slug, setSlug] = useState('');
   const [slugEdited, setSlugEdited] = useState(false);
-  const create = useAction(async () => {
-    const team = await api.teams.create({ name, slug });
+  const create = useForm({ name: '', slug: '' }, async (body) => {
+    const team = await api.teams.create(body);
     navigate(`/teams/${team.id}`);
   });
-  const suggested = suggestedSlug(name);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void create.run();
-  }
+  const name = create.field('name');
+  const slug = create.field('slug');
 
   return (
     <section className="card" aria-labelledby="create-team">
       <h2 id="create-team">Create a team</h2>
-      <form onSubmit={submit} noValidate className="form-grid">
+      <form onSubmit={create.submit} noValidate className="form-grid">
         <Field
           label="Name"
-          value={name}
           required
-          onChange={(e) => {
-            setName(e.target.value);
-            if (!slugEdited) setSlug(suggestedSlug(e.target.value));
-          }}
-          error={create.error?.fields.name}
+          {...name}
+          onChange={(e) =>
+            create.set({ name: e.target.value, ...(slugEdited ? {} : { slug: suggestedSlug(e.target.value) }) })
+          }
         />
         <Field
           label="Slug"
           hint="Lowercase letters and digits joined by hyphens; part of process names and tool paths."
-          value={slug}
-          placeholder={suggested}
+          placeholder={suggestedSlug(name.value)}
           required
+          {...slug}
           onChange={(e) => {
-            setSlug(e.target.value);
+            slug.onChange(e);
             setSlugEdited(true);
           }}
-          error={create.error?.fields.slug}
         />
-        <ErrorMessage error={create.error} fieldsShown />
-        <div>
-          <button type="submit" disabled={create.pending}>
-            Create team
-          </button>
-        </div>
+        <FormEnd form={create} label="Create team" />
       </form>
     </section>
   );

@@ -1,9 +1,9 @@
 import { api, type ToolPolicyEntry, type ToolRule } from '../api/client.ts';
-import { useSession } from '../app/session.tsx';
-import { useAction, useLoad } from '../app/useLoad.ts';
+import { useAction } from '../app/useLoad.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
-import { SelectField } from '../components/SelectField.tsx';
+import { Options, SelectField } from '../components/SelectField.tsx';
+import { type InstallationSectionProps, useInstallationSection } from './useInstallationSection.ts';
 
 const confirmationOptions = [
   { value: 'default', label: 'As its annotations say' },
@@ -27,19 +27,9 @@ function whereFrom(tool: ToolPolicyEntry): string {
  * run it) or made to ask the person behind the client before it runs. Team admins change them; every
  * member sees them. A rule set here applies to this installation, over any the team set for the server.
  */
-export function ToolPolicySection({
-  teamId,
-  installationId,
-  online,
-}: {
-  teamId: string;
-  installationId: string;
-  /** Whether the server is online: its tools are listed again when it comes online. */
-  online: boolean;
-}) {
-  const session = useSession();
-  const canManage = session.canInTeam(teamId, 'installations.manage');
-  const policy = useLoad(() => api.installations.toolPolicy(teamId, installationId), [teamId, installationId, online]);
+export function ToolPolicySection(props: InstallationSectionProps) {
+  const { teamId, installationId } = props;
+  const { loaded: policy, canManage } = useInstallationSection(props, api.installations.toolPolicy);
   const update = useAction(async (changes: Parameters<typeof api.installations.updateToolPolicy>[2]) => {
     const updated = await api.installations.updateToolPolicy(teamId, installationId, changes);
     policy.set(() => updated);
@@ -69,85 +59,78 @@ export function ToolPolicySection({
               { value: 'run', label: 'Run it unconfirmed' },
             ]}
           />
-          {p.tools.length === 0 ? (
-            <p className="muted">The server has not listed its tools yet.</p>
-          ) : (
-            <DataTable
-              describedBy="tools"
-              rows={p.tools}
-              rowKey={(t) => t.tool_name}
-              rowTestId="tool-row"
-              columns={[
-                {
-                  header: 'Tool',
-                  cell: (t) => (
-                    <>
-                      <code>{t.tool_name}</code>
-                      {t.destructive ? <span className="badge"> destructive</span> : null}
-                      {!t.listed ? <span className="muted"> (not listed by the server now)</span> : null}
-                      {t.description ? <div className="muted">{t.description}</div> : null}
-                    </>
-                  ),
-                },
-                {
-                  header: 'Enabled',
-                  cell: (t) => (
-                    <input
-                      type="checkbox"
-                      aria-label={`${t.tool_name} enabled`}
-                      checked={t.enabled}
+          <DataTable
+            describedBy="tools"
+            rows={p.tools}
+            empty={<p className="muted">The server has not listed its tools yet.</p>}
+            rowKey={(t) => t.tool_name}
+            rowTestId="tool-row"
+            columns={[
+              {
+                header: 'Tool',
+                cell: (t) => (
+                  <>
+                    <code>{t.tool_name}</code>
+                    {t.destructive ? <span className="badge"> destructive</span> : null}
+                    {!t.listed ? <span className="muted"> (not listed by the server now)</span> : null}
+                    {t.description ? <div className="muted">{t.description}</div> : null}
+                  </>
+                ),
+              },
+              {
+                header: 'Enabled',
+                cell: (t) => (
+                  <input
+                    type="checkbox"
+                    aria-label={`${t.tool_name} enabled`}
+                    checked={t.enabled}
+                    disabled={!canManage || update.pending}
+                    onChange={(e) => setRule(t, { enabled: e.target.checked })}
+                  />
+                ),
+              },
+              {
+                header: 'Confirmation',
+                cell: (t) => (
+                  <>
+                    <select
+                      aria-label={`${t.tool_name} confirmation`}
+                      value={confirmationChoice(t.installation_rule ?? t.team_rule)}
                       disabled={!canManage || update.pending}
-                      onChange={(e) => setRule(t, { enabled: e.target.checked })}
-                    />
-                  ),
-                },
-                {
-                  header: 'Confirmation',
-                  cell: (t) => (
-                    <>
-                      <select
-                        aria-label={`${t.tool_name} confirmation`}
-                        value={confirmationChoice(t.installation_rule ?? t.team_rule)}
-                        disabled={!canManage || update.pending}
-                        onChange={(e) =>
-                          setRule(t, {
-                            needs_confirmation: e.target.value === 'default' ? null : e.target.value === 'always',
-                          })
-                        }
-                      >
-                        {confirmationOptions.map((o) => (
-                          <option key={o.value} value={o.value}>
-                            {o.label}
-                          </option>
-                        ))}
-                      </select>{' '}
-                      <span className="muted">{t.needs_confirmation ? 'asks' : 'does not ask'}</span>
-                    </>
-                  ),
-                },
-                {
-                  header: 'Rule from',
-                  cell: (t) => (
-                    <>
-                      {whereFrom(t)}
-                      {canManage && t.installation_rule ? (
-                        <>
-                          {' '}
-                          <button
-                            type="button"
-                            disabled={update.pending}
-                            onClick={() => void update.run({ tools: [{ tool_name: t.tool_name, rule: null }] })}
-                          >
-                            Reset<span className="visually-hidden"> {t.tool_name}</span>
-                          </button>
-                        </>
-                      ) : null}
-                    </>
-                  ),
-                },
-              ]}
-            />
-          )}
+                      onChange={(e) =>
+                        setRule(t, {
+                          needs_confirmation: e.target.value === 'default' ? null : e.target.value === 'always',
+                        })
+                      }
+                    >
+                      <Options options={confirmationOptions} />
+                    </select>{' '}
+                    <span className="muted">{t.needs_confirmation ? 'asks' : 'does not ask'}</span>
+                  </>
+                ),
+              },
+              {
+                header: 'Rule from',
+                cell: (t) => (
+                  <>
+                    {whereFrom(t)}
+                    {canManage && t.installation_rule ? (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          disabled={update.pending}
+                          onClick={() => void update.run({ tools: [{ tool_name: t.tool_name, rule: null }] })}
+                        >
+                          Reset<span className="visually-hidden"> {t.tool_name}</span>
+                        </button>
+                      </>
+                    ) : null}
+                  </>
+                ),
+              },
+            ]}
+          />
         </>
       ) : null}
       <ErrorMessage error={update.error} />
