@@ -1,9 +1,17 @@
-import { request } from 'node:http';
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, request } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SatelliteApp } from '../src/app.ts';
+import { isPlainObject } from '../src/gateway/jsonRpcShape.ts';
 import { readPlainLegacyToolCall, readPlainModernToolCall } from '../src/sdkAdaptation/plainToolCall.ts';
 import { everythingServer, fixtureModernServer, referenceServer } from './helpers.ts';
 import { startTestSatellite } from './startTestSatellite.ts';
@@ -240,35 +248,45 @@ const sessionHeaders = (sessionId: string) => ({
   'mcp-session-id': sessionId,
 });
 
-/** A 2025 session opened over plain HTTP, as a client without capabilities opens it. */
-async function openSession(): Promise<string> {
+/**
+ * A 2025 session opened over plain HTTP: as a client without capabilities opens it, or with the
+ * headers and initialize a real client sent.
+ */
+async function openSession(
+  initialize: Captured = {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+    },
+  },
+): Promise<string> {
   let sessionId = '';
+  let version = '';
   await new Promise<void>((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      },
-      (res) => {
-        sessionId = String(res.headers['mcp-session-id'] ?? '');
-        res.resume();
-        res.on('end', resolve);
-      },
-    );
+    const outgoing = request(url, { method: 'POST', agent: false, headers: initialize.headers }, (res) => {
+      sessionId = String(res.headers['mcp-session-id'] ?? '');
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        version = /"protocolVersion":"([^"]+)"/.exec(text)?.[1] ?? '';
+        resolve();
+      });
+    });
     outgoing.on('error', reject);
-    outgoing.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
-      }),
-    );
+    outgoing.end(JSON.stringify(initialize.body));
   });
   expect(sessionId).not.toBe('');
-  await send(sessionHeaders(sessionId), { jsonrpc: '2.0', method: 'notifications/initialized' });
+  expect(version).not.toBe('');
+  await send(
+    { ...sessionHeaders(sessionId), 'mcp-protocol-version': version },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+  );
   return sessionId;
 }
 
@@ -281,14 +299,7 @@ async function postInSession(sessionId: string, tool: string, args: unknown, id:
     method: 'tools/call',
     params,
   });
-  const data = type?.startsWith('text/event-stream')
-    ? text
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .join('')
-    : text;
-  const message = JSON.parse(data.replace(/\\"search_time_ms\\":[0-9.e-]+/g, '\\"search_time_ms\\":0'));
+  const message = messageOf({ type, text });
   return { status, type, message };
 }
 
@@ -470,30 +481,6 @@ function recordingFetch(calls: Captured[]): typeof fetch {
  */
 describe('the plain tool call as real clients send it', () => {
   const args = { tool_path: 'everything:echo', arguments: { message: 'from a real client' } };
-  const parsed = (reply: { type: string | undefined; text: string }) => {
-    const data = reply.type?.startsWith('text/event-stream')
-      ? reply.text
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => line.slice(6))
-          .join('')
-      : reply.text;
-    return JSON.parse(data) as unknown;
-  };
-  const viaSdk = (captured: Captured, modern: boolean): Captured['body'] => {
-    const params = captured.body.params;
-    if (!modern) return { ...captured.body, params: { ...params, _meta: {} } };
-    const meta = params._meta as Record<string, unknown>;
-    const info = meta['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>;
-    return {
-      ...captured.body,
-      params: {
-        ...params,
-        _meta: { ...meta, 'io.modelcontextprotocol/clientInfo': { ...info, websiteUrl: 'https://example.com' } },
-      },
-    };
-  };
-
   it.each([
     ['the SDK v2 client pinned to 2026-07-28', 'v2-modern'],
     ['the SDK v2 client in its default mode', 'v2-legacy'],
@@ -524,16 +511,258 @@ describe('the plain tool call as real clients send it', () => {
         : readPlainLegacyToolCall(captured.headers, captured.body);
       expect(plain, 'the short path takes the request as the client sent it').toBeDefined();
       const short = await send(captured.headers, captured.body);
-      const long = await send(captured.headers, viaSdk(captured, modern));
-      expect({ ...short, text: undefined, body: parsed(short) }).toEqual({
+      const long = await send(captured.headers, throughSdk(captured.body));
+      expect({ ...short, text: undefined, body: messageOf(short) }).toEqual({
         ...long,
         text: undefined,
-        body: parsed(long),
+        body: messageOf(long),
       });
       expect(short.status).toBe(200);
-      expect(JSON.stringify(parsed(short))).toContain('from a real client');
+      expect(JSON.stringify(messageOf(short))).toContain('from a real client');
     } finally {
       for (const done of close) await done();
     }
+  });
+});
+
+/** The headers of a request worth sending again: what the client chose, not what the connection added. */
+function replayableHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (['host', 'content-length', 'connection', 'transfer-encoding'].includes(name)) continue;
+    if (typeof value === 'string') kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * A proxy in front of the satellite that keeps every JSON POST as it arrived (headers and body), for
+ * a client that cannot be handed a fetch of ours: a separate program such as the Inspector's CLI.
+ */
+async function startRecordingProxy(target: URL) {
+  const posts: Captured[] = [];
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      if (incoming.method === 'POST' && raw.length > 0) {
+        posts.push({ headers: replayableHeaders(incoming.headers), body: JSON.parse(raw.toString('utf8')) });
+      }
+      const forwarded = request(
+        target,
+        {
+          method: incoming.method,
+          agent: false,
+          headers: { ...replayableHeaders(incoming.headers), host: target.host },
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forwarded.on('error', () => outgoing.destroy());
+      forwarded.end(raw);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    posts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The JSON-RPC message of an answer, from its JSON body or its event stream's data lines. */
+function messageOf(reply: { type: string | undefined; text: string }) {
+  const data = reply.type?.startsWith('text/event-stream')
+    ? reply.text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('')
+    : reply.text;
+  return JSON.parse(data.replace(/\\"search_time_ms\\":[0-9.e-]+/g, '\\"search_time_ms\\":0'));
+}
+
+/** The request again, with one member that means nothing to the call but takes it through the SDK. */
+function throughSdk(body: Captured['body']): Captured['body'] {
+  const meta = body.params._meta;
+  if (!isPlainObject(meta)) return { ...body, params: { ...body.params, _meta: {} } };
+  const info = meta['io.modelcontextprotocol/clientInfo'];
+  if (!isPlainObject(info))
+    return { ...body, params: { ...body.params, _meta: { ...meta, 'com.example/trace': 'x' } } };
+  return {
+    ...body,
+    params: {
+      ...body.params,
+      _meta: { ...meta, 'io.modelcontextprotocol/clientInfo': { ...info, websiteUrl: 'https://example.com' } },
+    },
+  };
+}
+
+/** Whether the short path takes a request (a 2025 one needs its session to have declared no capability). */
+function takenByShortPath(captured: Captured, sessionAsksForInput: boolean): boolean {
+  if (captured.headers['mcp-session-id'] === undefined) {
+    return readPlainModernToolCall(captured.headers, captured.body) !== undefined;
+  }
+  return !sessionAsksForInput && readPlainLegacyToolCall(captured.headers, captured.body) !== undefined;
+}
+
+/**
+ * Sends a captured tools/call as it was and through the SDK and expects one answer. A 2025 request
+ * goes to a session opened here with the client's own initialize (the client's own session ended with
+ * it), so the session declares what the client declared.
+ */
+async function compareBothPaths(captured: Captured, initialize: Captured | undefined) {
+  let headers = captured.headers;
+  let sessionAsksForInput = false;
+  if (headers['mcp-session-id'] !== undefined) {
+    if (!initialize) throw new Error('a 2025 request without the initialize that opened its session');
+    headers = { ...headers, 'mcp-session-id': await openSession(initialize) };
+    const capabilities = (initialize.body.params as { capabilities?: Record<string, unknown> }).capabilities ?? {};
+    sessionAsksForInput = ['elicitation', 'sampling', 'roots'].some((c) => capabilities[c] !== undefined);
+  }
+  const asSent = { headers, body: captured.body };
+  const short = await send(asSent.headers, asSent.body);
+  const long = await send(asSent.headers, throughSdk(asSent.body));
+  expect({ status: short.status, type: short.type, message: messageOf(short) }).toEqual({
+    status: long.status,
+    type: long.type,
+    message: messageOf(long),
+  });
+  return { short: messageOf(short), plain: takenByShortPath(asSent, sessionAsksForInput), status: short.status };
+}
+
+/** The Inspector's command line (a separate program), run against `target` with a home of its own. */
+function runInspector(target: URL, ...args: string[]) {
+  const launcher = join(
+    dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+    'clients/launcher/build/index.js',
+  );
+  const home = mkdtempSync(join(tmpdir(), 'inspector-home-'));
+  return promisify(execFile)(process.execPath, [launcher, '--cli', target.href, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+    timeout: 60000,
+  });
+}
+
+describe('the plain tool call as the MCP Inspector command line sends it', () => {
+  // Inspector 2.12 declares `roots` (and extensions) in either era, and sends a log level in the
+  // 2026-07-28 envelope: a server may ask such a client for its roots during the call, so none of its
+  // calls is plain and each goes through the SDK. The comparison holds whichever path a shape takes.
+  it.each([
+    ['in its default (2025) era', []],
+    ['in the 2026-07-28 era', ['--protocol-era', 'modern']],
+    ['negotiating the era', ['--protocol-era', 'auto']],
+    ['with tool metadata', ['--protocol-era', 'modern', '--tool-metadata', 'trace=abc']],
+    ['with general metadata, in its default era', ['--metadata', 'trace=abc']],
+  ] as const)(
+    '%s',
+    async (_, options) => {
+      const proxy = await startRecordingProxy(url);
+      try {
+        for (const [tool, args] of [
+          ['execute_mcp_tool', ['tool_path=everything:echo', 'arguments={"message":"from the inspector"}']],
+          ['discover_mcp_tools', ['query=echo', 'limit=2']],
+        ] as const) {
+          await runInspector(
+            proxy.url,
+            ...options,
+            '--method',
+            'tools/call',
+            '--tool-name',
+            tool,
+            '--tool-arg',
+            ...args,
+          );
+        }
+      } finally {
+        await proxy.close();
+      }
+      const initialize = proxy.posts.find((p) => p.body.method === 'initialize');
+      const calls = proxy.posts.filter((p) => p.body.method === 'tools/call');
+      expect(calls).toHaveLength(2);
+      for (const call of calls) {
+        const compared = await compareBothPaths(call, initialize);
+        expect(compared.status).toBe(200);
+        expect(compared.plain, 'whether the short path takes the request').toBe(false);
+        expect(JSON.stringify(compared.short)).toMatch(/from the inspector|everything:echo/);
+      }
+    },
+    120000,
+  );
+});
+
+/**
+ * The request shapes of the MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12)
+ * with a meta-tool in place of its test tools: its 2026-07-28 requests are built by one function
+ * (standard headers, the envelope with its default capabilities sampling, elicitation and roots, or
+ * with none in the per-request _meta scenarios, `_meta` of the scenario merged in), its 2025 ones by
+ * the SDK client after an initialize declaring no capabilities.
+ */
+describe('the plain tool call as the conformance suite shapes its requests', () => {
+  const echo = { tool_path: 'everything:echo', arguments: { message: 'conformance' } };
+  const envelope = (capabilities: object, name = 'conformance-test-client') => ({
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name, version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  });
+  const suiteCapabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+  const modernCall = (params: Record<string, unknown>): Captured => ({
+    headers: standardHeaders('execute_mcp_tool'),
+    body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'execute_mcp_tool', ...params } },
+  });
+  const legacyInitialize: Captured = {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance', version: '1' } },
+    },
+  };
+  const legacyCall = (params: Record<string, unknown>): Captured => ({
+    headers: { ...sessionHeaders('to be opened') },
+    body: { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'execute_mcp_tool', ...params } },
+  });
+
+  it.each([
+    [
+      '2026-07-28, its default capabilities',
+      modernCall({ arguments: echo, _meta: envelope(suiteCapabilities) }),
+      false,
+    ],
+    [
+      '2026-07-28, the per-request _meta scenarios',
+      modernCall({ arguments: echo, _meta: envelope({}, 'conformance-client') }),
+      true,
+    ],
+    [
+      '2026-07-28, with a progress token',
+      modernCall({ arguments: echo, _meta: { ...envelope(suiteCapabilities), progressToken: 'progress-test-1' } }),
+      false,
+    ],
+    [
+      '2026-07-28, input responses without a request state',
+      modernCall({
+        arguments: echo,
+        inputResponses: { wrong_key: { action: 'accept', content: {} } },
+        _meta: envelope({}),
+      }),
+      false,
+    ],
+    ['2025, with arguments', legacyCall({ arguments: echo }), true],
+    ['2025, without arguments', legacyCall({}), true],
+    [
+      '2025, with a progress token',
+      legacyCall({ arguments: echo, _meta: { progressToken: 'progress-test-1' } }),
+      false,
+    ],
+  ] as const)('%s', async (_, captured, plain) => {
+    const compared = await compareBothPaths(captured, legacyInitialize);
+    expect(compared.plain, 'whether the short path takes the request').toBe(plain);
+    expect(compared.status).toBe(200);
   });
 });
