@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildAsyncApiDocument, buildSubjectReference } from '@orbital/contracts';
+import { buildAsyncApiDocument } from './contractReference/buildAsyncApiDocument.ts';
+import { buildSubjectReference } from './contractReference/buildSubjectReference.ts';
 
 const biome = fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url));
 

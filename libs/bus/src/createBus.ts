@@ -9,9 +9,8 @@ import {
   nkeyAuthenticator,
   type Subscription,
 } from '@nats-io/transport-node';
+import { type AccessGrant, authorizeRequest } from '@orbital/access';
 import {
-  type AccessGrant,
-  authorizeRequest,
   type BroadcastDef,
   type BroadcastPayloadOf,
   type CallerIdentity,

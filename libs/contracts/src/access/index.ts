@@ -1,2 +1,1 @@
-export * from './authorizeRequest.ts';
 export * from './subjectAccess.ts';

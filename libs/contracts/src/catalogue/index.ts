@@ -1,3 +1,1 @@
-export * from './buildAsyncApiDocument.ts';
-export * from './buildSubjectReference.ts';
 export * from './contractCatalogue.ts';

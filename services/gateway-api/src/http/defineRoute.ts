@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { authorizeRequest } from '@orbital/access';
 import {
   anonymousIdentity,
-  authorizeRequest,
   type CallerIdentity,
   findUnstorableText,
   type RequestOrigin,

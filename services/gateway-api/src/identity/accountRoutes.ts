@@ -1,10 +1,10 @@
+import { hasGlobalPermission } from '@orbital/access';
 import {
   acceptedInvitation,
   acceptInvitationBody,
   confirmAddressBody,
   createInvitationBody,
   emailBody,
-  hasGlobalPermission,
   type InvitationView,
   invitationPreview,
   invitationView,

@@ -1,12 +1,6 @@
+import { globalPermissionsOf, teamPermissionsOf } from '@orbital/access';
 import { anonymousActor, auditContextOf, userActor } from '@orbital/audit';
-import {
-  type AuditActor,
-  globalPermissionsOf,
-  loginBody,
-  loginReply,
-  meView,
-  teamPermissionsOf,
-} from '@orbital/contracts';
+import { type AuditActor, loginBody, loginReply, meView } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';

@@ -1,8 +1,8 @@
+import { hasGlobalPermission } from '@orbital/access';
 import { auditContextOf } from '@orbital/audit';
 import {
   addMemberBody,
   createTeamBody,
-  hasGlobalPermission,
   memberView,
   teamView,
   updateMemberBody,

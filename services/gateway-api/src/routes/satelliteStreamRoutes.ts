@@ -1,6 +1,6 @@
+import { authorizeRequest } from '@orbital/access';
 import type { Bus } from '@orbital/bus';
 import {
-  authorizeRequest,
   registrySubjects,
   type SatelliteMetrics,
   satelliteHeartbeatRecordedEvent,

@@ -8,15 +8,15 @@ import {
   refreshAuthorization,
   startAuthorization,
 } from '@modelcontextprotocol/client';
+import { hasTeamPermission } from '@orbital/access';
 import { type AuditContext, recordAudit } from '@orbital/audit';
-import {
-  type CallerIdentity,
-  hasTeamPermission,
-  type OAuthConnectionView,
-  type OAuthFlowOutcome,
-  type OAuthStatusView,
-  type SatelliteTokenReply,
-  type TemplateOAuth,
+import type {
+  CallerIdentity,
+  OAuthConnectionView,
+  OAuthFlowOutcome,
+  OAuthStatusView,
+  SatelliteTokenReply,
+  TemplateOAuth,
 } from '@orbital/contracts';
 import type { SecretBox } from '@orbital/crypto';
 import type { CommonQueryMethods, LivePool } from '@orbital/db';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AccessGrant } from '@orbital/access';
 import { publishEvent } from '@orbital/bus';
 import {
-  type AccessGrant,
   type CommandResult,
   type CommandView,
   commandCreatedEvent,

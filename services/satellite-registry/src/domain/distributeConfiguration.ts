@@ -1,5 +1,5 @@
+import type { AccessGrant } from '@orbital/access';
 import {
-  type AccessGrant,
   installationsConfigForSatelliteSubject,
   type SatelliteConfiguration,
   type SatelliteGlobalSettings,

@@ -1,7 +1,7 @@
+import type { AccessGrant } from '@orbital/access';
 import { type AuditContext, recordAudit } from '@orbital/audit';
 import { publishEvent } from '@orbital/bus';
 import {
-  type AccessGrant,
   apiKeyInvalidatedBroadcast,
   type ParsedRequestOf,
   type registrySubjects,

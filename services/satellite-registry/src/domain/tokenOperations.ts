@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AccessGrant } from '@orbital/access';
 import { type AuditContext, recordAudit } from '@orbital/audit';
 import {
-  type AccessGrant,
   type ParsedRequestOf,
   type RegistrationTokenView,
   registrationBearerPrefix,

@@ -1,6 +1,6 @@
+import { type CallerIdentity, teamPermissions } from '@orbital/contracts';
 import { describe, expect, it } from 'vitest';
-import type { CallerIdentity } from '../identity.ts';
-import { hasGlobalPermission, hasTeamPermission, teamPermissions, teamPermissionsOf } from './permissions.ts';
+import { hasGlobalPermission, hasTeamPermission, teamPermissionsOf } from './rolePermissions.ts';
 
 const user = (globalRole: 'global_admin' | 'global_user', memberships: Array<[string, 'team_admin' | 'team_user']>) =>
   ({

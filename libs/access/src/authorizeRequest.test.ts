@@ -1,7 +1,6 @@
+import type { CallerIdentity, SubjectAccess } from '@orbital/contracts';
 import { describe, expect, it } from 'vitest';
-import type { CallerIdentity } from '../identity.ts';
 import { authorizeRequest } from './authorizeRequest.ts';
-import type { SubjectAccess } from './subjectAccess.ts';
 
 const user = (
   globalRole: 'global_admin' | 'global_user',

@@ -1,7 +1,6 @@
+import type { CallerIdentity, RequestField, SubjectAccess, UserAccess } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
-import { hasGlobalPermission, hasTeamPermission, teamsWithPermission } from '../identity/permissions.ts';
-import type { CallerIdentity } from '../identity.ts';
-import type { RequestField, SubjectAccess, UserAccess } from './subjectAccess.ts';
+import { hasGlobalPermission, hasTeamPermission, teamsWithPermission } from './rolePermissions.ts';
 
 /** What a caller was granted for one request; handlers narrow their answer with it, never with roles. */
 export type AccessGrant = {

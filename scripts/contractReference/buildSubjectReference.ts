@@ -1,8 +1,14 @@
+import {
+  requestersOf,
+  type ServiceName,
+  type SubjectAccess,
+  type SubjectDef,
+  servedBy,
+  serviceNames,
+  subjectCatalogue,
+  type UserAccess,
+} from '@orbital/contracts';
 import { z } from 'zod';
-import type { SubjectAccess, UserAccess } from '../access/subjectAccess.ts';
-import { requestersOf } from '../access/subjectAccess.ts';
-import { type ServiceName, type SubjectDef, servedBy, serviceNames } from '../subject.ts';
-import { subjectCatalogue } from './contractCatalogue.ts';
 
 type Schema = {
   type?: string | string[];

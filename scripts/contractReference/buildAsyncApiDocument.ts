@@ -1,14 +1,15 @@
-import { z } from 'zod';
-import type { EventDef } from '../events/defineEvent.ts';
 import {
+  broadcastCatalogue,
+  type EventDef,
+  eventCatalogue,
   parkedEventsStream,
   parkedHeaderNames,
+  type SatelliteEventType,
   type StreamDefinition,
+  satelliteEventDescriptions,
   satelliteEventsStream,
-} from '../events/eventStreams.ts';
-import { satelliteEventDescriptions } from '../satellite/eventDescriptions.ts';
-import type { SatelliteEventType } from '../satellite/events.ts';
-import { broadcastCatalogue, eventCatalogue } from './contractCatalogue.ts';
+} from '@orbital/contracts';
+import { z } from 'zod';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,0 +1,2 @@
+export * from './authorizeRequest.ts';
+export * from './rolePermissions.ts';
