@@ -1,6 +1,8 @@
 import type { Claim } from './claim.ts';
 import { everyOwnerKeepsAnAuditOutbox } from './claims/everyOwnerKeepsAnAuditOutbox.ts';
+import { everyPublishHasAStableId } from './claims/everyPublishHasAStableId.ts';
 import { gatewayHasOneCompositionRoot } from './claims/gatewayHasOneCompositionRoot.ts';
+import { lifecycleDrawnAsCoded } from './claims/lifecycleDrawnAsCoded.ts';
 import { modulesReachedThroughIndex } from './claims/modulesReachedThroughIndex.ts';
 import { namedThingsExist } from './claims/namedThingsExist.ts';
 import { noReferenceOutside } from './claims/noReferenceOutside.ts';
@@ -23,7 +25,9 @@ export const architectureClaims: Claim[] = [
   oneAccessInterpreter,
   relaysTakeTheirSubjects,
   publishesAreChecked,
+  everyPublishHasAStableId,
   everyOwnerKeepsAnAuditOutbox,
+  lifecycleDrawnAsCoded,
   noReferenceOutside,
   namedThingsExist,
 ];

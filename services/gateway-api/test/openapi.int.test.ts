@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { registrySubjects } from '@orbital/contracts';
+import { errorCodeList } from '@orbital/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type IdentityStack, startIdentityStack } from './identityStack.ts';
@@ -97,6 +98,15 @@ describe('the OpenAPI document', () => {
       { bearerAuth: [] },
     ]);
     expect(find('/api/auth/login', 'post')?.security).toEqual([]);
+  });
+
+  it('lets an error answer carry every code of the closed registry, as routes do (403 login_disabled)', () => {
+    const forbidden = document.paths['/api/teams/{teamId}/members']?.get?.responses['403'] as
+      | { content?: { 'application/json'?: { schema: JsonSchema } } }
+      | undefined;
+    const code = forbidden?.content?.['application/json']?.schema.properties?.error?.properties?.code;
+    expect(code?.enum).toEqual(errorCodeList);
+    expect(code?.enum).toContain('login_disabled');
   });
 
   it("describes a relayed subject's answer with the subject's own reply schema", () => {

@@ -1,3 +1,4 @@
+import { errorCodeList } from '@orbital/errors';
 import type { Access } from './routeAccess.ts';
 
 /**
@@ -58,19 +59,9 @@ const errorEnvelope = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: {
-          type: 'string',
-          enum: [
-            'validation_failed',
-            'unauthenticated',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'rate_limited',
-            'unavailable',
-            'internal',
-          ],
-        },
+        // Every code of the closed registry: a route answers the ones its status allows (403 may be
+        // login_disabled, 409 mail_disabled), so the document lists them all rather than a chosen few.
+        code: { type: 'string', enum: errorCodeList },
         message: { type: 'string' },
         details: { description: 'Per-field problems ({path, message}) for validation_failed; other facts otherwise.' },
         instructions: { type: 'string', description: 'What to do next (satellite and registration errors).' },
