@@ -208,6 +208,39 @@ describe('/mcp and large bodies', () => {
   });
 });
 
+describe('an over-limit tool call from real clients', () => {
+  // The body the SDK client sends for these arguments is over MCP_MAX_REQUEST_BYTES (64 KiB here).
+  const oversized = { tool_path: 'fixture:echo', arguments: { text: 'x'.repeat(2 * 1024 * 1024) } };
+
+  it.each([
+    ['2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
+    ['2025-11-25', {}],
+  ] as const)('reaches the SDK v2 client of %s as the 413, and the client goes on', async (_, options) => {
+    const client = new Client({ name: 'large', version: '1.0.0' }, options);
+    await client.connect(new StreamableHTTPClientTransport(url));
+    try {
+      for (let i = 0; i < 3; i++) {
+        type HttpError = Error & { data?: { status?: number } };
+        const refused = await client.callTool({ name: 'execute_mcp_tool', arguments: oversized }).then(
+          (): HttpError => new Error('served'),
+          (error: unknown) => error as HttpError,
+        );
+        // The SDK's HTTP error carries the status; a broken pipe would carry none and another message.
+        expect(refused.data?.status).toBe(413);
+        expect(refused.message).toContain('Request body too large');
+        expect(refused.message).not.toMatch(/EPIPE|ECONNRESET|fetch failed|socket/i);
+      }
+      const served = await client.callTool({
+        name: 'execute_mcp_tool',
+        arguments: { tool_path: 'fixture:echo', arguments: { text: 'still here' } },
+      });
+      expect(textOf(served)).toBe('still here');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('/mcp and Accept', () => {
   const modernCall = JSON.stringify({
     jsonrpc: '2.0',
