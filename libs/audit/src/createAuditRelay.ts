@@ -1,6 +1,6 @@
 import type { Bus } from '@orbital/bus';
 import { auditRecordBatchMax, auditSubjects, type ProcessName, serviceIdentity } from '@orbital/contracts';
-import { type DatabaseTransactionConnection, type LivePool, sql } from '@orbital/db';
+import { createOutboxFlush, type DatabaseTransactionConnection, type LivePool, sql } from '@orbital/db';
 import { toAppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
@@ -44,8 +44,6 @@ export function createAuditRelay(deps: {
   const { pool, bus, source } = deps;
   const logger = deps.logger.child({ component: 'audit-relay' });
   const identity = serviceIdentity(source);
-  let running: Promise<void> | null = null;
-  let again = false;
   let timer: NodeJS.Timeout | null = null;
 
   const send = (rows: readonly OutboxRow[]) =>
@@ -135,21 +133,9 @@ export function createAuditRelay(deps: {
     }
   }
 
-  function flush(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  }
+  // One pass at a time; a flush asked for during one (an entry committed meanwhile) gets one more.
+  const passes = createOutboxFlush(once);
+  const flush = passes.flush;
 
   return {
     flush,
@@ -160,7 +146,7 @@ export function createAuditRelay(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      await passes.stop();
     },
   };
 }

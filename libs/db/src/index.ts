@@ -6,6 +6,7 @@ export {
   createResultParserInterceptor,
   type LivePool,
 } from './createDatabasePool.ts';
+export { createOutboxFlush, type OutboxFlush } from './createOutboxFlush.ts';
 export {
   classifyDatabaseError,
   databaseUnavailable,

@@ -75,6 +75,20 @@ async function requestsAnnouncedFor(installationId: string): Promise<Array<[stri
   );
 }
 
+/** A tool call of team A's installation, as a satellite reports it. */
+const executed = (installationId: string, toolName = 'read_file') => ({
+  installation_id: installationId,
+  team_id: teamA,
+  server_slug: 'filesystem',
+  tool_name: toolName,
+  session_id: 's1',
+  request_params: { path: '/tmp/x' },
+  duration_ms: 3,
+  success: true,
+  error_message: null,
+  executed_at: new Date().toISOString(),
+});
+
 async function install(name: string, extra: Record<string, unknown> = {}) {
   return h.client.request(
     s.createInstallation,
@@ -449,18 +463,6 @@ describe('status, logs and requests from satellite events', () => {
   it('stores a burst of events in batches: each once, a bad one parked alone, one status change', async () => {
     const created = await install('fs-burst');
     await h.sql("UPDATE installations.mcp_installations SET status = 'offline' WHERE id = $1", [created.id]);
-    const executed = (installationId: string) => ({
-      installation_id: installationId,
-      team_id: teamA,
-      server_slug: 'filesystem',
-      tool_name: 'read_file',
-      session_id: 's1',
-      request_params: { path: '/tmp/x' },
-      duration_ms: 3,
-      success: true,
-      error_message: null,
-      executed_at: new Date().toISOString(),
-    });
     const ids = Array.from({ length: 200 }, () => randomUUID());
     await Promise.all([
       ...ids.map((id) => h.emit('mcp.tool.executed', executed(created.id), { id })),
@@ -504,18 +506,6 @@ describe('status, logs and requests from satellite events', () => {
   });
 
   describe('batches of events, as gateway-api stores them', () => {
-    const executed = (installationId: string, toolName = 'read_file') => ({
-      installation_id: installationId,
-      team_id: teamA,
-      server_slug: 'filesystem',
-      tool_name: toolName,
-      session_id: 's1',
-      request_params: { path: '/tmp/x' },
-      duration_ms: 3,
-      success: true,
-      error_message: null,
-      executed_at: new Date().toISOString(),
-    });
     const storedOf = async (installationId: string) => {
       const [row] = await h.sql<{ total: number; distinct: number }>(
         'SELECT count(*)::int AS total, count(DISTINCT id)::int AS distinct FROM installations.request_logs WHERE installation_id = $1',

@@ -1,4 +1,4 @@
-import type { LivePool } from '@orbital/db';
+import { createOutboxFlush, type LivePool } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import type { SettingsReader } from '@orbital/settings-client';
 import nodemailer from 'nodemailer';
@@ -52,9 +52,6 @@ export function createMailSender(options: MailSenderOptions): MailSender {
   const intervalMs = options.intervalMs ?? 5000;
   const maxAttempts = options.maxAttempts ?? 8;
   const retryBaseMs = options.retryBaseMs ?? 5000;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
   let lastHold: string | null = null;
 
   async function round(): Promise<void> {
@@ -117,21 +114,11 @@ export function createMailSender(options: MailSenderOptions): MailSender {
     }
   }
 
-  function flush(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await round().catch((err: unknown) => logger.warn({ err }, 'mail round failed; the outbox keeps its mail'));
-      } while (again && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  }
+  // One round at a time; a flush asked for during one (mail queued meanwhile) gets one more.
+  const rounds = createOutboxFlush(() =>
+    round().catch((err: unknown) => logger.warn({ err }, 'mail round failed; the outbox keeps its mail')),
+  );
+  const flush = rounds.flush;
 
   const timer = setInterval(() => void flush(), intervalMs);
   timer.unref();
@@ -139,9 +126,8 @@ export function createMailSender(options: MailSenderOptions): MailSender {
     wake: () => void flush(),
     flush,
     async stop() {
-      stopped = true;
       clearInterval(timer);
-      await running;
+      await rounds.stop();
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { RequestLogQuery, ServerLogQuery } from '@orbital/contracts';
 import { type CommonQueryMethods, sql } from '@orbital/db';
+import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { countRow, type RequestLogRow, requestLogRow, serverLogRow } from './rows.ts';
 
@@ -19,23 +20,35 @@ function logFilter(installationId: string, query: Pick<ServerLogQuery, 'level'>)
  * on two connections) can straddle a commit: a batch of lines stored in between gave `total: 5` with
  * an empty page. A read-only REPEATABLE READ transaction makes both see the same committed rows.
  */
-function onOneSnapshot<T>(db: CommonQueryMethods, read: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
+function pageOnOneSnapshot<Row extends z.ZodType>(
+  db: CommonQueryMethods,
+  row: Row,
+  of: { columns: FragmentSqlToken; table: string; where: FragmentSqlToken; orderBy: FragmentSqlToken },
+  page: { limit: number; offset: number },
+) {
+  const table = sql.identifier([of.table]);
   return db.transaction(async (tx) => {
     await tx.query(sql.unsafe`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
-    return read(tx);
+    const items = await tx.any(sql.type(row)`
+      SELECT ${of.columns} FROM ${table} WHERE ${of.where}
+      ORDER BY ${of.orderBy} LIMIT ${page.limit} OFFSET ${page.offset}`);
+    const total = await tx.oneFirst(sql.type(countRow)`SELECT count(*) AS count FROM ${table} WHERE ${of.where}`);
+    return { items, total };
   });
 }
 
 export async function listLogLines(db: CommonQueryMethods, installationId: string, query: ServerLogQuery) {
-  return onOneSnapshot(db, async (tx) => {
-    const items = await tx.any(sql.type(serverLogRow)`
-      SELECT ${logColumns} FROM server_logs WHERE ${logFilter(installationId, query)}
-      ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`);
-    const total = await tx.oneFirst(
-      sql.type(countRow)`SELECT count(*) AS count FROM server_logs WHERE ${logFilter(installationId, query)}`,
-    );
-    return { items, total };
-  });
+  return pageOnOneSnapshot(
+    db,
+    serverLogRow,
+    {
+      columns: logColumns,
+      table: 'server_logs',
+      where: logFilter(installationId, query),
+      orderBy: sql.fragment`id DESC`,
+    },
+    query,
+  );
 }
 
 export type RequestLogInput = {
@@ -173,15 +186,17 @@ function requestFilter(installationId: string, query: Pick<RequestLogQuery, 'too
 }
 
 export async function listRequestLogs(db: CommonQueryMethods, installationId: string, query: RequestLogQuery) {
-  return onOneSnapshot(db, async (tx) => {
-    const items = await tx.any(sql.type(requestLogRow)`
-      SELECT ${requestColumns} FROM request_logs WHERE ${requestFilter(installationId, query)}
-      ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`);
-    const total = await tx.oneFirst(
-      sql.type(countRow)`SELECT count(*) AS count FROM request_logs WHERE ${requestFilter(installationId, query)}`,
-    );
-    return { items, total };
-  });
+  return pageOnOneSnapshot(
+    db,
+    requestLogRow,
+    {
+      columns: requestColumns,
+      table: 'request_logs',
+      where: requestFilter(installationId, query),
+      orderBy: sql.fragment`seq DESC`,
+    },
+    query,
+  );
 }
 
 export async function findRequestLog(db: CommonQueryMethods, installationId: string, requestId: string) {

@@ -1,6 +1,6 @@
 import { type Bus, encodeEvent, publishEvent } from '@orbital/bus';
 import { type EventDef, type EventInputOf, eventTokensOf, isEventSubject } from '@orbital/contracts';
-import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
+import { type CommonQueryMethods, createOutboxFlush, type LivePool, sql } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
 
@@ -69,8 +69,6 @@ export function createOutboxRelay(deps: {
   intervalMs?: number;
 }): OutboxRelay {
   const { pool, bus, logger } = deps;
-  let running: Promise<void> | null = null;
-  let again = false;
   let timer: NodeJS.Timeout | null = null;
 
   async function publishEvents(): Promise<void> {
@@ -131,21 +129,9 @@ export function createOutboxRelay(deps: {
       .catch((err: unknown) => logger.warn({ err }, 'purge of delivered commands failed'));
   }
 
-  function flush(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  }
+  // One pass at a time; a flush asked for during one (a row committed meanwhile) gets one more.
+  const passes = createOutboxFlush(once);
+  const flush = passes.flush;
 
   return {
     flush,
@@ -160,7 +146,7 @@ export function createOutboxRelay(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      await passes.stop();
     },
   };
 }
