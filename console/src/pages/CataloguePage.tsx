@@ -11,7 +11,7 @@ import { Page } from '../components/Page.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { TextAreaField } from '../components/TextAreaField.tsx';
-import { parseAssignments } from './parseAssignments.ts';
+import { headerLines, parseAssignments } from './parseAssignments.ts';
 
 /** The MCP server catalogue: every template, and installing one into a team. */
 export function CataloguePage() {
@@ -184,37 +184,52 @@ function TemplateRuns({ template }: { template: TemplateView }) {
 
 /**
  * Installs a template: the team, the installation's name (the server part of tool paths), and what the
- * team adds: arguments appended to the template's, environment variables (write-only once saved).
+ * team adds. A local server takes arguments appended to the template's and environment variables; a
+ * remote one takes request headers (an API key its documentation names, say). Values are write-only
+ * once saved.
  */
 function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCancel: () => void }) {
   const { slug } = props.template;
+  const remote = props.template.transport !== 'stdio';
   const [localError, setLocalError] = useState<string | undefined>();
   // The reference templates are named after their npm packages (server-everything); the tool paths
   // read better without the prefix (everything:echo).
-  const initial = { team: props.teams[0]?.id ?? '', name: slug.replace(/^server-/, ''), args: '', env: '' };
-  const install = useForm(initial, async ({ team, name, args, env }) => {
+  const initial = {
+    team: props.teams[0]?.id ?? '',
+    name: slug.replace(/^server-/, ''),
+    args: '',
+    env: '',
+    headers: '',
+  };
+  const install = useForm(initial, async ({ team, name, args, env, headers }) => {
     setLocalError(undefined);
-    const parsedEnv = parseAssignments(env);
-    if ('error' in parsedEnv) {
-      setLocalError(parsedEnv.error);
+    const parsed = remote ? parseAssignments(headers, headerLines) : parseAssignments(env);
+    if ('error' in parsed) {
+      setLocalError(parsed.error);
       return;
     }
     const created = await api.installations.create(team, {
       server_slug: slug,
       name,
-      args: args
-        .split('\n')
-        .map((a) => a.trim())
-        .filter(Boolean),
-      env: parsedEnv.values,
+      ...(remote
+        ? { headers: parsed.values }
+        : {
+            args: args
+              .split('\n')
+              .map((a) => a.trim())
+              .filter(Boolean),
+            env: parsed.values,
+          }),
     });
     navigate(`/teams/${team}/installations/${created.id}`);
   });
 
-  // The API names these fields with or without the `installation.` prefix, and each variable of env.
+  // The API names these fields with or without the `installation.` prefix, and each variable or header.
   const fields = Object.entries(install.error?.fields ?? {});
   const nameError = install.error?.fields.name ?? install.error?.fields['installation.name'];
-  const envError = localError ?? fields.find(([k]) => k.startsWith('installation.env') || k.startsWith('env'))?.[1];
+  const valuesField = remote ? 'headers' : 'env';
+  const valuesError =
+    localError ?? fields.find(([k]) => k.startsWith(`installation.${valuesField}`) || k.startsWith(valuesField))?.[1];
   return (
     <form onSubmit={install.submit} noValidate className="install-form" aria-label={`Install ${props.template.name}`}>
       <SelectField
@@ -228,22 +243,34 @@ function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCance
         {...install.field('name')}
         error={nameError}
       />
-      <TextAreaField
-        id={`${slug}-args`}
-        label="Extra arguments (one a line, optional)"
-        rows={2}
-        {...install.field('args')}
-      />
-      <TextAreaField
-        id={`${slug}-env`}
-        label="Environment (NAME=value, one a line, optional)"
-        rows={2}
-        {...install.field('env')}
-        error={envError}
-      />
+      {remote ? (
+        <TextAreaField
+          id={`${slug}-headers`}
+          label="Request headers (Name: value, one a line, optional)"
+          rows={2}
+          {...install.field('headers')}
+          error={valuesError}
+        />
+      ) : (
+        <>
+          <TextAreaField
+            id={`${slug}-args`}
+            label="Extra arguments (one a line, optional)"
+            rows={2}
+            {...install.field('args')}
+          />
+          <TextAreaField
+            id={`${slug}-env`}
+            label="Environment (NAME=value, one a line, optional)"
+            rows={2}
+            {...install.field('env')}
+            error={valuesError}
+          />
+        </>
+      )}
       <FormEnd
         form={install}
-        fieldsShown={Boolean(nameError || envError)}
+        fieldsShown={Boolean(nameError || valuesError)}
         label="Install"
         busyLabel="Installing…"
         disabled={!install.values.team}

@@ -109,6 +109,7 @@ export function InstallationPage({ teamId, installationId }: { teamId: string; i
               </>
             ) : null}
             {i.env_keys.length > 0 ? <> · environment {i.env_keys.join(', ')} (values write-only)</> : null}
+            {i.header_keys.length > 0 ? <> · request headers {i.header_keys.join(', ')} (values write-only)</> : null}
           </p>
         ) : null}
       </section>

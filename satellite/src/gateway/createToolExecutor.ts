@@ -83,13 +83,13 @@ export function createToolExecutor(deps: ExecutorDependencies) {
         );
       case 'disabled':
         return toolError(
-          `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it on the installation's Tools page.`,
+          `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it in the Tools section of the installation's page in the console.`,
         );
       case 'held':
         return toolError(
           lookup.change === 'new'
-            ? `Tool "${toolPath}" is new since a team admin approved this server's tools; it is held back until one approves it on the installation's Tools page.`
-            : `Tool "${toolPath}" changed its definition since a team admin approved it; it is held back until one approves the change on the installation's Tools page.`,
+            ? `Tool "${toolPath}" is new since a team admin approved this server's tools; it is held back until one approves it in the Tool definitions section of the installation's page in the console.`
+            : `Tool "${toolPath}" changed its definition since a team admin approved it; it is held back until one approves the change in the Tool definitions section of the installation's page in the console.`,
         );
       case 'found':
         break;
