@@ -24,7 +24,11 @@ export type Platform = {
   gateways: string[];
   admin: { email: string; password: string };
   processes: Array<{ name: string; child: ChildService }>;
-  startSatellite(registrationToken: string): Promise<{ url: string; child: ChildService }>;
+  /** Starts a satellite in backend mode; `env` adds or overrides its variables (SATELLITE_AUTH_MODE...). */
+  startSatellite(
+    registrationToken: string,
+    env?: Record<string, string>,
+  ): Promise<{ url: string; child: ChildService }>;
   logs(name: string): string;
   /** The log of the platform's own NATS server when it runs one (`authenticatedNats`), else empty. */
   natsLog(): string;
@@ -67,6 +71,12 @@ export async function startPlatform(
           const port = await freePort();
           extra.PORT = String(port);
           gateways.push(`http://127.0.0.1:${port}`);
+          // The address people and authorization servers reach the platform by (callbacks, links in
+          // answers): the first gateway's, unless the test names another.
+          const named = options.env?.OAUTH_ISSUER_URL ?? options.envFor?.(proc.name).OAUTH_ISSUER_URL;
+          if (!named) {
+            extra.OAUTH_ISSUER_URL = gateways[0] as string;
+          }
         }
         const natsEnv = nats && proc.process ? nats.envFor(proc.process) : {};
         const child = await startServiceProcess(
@@ -91,7 +101,7 @@ export async function startPlatform(
     gateways,
     admin,
     processes,
-    async startSatellite(registrationToken) {
+    async startSatellite(registrationToken, satelliteEnv = {}) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const child = await startServiceProcess(
@@ -106,6 +116,7 @@ export async function startPlatform(
           SATELLITE_PUBLIC_URL: url,
           // Short intervals keep the walk quick; the behaviour is the same as with the defaults.
           EVENT_BATCH_INTERVAL_MS: '500',
+          ...satelliteEnv,
         },
         { readyTimeoutMs: 30000 },
       );

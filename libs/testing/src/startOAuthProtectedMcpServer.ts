@@ -54,8 +54,9 @@ function readForm(request: IncomingMessage): Promise<URLSearchParams> {
  * tokens issued for itself, with RFC 9728 protected resource metadata. The consent page is a plain form
  * (a login name, Allow or Deny), for a browser and for `authorize` alike.
  *
- * Its tools tell who called (`whoami`, from the token's subject) and echo what they are given (`echo`,
- * so a test can watch a secret come back from upstream).
+ * Its tools tell who called (`whoami`, from the token's subject), echo what they are given (`echo`) and
+ * answer the headers the call arrived with (`show_headers`, as a careless server's debugging tool
+ * would), so a test can watch a secret come back from upstream.
  */
 export async function startOAuthProtectedMcpServer(
   options: { accessTokenTtlSeconds?: number } = {},
@@ -152,7 +153,7 @@ export async function startOAuthProtectedMcpServer(
     return (await answer.json()) as { active: boolean; sub?: string };
   }
 
-  function mcpServerFor(subject: string): McpServer {
+  function mcpServerFor(subject: string, headers: IncomingMessage['headers']): McpServer {
     const mcp = new McpServer({ name: 'protected-mcp', version: '1.0.0' });
     mcp.registerTool('whoami', { description: whoamiDescription, inputSchema: {} }, async () => ({
       content: [{ type: 'text', text: `you are ${subject}` }],
@@ -161,6 +162,11 @@ export async function startOAuthProtectedMcpServer(
       'echo',
       { description: 'Echoes the text it is given.', inputSchema: { text: z.string() } },
       async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    );
+    mcp.registerTool(
+      'show_headers',
+      { description: 'Answers the headers of the request, for debugging.', inputSchema: {} },
+      async () => ({ content: [{ type: 'text', text: JSON.stringify(headers) }] }),
     );
     mcp.registerTool(
       'delete_everything',
@@ -214,7 +220,7 @@ export async function startOAuthProtectedMcpServer(
           return;
         }
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        const mcp = mcpServerFor(found.sub);
+        const mcp = mcpServerFor(found.sub, request.headers);
         response.on('close', () => void mcp.close());
         await mcp.connect(transport);
         await transport.handleRequest(request, response);
