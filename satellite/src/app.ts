@@ -169,7 +169,8 @@ export function createSatelliteApp(options: {
     loggerInstance: logger as FastifyBaseLogger,
     ...fastifyTimeouts(config),
     // One log line per MCP message would drown the events; failures are logged where they happen.
-    logController: new LogController({ disableRequestLogging: true }),
+    // The request id under the name every other log line gives it (Fastify's default is reqId).
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
   let authenticate: ReturnType<typeof createBearerAuthenticator> | undefined;
   if (oauth) {

@@ -3,6 +3,7 @@ import { everyOwnerKeepsAnAuditOutbox } from './claims/everyOwnerKeepsAnAuditOut
 import { everyPublishHasAStableId } from './claims/everyPublishHasAStableId.ts';
 import { gatewayHasOneCompositionRoot } from './claims/gatewayHasOneCompositionRoot.ts';
 import { lifecycleDrawnAsCoded } from './claims/lifecycleDrawnAsCoded.ts';
+import { logFieldsAreSnakeCase } from './claims/logFieldsAreSnakeCase.ts';
 import { modulesReachedThroughIndex } from './claims/modulesReachedThroughIndex.ts';
 import { namedThingsExist } from './claims/namedThingsExist.ts';
 import { noReferenceOutside } from './claims/noReferenceOutside.ts';
@@ -26,6 +27,7 @@ export const architectureClaims: Claim[] = [
   relaysTakeTheirSubjects,
   publishesAreChecked,
   everyPublishHasAStableId,
+  logFieldsAreSnakeCase,
   everyOwnerKeepsAnAuditOutbox,
   lifecycleDrawnAsCoded,
   noReferenceOutside,

@@ -252,7 +252,7 @@ export function registerMcpRoutes(
           if (error instanceof SyntaxError) {
             return refuse(reply, 400, -32700, 'Parse error: the request body is not valid JSON');
           }
-          request.log.error({ err: error, reqId: request.id }, '/mcp request failed');
+          request.log.error({ err: error }, '/mcp request failed');
           return refuse(reply, 500, -32603, 'Internal error');
       }
     });
@@ -296,7 +296,7 @@ export function registerMcpRoutes(
         });
         await sendWebResponse(response, res, gone.signal, request.method);
       } catch (error) {
-        request.log.error({ err: error, reqId: request.id }, '/mcp request failed');
+        request.log.error({ err: error }, '/mcp request failed');
         if (!res.headersSent) {
           res.writeHead(500, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));

@@ -107,7 +107,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     clientErrorHandler,
     // Fastify's own request logs are two info lines per request (most of a start-up's output, and of a
     // busy gateway's); one debug line per answered request replaces them (LOG_LEVEL=debug shows them).
-    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -28,7 +28,7 @@ function capture(level: 'info' | 'debug') {
 describe('a request logger made on first use', () => {
   it('makes no child for lines below the level, and writes the others with the request id', () => {
     const { lines, logger, children } = capture('info');
-    const log = lazyChildLogger(logger, { requestId: 'r-1' }, {});
+    const log = lazyChildLogger(logger, { request_id: 'r-1' }, {});
     log.debug({ route: '/x' }, 'request answered');
     log.trace('nothing');
     expect(children()).toBe(0);
@@ -36,7 +36,7 @@ describe('a request logger made on first use', () => {
     log.warn({ reason: 'refused' }, 'satellite authentication refused');
     log.error(new Error('boom'));
     expect(children()).toBe(1);
-    expect(lines.map((l) => [l.level, l.requestId, l.msg])).toEqual([
+    expect(lines.map((l) => [l.level, l.request_id, l.msg])).toEqual([
       ['warn', 'r-1', 'satellite authentication refused'],
       ['error', 'r-1', 'boom'],
     ]);
@@ -44,14 +44,14 @@ describe('a request logger made on first use', () => {
 
   it('follows the logger it came from, gives children its bindings and takes a level of its own', () => {
     const { lines, logger } = capture('debug');
-    const log = lazyChildLogger(logger, { requestId: 'r-2' }, {});
+    const log = lazyChildLogger(logger, { request_id: 'r-2' }, {});
     expect(log.level).toBe('debug');
     log.child({ step: 'poll' }).debug('from a child');
     log.level = 'error';
     log.warn('dropped');
-    expect(lines.map((l) => [l.requestId, l.step, l.msg])).toEqual([['r-2', 'poll', 'from a child']]);
+    expect(lines.map((l) => [l.request_id, l.step, l.msg])).toEqual([['r-2', 'poll', 'from a child']]);
     // A route's own level or serializers: the child is made at once, as Fastify makes it.
-    const routed = lazyChildLogger(logger, { requestId: 'r-3' }, { level: 'warn' });
+    const routed = lazyChildLogger(logger, { request_id: 'r-3' }, { level: 'warn' });
     expect(routed.level).toBe('warn');
   });
 });

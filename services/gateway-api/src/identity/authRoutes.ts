@@ -43,7 +43,8 @@ export function authRoutes(
         if (!attempt.allowed) {
           // Once per window and limit: a flood of refused attempts must not become a flood of entries.
           if (attempt.first) await refused(`rate_limited_${attempt.scope}`, anonymousActor(body.email));
-          logger.warn(
+          // The request's logger: the line carries the request id, as the audit entry does.
+          request.log.warn(
             { event: 'auth.login_rate_limited', account: body.email, address, scope: attempt.scope },
             'security: login refused by rate limit',
           );
