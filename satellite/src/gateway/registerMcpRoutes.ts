@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { exceedsNestingDepth, maxNestingDepth } from '@orbital/contracts';
+import { exceedsNestingDepth, maxNestingDepth } from '@orbital/nesting-depth';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuthenticator } from '../auth/createBearerAuthenticator.ts';
 import type { PlainAnswer } from '../sdkAdaptation/plainToolCall.ts';

@@ -3,5 +3,5 @@ export * from './installationEvents.ts';
 export * from './installationSchemas.ts';
 export * from './installationSubjects.ts';
 export * from './remoteOAuth.ts';
-export * from './serverJson.ts';
+export * from './serverJsonImport.ts';
 export * from './toolPolicies.ts';

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { authorizeRequest } from '@orbital/access';
-import {
-  anonymousIdentity,
-  type CallerIdentity,
-  findUnstorableText,
-  type RequestOrigin,
-  withStorableText,
-} from '@orbital/contracts';
+import { anonymousIdentity, type CallerIdentity, type RequestOrigin } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { z } from 'zod';
 import { errorResponsesOf, operationIdOf, securityOf } from './describeOperation.ts';
 import { originOf } from './requestOrigin.ts';
 import type { Access, AccessResolver } from './routeAccess.ts';
+import { findUnstorableText, withStorableText } from './storableText.ts';
 
 export type { Access, AccessResolver, SatelliteAuthenticator } from './routeAccess.ts';
 

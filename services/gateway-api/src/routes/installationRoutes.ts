@@ -4,12 +4,10 @@ import {
   installationUpdate,
   requestLogQuery,
   installationSubjects as s,
-  serverJsonDocument,
   serverJsonImport,
   serverLogQuery,
   settingsPatch,
   templateCreate,
-  templateFromServerJson,
   templateInput,
   templateUpdate,
   templateView,
@@ -17,6 +15,7 @@ import {
 } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
+import { serverJsonDocument, templateFromServerJson } from '../catalogue/templateFromServerJson.ts';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
 import { relayTable } from '../http/proxyRoute.ts';

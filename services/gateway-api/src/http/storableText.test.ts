@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findUnstorableText, withStorableText } from './text.ts';
+import { findUnstorableText, withStorableText } from './storableText.ts';
 
 describe('text PostgreSQL cannot store', () => {
   it('are found in strings, array items and object keys, with their path', () => {

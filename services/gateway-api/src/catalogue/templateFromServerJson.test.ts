@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverJsonDocument, templateFromServerJson } from './serverJson.ts';
+import { serverJsonDocument, templateFromServerJson } from './templateFromServerJson.ts';
 
 const base = { name: 'io.github.user/local-weather', description: 'Weather for the agent', version: '1.0.0' };
 
