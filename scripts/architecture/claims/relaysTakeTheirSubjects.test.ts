@@ -23,6 +23,23 @@ describe(relaysTakeTheirSubjects.name, () => {
     ]);
   });
 
+  it('takes the rows of a subject table, which may state a response but not an access', () => {
+    const rows =
+      "const serve = subjectTable(bus, ['a']);\n" +
+      "serve(subjects.poll, 'GET /d', 'd', { response: answer, handler });\n" +
+      "serve(subjects.poll, 'GET /e', 'e', { access: signedIn, handler });\n";
+    expect(relaysTakeTheirSubjects.check(tree(rows))).toEqual([
+      expect.stringMatching(/settingsRoutes\.ts:43: .* its own `access`/),
+    ]);
+  });
+
+  it('fails on a route of its own access that calls a subject', () => {
+    const own = 'defineRoute({ access: signedIn, handler: () => bus.request(subjects.poll, {}, context) });\n';
+    expect(relaysTakeTheirSubjects.check(tree(own))).toEqual([
+      expect.stringMatching(/settingsRoutes\.ts:41: a route calls a subject beside an access of its own/),
+    ]);
+  });
+
   it('fails when options are not written in place, or when too few routes are found to trust the check', () => {
     const problems = relaysTakeTheirSubjects.check(
       codebaseOf({ 'services/gateway-api/src/routes/a.ts': 'proxyRoute(bus, subject, options);' }),

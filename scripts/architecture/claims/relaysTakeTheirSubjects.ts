@@ -27,42 +27,92 @@ function propertiesOf(literal: ts.ObjectLiteralExpression, file: ts.SourceFile):
   return names;
 }
 
-/** Fewer than this many relaying routes means the check no longer recognises how routes are written. */
+/** Fewer than this many routes serving a subject means the check no longer recognises how routes are written. */
 const expectedRelays = 40;
+
+/** Where a route's access and its subject are tied together: the one `defineRoute` that may call a subject. */
+const subjectRouteFile = 'services/gateway-api/src/http/proxyRoute.ts';
+
+/**
+ * The functions of a file that write a route serving a subject, and whether the route relays it (its reply
+ * is the answer) or serves it in its own way: `proxyRoute` and `subjectRoute`, and the rows of the file's
+ * tables (`const relay = relayTable(bus, tags)`, `const serve = subjectTable(bus, tags)`).
+ */
+function routeWritersOf(file: ts.SourceFile): Map<string, { kind: 'relay' | 'serve'; optionsAt: number }> {
+  const writers = new Map<string, { kind: 'relay' | 'serve'; optionsAt: number }>([
+    ['proxyRoute', { kind: 'relay', optionsAt: 2 }],
+    ['subjectRoute', { kind: 'serve', optionsAt: 2 }],
+    ['relay', { kind: 'relay', optionsAt: 3 }],
+  ]);
+  visit(file, (node) => {
+    if (!ts.isVariableDeclaration(node) || !ts.isIdentifier(node.name) || !node.initializer) return;
+    if (!ts.isCallExpression(node.initializer)) return;
+    const table = calledName(node.initializer);
+    if (table === 'relayTable') writers.set(node.name.text, { kind: 'relay', optionsAt: 3 });
+    if (table === 'subjectTable') writers.set(node.name.text, { kind: 'serve', optionsAt: 3 });
+  });
+  return writers;
+}
 
 /**
  * "An HTTP route that relays a subject takes the subject's access, request and reply schemas from its
- * definition (`proxyRoute`)": no `proxyRoute(bus, subject, options)` call, and no row of a relay table
- * (`relay(subject, at, summary, options)`), states an access or a response of its own.
+ * definition (`proxyRoute`) ... A route that serves a subject but answers in its own way (`subjectRoute`)
+ * takes the subject's access just the same": no such call, and no row of their tables, states an access
+ * of its own (nor, for a relay, a response); and no other route (`defineRoute`) calls a subject, which
+ * would judge the caller by an access of its own.
  */
 export const relaysTakeTheirSubjects: Claim = {
-  name: "every route relaying a subject takes the subject's access and reply",
+  name: "every route serving a subject takes the subject's access (and a relaying one its reply)",
   check(codebase: Codebase) {
     const problems: string[] = [];
-    let relaying = 0;
+    let serving = 0;
     for (const path of codebase.paths.filter((p) => /^services\/gateway-api\/src\/.*\.ts$/.test(p))) {
       const file = codebase.parse(path);
+      const writers = routeWritersOf(file);
       visit(file, (node) => {
-        const name = ts.isCallExpression(node) ? calledName(node) : null;
-        if (!ts.isCallExpression(node) || (name !== 'proxyRoute' && name !== 'relay')) return;
-        relaying++;
-        const options = node.arguments[name === 'proxyRoute' ? 2 : 3];
+        if (!ts.isCallExpression(node)) return;
+        const name = calledName(node);
+        if (name === 'defineRoute' && path !== subjectRouteFile) {
+          visit(node, (inner) => {
+            if (ts.isCallExpression(inner) && isBusRequest(inner)) {
+              problems.push(`${placeOf(file, inner)}: a route calls a subject beside an access of its own`);
+            }
+          });
+          return;
+        }
+        const writer = name ? writers.get(name) : undefined;
+        if (!writer) return;
+        serving++;
+        const options = node.arguments[writer.optionsAt];
         if (!options || !ts.isObjectLiteralExpression(options)) {
           problems.push(`${placeOf(file, node)}: options not written in place`);
           return;
         }
+        const forbidden =
+          writer.kind === 'relay' ? ['access', 'accessRequest', 'response'] : ['access', 'accessRequest'];
         for (const own of propertiesOf(options, file)) {
-          if (['access', 'accessRequest', 'response'].includes(own)) {
-            problems.push(`${placeOf(file, options)}: a route relaying a subject states its own \`${own}\``);
+          if (forbidden.includes(own)) {
+            problems.push(`${placeOf(file, options)}: a route serving a subject states its own \`${own}\``);
           }
         }
       });
     }
-    if (relaying < expectedRelays) {
+    if (serving < expectedRelays) {
       problems.push(
-        `only ${relaying} relaying routes found (at least ${expectedRelays} expected): has the check lost its way?`,
+        `only ${serving} relaying routes found (at least ${expectedRelays} expected): has the check lost its way?`,
       );
     }
     return problems;
   },
 };
+
+/** `bus.request(...)`: a subject asked. */
+function isBusRequest(call: ts.CallExpression): boolean {
+  const callee = call.expression;
+  return (
+    ts.isPropertyAccessExpression(callee) &&
+    callee.name.text === 'request' &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'bus'
+  );
+}

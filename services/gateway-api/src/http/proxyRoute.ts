@@ -1,10 +1,11 @@
 import type { Bus } from '@orbital/bus';
-import type { RequestOf, SubjectDef } from '@orbital/contracts';
+import type { ReplyOf, RequestOf, SubjectDef } from '@orbital/contracts';
 import type { z } from 'zod';
 import { defineRoute, type Route, type RouteDefinition, type RouteInput } from './defineRoute.ts';
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Input<B, Q, P> = RouteInput<Out<B>, Out<Q>, Out<P>>;
 
 /** Everything of a route but its access, response and handler, which the subject gives. */
 export type ProxyRouteOptions<
@@ -14,18 +15,72 @@ export type ProxyRouteOptions<
   P extends Schema | undefined,
 > = Omit<RouteDefinition<B, Q, P, S['reply']>, 'access' | 'accessRequest' | 'response' | 'handler'> & {
   /** The subject's request, from what the route parsed (path, query and body). */
-  toRequest(input: RouteInput<Out<B>, Out<Q>, Out<P>>): RequestOf<S>;
+  toRequest(input: Input<B, Q, P>): RequestOf<S>;
+  /** How long the subject may take to answer, where it is longer than any request should (database setup). */
+  timeoutMs?: number;
 };
 
-/** A route that relays a subject, and which: routes are derived from it, never declared beside it. */
+/**
+ * Sends the route's subject as the caller: `toRequest`'s request when none is given, or another request
+ * of the same subject (a later page, a poll repeated), which its service judges again.
+ */
+export type SendSubject<S extends SubjectDef> = (request?: RequestOf<S>) => Promise<ReplyOf<S>>;
+
+/**
+ * A route that serves a subject but answers in its own way (a held poll, an event stream, a download, a
+ * cookie or a redirect): everything but the access, whose request `toRequest` gives, and a handler that
+ * reaches the subject through `send`.
+ */
+export type SubjectRouteOptions<
+  S extends SubjectDef,
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Schema | undefined,
+  R extends Schema,
+> = Omit<RouteDefinition<B, Q, P, R>, 'access' | 'accessRequest' | 'handler'> & {
+  toRequest(input: Input<B, Q, P>): RequestOf<S>;
+  timeoutMs?: number;
+  handler(input: Input<B, Q, P>, send: SendSubject<S>): Promise<z.input<R> | z.output<R>>;
+};
+
+/** A route that serves a subject, and which: its access is derived from it, never declared beside it. */
 export type ProxyRoute = Route & { relays: SubjectDef };
 
 /**
- * A route that relays one subject and takes everything but HTTP from it: its access is the subject's,
- * judged on the subject's request before it is sent (so a refused caller never reaches NATS), and its
- * response schema is the subject's reply schema, so the OpenAPI document is as strict as the bus. The
- * caller's identity and the request id travel with the request; `bus.serve` judges the same access again
- * in the serving service, which trusts no caller to have filtered.
+ * A route that serves one subject and takes its access from it: judged on the subject's request (from
+ * `toRequest`) once the inputs are parsed, before anything is sent, so a refused caller never reaches
+ * NATS. The caller's identity, the request id and the origin travel with every request `send` makes;
+ * `bus.serve` judges the same access again in the serving service, which trusts no caller to have filtered.
+ */
+export function subjectRoute<
+  S extends SubjectDef,
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Schema | undefined,
+  R extends Schema,
+>(bus: Bus, subject: S, options: SubjectRouteOptions<S, B, Q, P, R>): ProxyRoute {
+  const { toRequest, handler, timeoutMs, ...route } = options;
+  const served = defineRoute<B, Q, P, R>({
+    ...route,
+    access: subject.access,
+    accessRequest: toRequest,
+    handler: (input) =>
+      handler(input, (request = toRequest(input)) =>
+        bus.request(subject, request, {
+          identity: input.identity,
+          requestId: input.requestId,
+          origin: input.origin,
+          ...(timeoutMs ? { timeoutMs } : {}),
+        }),
+      ),
+  });
+  return { ...served, relays: subject };
+}
+
+/**
+ * A route that relays one subject and takes everything but HTTP from it: the subject's access (as
+ * subjectRoute judges it), and its reply schema as the response, so the OpenAPI document is as strict as
+ * the bus; the answer is the subject's reply.
  */
 export function proxyRoute<
   S extends SubjectDef,
@@ -33,20 +88,11 @@ export function proxyRoute<
   Q extends Schema | undefined = undefined,
   P extends Schema | undefined = undefined,
 >(bus: Bus, subject: S, options: ProxyRouteOptions<S, B, Q, P>): ProxyRoute {
-  const { toRequest, ...route } = options;
-  const relayed = defineRoute<B, Q, P, S['reply']>({
-    ...route,
-    access: subject.access,
-    accessRequest: toRequest,
+  return subjectRoute<S, B, Q, P, S['reply']>(bus, subject, {
+    ...options,
     response: subject.reply,
-    handler: (input) =>
-      bus.request(subject, toRequest(input), {
-        identity: input.identity,
-        requestId: input.requestId,
-        origin: input.origin,
-      }),
+    handler: (_input, send) => send(),
   });
-  return { ...relayed, relays: subject };
 }
 
 export function isProxyRoute(route: Route): route is ProxyRoute {
@@ -55,6 +101,12 @@ export function isProxyRoute(route: Route): route is ProxyRoute {
 
 /** A route's method and path in one string, as a table of routes reads: `'GET /api/settings/:key'`. */
 export type MethodAndPath = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
+
+/** The method and the path of `'GET /api/settings/:key'`. */
+function methodAndUrl(at: MethodAndPath) {
+  const space = at.indexOf(' ');
+  return { method: at.slice(0, space) as RouteDefinition['method'], url: at.slice(space + 1) };
+}
 
 /**
  * Writes a table of relaying routes once: each row names its subject, its method and path, its summary
@@ -72,9 +124,21 @@ export function relayTable(bus: Bus, tags: string[]) {
     at: MethodAndPath,
     summary: string,
     options: Omit<ProxyRouteOptions<S, B, Q, P>, 'method' | 'url' | 'summary' | 'tags'>,
-  ): ProxyRoute => {
-    const space = at.indexOf(' ');
-    const method = at.slice(0, space) as RouteDefinition['method'];
-    return proxyRoute(bus, subject, { method, url: at.slice(space + 1), summary, tags, ...options });
-  };
+  ): ProxyRoute => proxyRoute(bus, subject, { ...methodAndUrl(at), summary, tags, ...options });
+}
+
+/** The same table for routes that serve a subject in their own way (subjectRoute): each row adds its response and handler. */
+export function subjectTable(bus: Bus, tags: string[]) {
+  return <
+    S extends SubjectDef,
+    R extends Schema,
+    B extends Schema | undefined = undefined,
+    Q extends Schema | undefined = undefined,
+    P extends Schema | undefined = undefined,
+  >(
+    subject: S,
+    at: MethodAndPath,
+    summary: string,
+    options: Omit<SubjectRouteOptions<S, B, Q, P, R>, 'method' | 'url' | 'summary' | 'tags'>,
+  ): ProxyRoute => subjectRoute(bus, subject, { ...methodAndUrl(at), summary, tags, ...options });
 }

@@ -1,6 +1,5 @@
 import {
   type CallerIdentity,
-  type GlobalPermission,
   globalAccess,
   publicAccess,
   type SubjectAccess,
@@ -13,8 +12,9 @@ import type { FastifyRequest } from 'fastify';
 /**
  * Who may call a route, in the one vocabulary of access (`SubjectAccess` in libs/contracts), judged by
  * its one interpreter, `authorizeRequest`, the function `bus.serve` runs for every subject. A route that
- * relays a subject (proxyRoute) takes the subject's access as it is; any other route declares one here,
- * whose request fields name parts of the HTTP request (`params.teamId`, `params.id`).
+ * serves a subject (proxyRoute, subjectRoute) takes the subject's access as it is; only a route that serves
+ * no subject (the gateway's own identity and OAuth data, satellite event intake) declares one here, whose
+ * request fields name parts of the HTTP request (`params.teamId`, `params.id`).
  *
  * What HTTP adds is only how the caller's identity is read from a credential, which the access itself
  * tells (createAccessResolver): nothing for `public`, a session for `users`, a satellite's API key for
@@ -29,15 +29,9 @@ export function teamInPath(permission: TeamPermission, param = 'teamId'): Access
   return teamAccess(permission, `params.${param}`);
 }
 
-/**
- * A satellite on the route whose path parameter `param` is its own id (any other id is 403), and, when
- * `users` is given, a signed-in holder of that global permission.
- */
-export function ownSatellite(param = 'id', users?: GlobalPermission): Access {
-  return {
-    satellite: { field: `params.${param}` },
-    ...(users ? { users: { kind: 'global', permission: users } } : {}),
-  };
+/** A satellite on the route whose path parameter `param` is its own id (any other id is 403). */
+export function ownSatellite(param = 'id'): Access {
+  return { satellite: { field: `params.${param}` } };
 }
 
 /** Reads the caller's identity from the credential the access asks for: 401 when it is missing or not valid. */

@@ -15,15 +15,12 @@ import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { z } from 'zod';
 import { streamAuditExport } from '../audit/streamAuditExport.ts';
-import { type Access, defineRoute, type RouteInput } from '../http/defineRoute.ts';
+import type { RouteInput } from '../http/defineRoute.ts';
 import { teamParams } from '../http/pathParams.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
-import { globalAccess, teamInPath } from '../http/routeAccess.ts';
+import { relayTable, type SendSubject, subjectTable } from '../http/proxyRoute.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const tags = ['audit'];
-const everything = globalAccess('audit.view') satisfies Access;
-const ownTeam = teamInPath('audit.view') satisfies Access;
 /** On a team's path the team is the path's: a query cannot name another. */
 const teamQuery = auditQuery.omit({ team_id: true });
 const teamFilter = auditFilter.omit({ team_id: true });
@@ -44,47 +41,56 @@ export type AuditRoutesDeps = {
 };
 
 type Input = RouteInput<unknown, unknown, unknown>;
+type SendList = SendSubject<typeof auditSubjects.list>;
+type ExportQuery = AuditFilter & { format: 'csv' | 'json' };
+
+/** On a team's path, the filter is the team's. */
+const scoped = (filter: AuditFilter, teamId?: string): AuditFilter => ({
+  ...filter,
+  ...(teamId ? { team_id: teamId } : {}),
+});
+
+/** An export reads the log in the largest pages; its first page is what access is judged on. */
+const firstExportPage = ({ format: _format, ...filter }: ExportQuery, teamId?: string) => ({
+  ...scoped(filter, teamId),
+  limit: auditPageLimitMax,
+});
 
 /**
  * The audit log for people: global admins read all of it (`/api/audit`), a team's admins their team's
- * entries (`/api/teams/:teamId/audit`); each with a live stream and an export. The settings service,
- * which stores the log, checks the same access again on every request.
+ * entries (`/api/teams/:teamId/audit`); each with a live stream and an export. Each route takes the list
+ * subject's access; the settings service, which stores the log, judges it again on every request.
  */
 export function auditRoutes(deps: AuditRoutesDeps) {
   const { bus, logger, streams } = deps;
-  const list = (input: Input, query: Record<string, unknown>) =>
-    bus.request(auditSubjects.list, query as z.input<typeof auditQuery>, {
-      identity: input.identity,
-      requestId: input.requestId,
-      origin: input.origin,
-    });
+  const relay = relayTable(bus, tags);
+  const serve = subjectTable(bus, tags);
 
-  function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string) {
+  function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string, send: SendList) {
     return serveEventStream({
       ...streamRouteOptions(bus, logger, streams, input, route),
       event: auditEntryRecordedEvent,
       // A team's stream reads its team's subjects only, filtered by the server.
       ...(teamId ? { tokens: { scope: teamId } } : {}),
-      snapshot: (): Promise<AuditPage> => list(input, { ...filter, ...(teamId ? { team_id: teamId } : {}) }),
+      snapshot: (): Promise<AuditPage> => send(),
       update(entry, { sent }) {
-        if (!matchesAuditFilter(entry, { ...filter, ...(teamId ? { team_id: teamId } : {}) })) return skipMessage;
+        if (!matchesAuditFilter(entry, scoped(filter, teamId))) return skipMessage;
         if (sent?.entries.some((shown) => shown.id === entry.id)) return alreadyInSnapshot;
         return entry;
       },
     });
   }
 
-  async function exportLog(input: Input, query: AuditFilter & { format: 'csv' | 'json' }, teamId?: string) {
+  async function exportLog(input: Input, query: ExportQuery, teamId: string | undefined, send: SendList) {
     const { format, ...filter } = query;
-    const scoped = { ...filter, ...(teamId ? { team_id: teamId } : {}), limit: auditPageLimitMax };
     // The first page before any byte: a refusal or an outage answers as an ordinary error.
-    const first = await list(input, scoped);
+    const first = await send();
     const result = await streamAuditExport({
       response: input.reply.raw,
       hijack: () => input.reply.hijack(),
       format,
       first,
-      next: (cursor) => list(input, { ...scoped, cursor }),
+      next: (cursor) => send({ ...firstExportPage(query, teamId), cursor }),
       logger,
     });
     // Who took a copy of the log, of what, is itself worth knowing.
@@ -102,76 +108,79 @@ export function auditRoutes(deps: AuditRoutesDeps) {
   }
 
   return [
-    proxyRoute(bus, auditSubjects.list, {
-      method: 'GET',
-      url: '/api/audit',
-      summary: 'The audit log, newest first (global admins); filters and keyset paging with next_cursor',
-      tags,
-      querystring: auditQuery,
-      toRequest: ({ query }) => query,
-    }),
-    proxyRoute(bus, auditSubjects.list, {
-      method: 'GET',
-      url: '/api/teams/:teamId/audit',
-      summary: "The team's entries of the audit log, newest first (its team admins)",
-      tags,
-      params: teamParams,
-      querystring: teamQuery,
-      toRequest: ({ params, query }) => ({ ...query, team_id: params.teamId }),
-    }),
-    defineRoute({
-      method: 'GET',
-      url: '/api/audit/stream',
-      summary: 'The audit log live (SSE): the first page as the snapshot, then each new entry; same filters',
-      tags,
-      access: everything,
-      querystring: streamQuery,
-      response: streamResponse,
-      async handler(input) {
-        await stream(input, input.query, undefined, 'audit/stream');
-        return undefined as never;
+    relay(
+      auditSubjects.list,
+      'GET /api/audit',
+      'The audit log, newest first (global admins); filters and keyset paging with next_cursor',
+      { querystring: auditQuery, toRequest: ({ query }) => query },
+    ),
+    relay(
+      auditSubjects.list,
+      'GET /api/teams/:teamId/audit',
+      "The team's entries of the audit log, newest first (its team admins)",
+      {
+        params: teamParams,
+        querystring: teamQuery,
+        toRequest: ({ params, query }) => ({ ...query, team_id: params.teamId }),
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      url: '/api/teams/:teamId/audit/stream',
-      summary: "The team's audit entries live (SSE); same filters as /api/teams/:teamId/audit",
-      tags,
-      access: ownTeam,
-      params: teamParams,
-      querystring: teamStreamQuery,
-      response: streamResponse,
-      async handler(input) {
-        await stream(input, input.query, input.params.teamId, 'teams/audit/stream');
-        return undefined as never;
+    ),
+    serve(
+      auditSubjects.list,
+      'GET /api/audit/stream',
+      'The audit log live (SSE): the first page as the snapshot, then each new entry; same filters',
+      {
+        querystring: streamQuery,
+        response: streamResponse,
+        toRequest: ({ query }) => query,
+        async handler(input, send) {
+          await stream(input, input.query, undefined, 'audit/stream', send);
+          return undefined as never;
+        },
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      url: '/api/audit/export',
-      summary: 'The audit log as a CSV or JSON download (format=csv|json), every entry the filters match',
-      tags,
-      access: everything,
-      querystring: exportQuery,
-      response: exportResponse,
-      async handler(input) {
-        await exportLog(input, input.query);
-        return undefined as never;
+    ),
+    serve(
+      auditSubjects.list,
+      'GET /api/teams/:teamId/audit/stream',
+      "The team's audit entries live (SSE); same filters as /api/teams/:teamId/audit",
+      {
+        params: teamParams,
+        querystring: teamStreamQuery,
+        response: streamResponse,
+        toRequest: ({ params, query }) => scoped(query, params.teamId),
+        async handler(input, send) {
+          await stream(input, input.query, input.params.teamId, 'teams/audit/stream', send);
+          return undefined as never;
+        },
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      url: '/api/teams/:teamId/audit/export',
-      summary: "The team's audit entries as a CSV or JSON download (format=csv|json)",
-      tags,
-      access: ownTeam,
-      params: teamParams,
-      querystring: teamExportQuery,
-      response: exportResponse,
-      async handler(input) {
-        await exportLog(input, input.query, input.params.teamId);
-        return undefined as never;
+    ),
+    serve(
+      auditSubjects.list,
+      'GET /api/audit/export',
+      'The audit log as a CSV or JSON download (format=csv|json), every entry the filters match',
+      {
+        querystring: exportQuery,
+        response: exportResponse,
+        toRequest: ({ query }) => firstExportPage(query),
+        async handler(input, send) {
+          await exportLog(input, input.query, undefined, send);
+          return undefined as never;
+        },
       },
-    }),
+    ),
+    serve(
+      auditSubjects.list,
+      'GET /api/teams/:teamId/audit/export',
+      "The team's audit entries as a CSV or JSON download (format=csv|json)",
+      {
+        params: teamParams,
+        querystring: teamExportQuery,
+        response: exportResponse,
+        toRequest: ({ params, query }) => firstExportPage(query, params.teamId),
+        async handler(input, send) {
+          await exportLog(input, input.query, input.params.teamId, send);
+          return undefined as never;
+        },
+      },
+    ),
   ];
 }

@@ -2,16 +2,15 @@ import { authorizeRequest } from '@orbital/access';
 import type { Bus } from '@orbital/bus';
 import {
   type ClientActivityPage,
+  type ClientActivityQuery,
   clientActivityQuery,
   clientActivityRecordedEvent,
   inClientActivityScope,
-  installationSubjects,
+  installationSubjects as s,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
-import { defineRoute } from '../http/defineRoute.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
-import { signedIn } from '../http/routeAccess.ts';
+import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const path = '/api/users/me/mcp/client-activity';
@@ -22,45 +21,47 @@ const path = '/api/users/me/mcp/client-activity';
  * access, which the installations service enforces and the stream applies to live events.
  */
 export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
+  const relay = relayTable(bus, ['users']);
+  const serve = subjectTable(bus, ['users']);
+  const toRequest = ({ query }: { query: ClientActivityQuery }) => ({ query });
   return [
-    proxyRoute(bus, installationSubjects.listClientActivity, {
-      method: 'GET',
-      url: path,
-      summary: "Recent MCP client sessions of the caller's teams, newest first (global admins: all)",
-      tags: ['users'],
-      querystring: clientActivityQuery,
-      toRequest: ({ query }) => ({ query }),
-    }),
-    defineRoute({
-      method: 'GET',
-      url: `${path}/stream`,
-      summary: 'Live MCP client sessions (SSE); same query and scope as /client-activity',
-      tags: ['users'],
-      access: signedIn,
-      querystring: clientActivityQuery,
-      response: streamResponse,
-      async handler(input) {
-        const { query, identity, requestId } = input;
-        // Refuses a caller out of scope before the stream opens, as the REST twin does.
-        const teams = authorizeRequest(installationSubjects.listClientActivity.access, identity, { query }).teams();
-        await serveEventStream({
-          ...streamRouteOptions(bus, logger, settings, input, 'client-activity/stream'),
-          event: clientActivityRecordedEvent,
-          // One team: a server-side filter; several teams or all: every team's subject, filtered below.
-          ...(teams?.length === 1 && teams[0] ? { tokens: { team_id: teams[0] } } : {}),
-          snapshot: (): Promise<ClientActivityPage> =>
-            bus.request(installationSubjects.listClientActivity, { query }, { identity, requestId }),
-          update({ session }, { sent }) {
-            if (!inClientActivityScope(session, teams)) return skipMessage;
-            const known = sent?.items.find(
-              (item) => item.satellite_id === session.satellite_id && item.session_id === session.session_id,
-            );
-            if (known && Date.parse(known.updated_at) >= Date.parse(session.updated_at)) return alreadyInSnapshot;
-            return { items: [session] };
-          },
-        });
-        return undefined as never;
+    relay(
+      s.listClientActivity,
+      `GET ${path}`,
+      "Recent MCP client sessions of the caller's teams, newest first (global admins: all)",
+      { querystring: clientActivityQuery, toRequest },
+    ),
+    serve(
+      s.listClientActivity,
+      `GET ${path}/stream`,
+      'Live MCP client sessions (SSE); same query and scope as /client-activity',
+      {
+        querystring: clientActivityQuery,
+        response: streamResponse,
+        toRequest,
+        async handler(input, send) {
+          const { query, identity } = input;
+          // The teams whose sessions the caller sees, by the rule the snapshot is answered by (already
+          // judged for this request: this reads its scope).
+          const teams = authorizeRequest(s.listClientActivity.access, identity, { query }).teams();
+          await serveEventStream({
+            ...streamRouteOptions(bus, logger, settings, input, 'client-activity/stream'),
+            event: clientActivityRecordedEvent,
+            // One team: a server-side filter; several teams or all: every team's subject, filtered below.
+            ...(teams?.length === 1 && teams[0] ? { tokens: { team_id: teams[0] } } : {}),
+            snapshot: (): Promise<ClientActivityPage> => send(),
+            update({ session }, { sent }) {
+              if (!inClientActivityScope(session, teams)) return skipMessage;
+              const known = sent?.items.find(
+                (item) => item.satellite_id === session.satellite_id && item.session_id === session.session_id,
+              );
+              if (known && Date.parse(known.updated_at) >= Date.parse(session.updated_at)) return alreadyInSnapshot;
+              return { items: [session] };
+            },
+          });
+          return undefined as never;
+        },
       },
-    }),
+    ),
   ];
 }

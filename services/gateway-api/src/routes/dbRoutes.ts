@@ -1,8 +1,6 @@
 import type { Bus } from '@orbital/bus';
-import { dbSetupReply, dbSetupRequest, dbSetupSubject, dbStatusSubject } from '@orbital/contracts';
-import { defineRoute } from '../http/defineRoute.ts';
+import { dbSetupRequest, dbSetupSubject, dbStatusSubject } from '@orbital/contracts';
 import { proxyRoute } from '../http/proxyRoute.ts';
-import { publicAccess } from '../http/routeAccess.ts';
 
 /**
  * Database setup. Both routes are public because they run before any user can exist (the first admin
@@ -19,17 +17,15 @@ export function dbRoutes(bus: Bus, options: { setupTimeoutMs: number }) {
       responseShape: 'bare',
       toRequest: () => ({}),
     }),
-    defineRoute({
+    proxyRoute(bus, dbSetupSubject, {
       method: 'POST',
       url: '/api/db/setup',
       summary: 'Initialise the database: every service applies its migrations',
       tags: ['database'],
-      access: publicAccess,
       body: dbSetupRequest,
-      response: dbSetupReply,
       responseShape: 'bare',
-      handler: ({ body, identity, requestId, origin }) =>
-        bus.request(dbSetupSubject, body, { identity, requestId, origin, timeoutMs: options.setupTimeoutMs }),
+      timeoutMs: options.setupTimeoutMs,
+      toRequest: ({ body }) => body,
     }),
   ];
 }

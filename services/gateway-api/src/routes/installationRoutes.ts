@@ -16,13 +16,31 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { serverJsonDocument, templateFromServerJson } from '../catalogue/templateFromServerJson.ts';
-import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
-import { relayTable } from '../http/proxyRoute.ts';
-import { globalAccess } from '../http/routeAccess.ts';
+import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
 const requestParams = installationParams.extend({ requestId: uuidOf('request') });
+
+/**
+ * A server.json document as a template and the inputs it asks for, or the 400 naming each problem of it
+ * (paths under `body.server`).
+ */
+function importedTemplate(body: z.output<typeof serverJsonImport>) {
+  const refuse = (problems: Array<{ path: string; message: string }>) =>
+    new AppError('validation_failed', 'The server.json document cannot be imported', {
+      details: problems.map((p) => ({ path: `body.${p.path}`, message: p.message })),
+    });
+  const document = serverJsonDocument.safeParse(body.server);
+  if (!document.success) {
+    throw refuse(
+      document.error.issues.map((i) => ({ path: ['server', ...i.path.map(String)].join('.'), message: i.message })),
+    );
+  }
+  const converted = templateFromServerJson(document.data, body.slug ? { slug: body.slug } : {});
+  if ('problems' in converted) throw refuse(converted.problems);
+  return converted;
+}
 
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 
@@ -36,8 +54,8 @@ export function installationRoutes(bus: Bus) {
     team_id: p.teamId,
     installation_id: p.installationId,
   });
-  const manageTemplates = globalAccess('mcp_servers.manage');
   const template = relayTable(bus, ['mcp-servers']);
+  const serveTemplate = subjectTable(bus, ['mcp-servers']);
   const installation = relayTable(bus, ['installations']);
   return [
     template(s.listTemplates, 'GET /api/mcp/servers', 'The MCP server catalogue', { toRequest: () => ({}) }),
@@ -46,35 +64,22 @@ export function installationRoutes(bus: Bus) {
       successStatus: 201,
       toRequest: ({ body }) => body,
     }),
-    defineRoute({
-      method: 'POST',
-      url: '/api/mcp/servers/import',
-      summary: 'Add a template from an MCP Registry server.json document (given in the body; nothing is fetched)',
-      tags: ['mcp-servers'],
-      access: manageTemplates,
-      body: serverJsonImport,
-      response: z.object({ template: templateView, inputs: z.array(templateInput) }),
-      successStatus: 201,
-      async handler({ body, identity, requestId, origin }) {
-        const refuse = (problems: Array<{ path: string; message: string }>) =>
-          new AppError('validation_failed', 'The server.json document cannot be imported', {
-            details: problems.map((p) => ({ path: `body.${p.path}`, message: p.message })),
-          });
-        const document = serverJsonDocument.safeParse(body.server);
-        if (!document.success) {
-          throw refuse(
-            document.error.issues.map((i) => ({
-              path: ['server', ...i.path.map(String)].join('.'),
-              message: i.message,
-            })),
-          );
-        }
-        const converted = templateFromServerJson(document.data, body.slug ? { slug: body.slug } : {});
-        if ('problems' in converted) throw refuse(converted.problems);
-        const template = await bus.request(s.createTemplate, converted.template, { identity, requestId, origin });
-        return { template, inputs: converted.inputs };
+    serveTemplate(
+      s.createTemplate,
+      'POST /api/mcp/servers/import',
+      'Add a template from an MCP Registry server.json document (given in the body; nothing is fetched)',
+      {
+        body: serverJsonImport,
+        response: z.object({ template: templateView, inputs: z.array(templateInput) }),
+        successStatus: 201,
+        toRequest: ({ body }) => importedTemplate(body).template,
+        async handler({ body }, create) {
+          // Converted again for the inputs it names: pure and cheap, and the access was judged on the first.
+          const { template, inputs } = importedTemplate(body);
+          return { template: await create(template), inputs };
+        },
       },
-    }),
+    ),
     template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', {
       params: slugParams,
       toRequest: ({ params }) => ({ slug: params.slug }),

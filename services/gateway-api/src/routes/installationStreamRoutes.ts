@@ -15,38 +15,37 @@ import {
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
-import { defineRoute, type RouteInput } from '../http/defineRoute.ts';
+import type { RouteInput } from '../http/defineRoute.ts';
 import { installationParams } from '../http/pathParams.ts';
-import { teamInPath } from '../http/routeAccess.ts';
+import { subjectTable } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
- * The SSE twins of status, logs and requests: same path plus `/stream`,
- * same query and access, the REST twin's data as the `snapshot`, then `update` events from JetStream.
+ * The SSE twins of status, logs and requests: same path plus `/stream`, same query, and the access of the
+ * subject whose answer is the `snapshot`; then `update` events from JetStream.
  */
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
+  const serve = subjectTable(bus, ['installations']);
   const common = (input: RouteInput<unknown, unknown, unknown>, route: string) =>
     streamRouteOptions(bus, logger, settings, input, route);
-  const access = teamInPath('installations.view');
+  const ref = (params: { teamId: string; installationId: string }) => ({
+    team_id: params.teamId,
+    installation_id: params.installationId,
+  });
 
   return [
-    defineRoute({
-      method: 'GET',
-      url: `${installationsPath}/status/stream`,
-      summary: 'Live status of the installation (SSE)',
-      tags: ['installations'],
-      access,
+    serve(s.getStatus, `GET ${installationsPath}/status/stream`, 'Live status of the installation (SSE)', {
       params: installationParams,
       response: streamResponse,
-      async handler(input) {
-        const { params, identity, requestId } = input;
-        const ref = { team_id: params.teamId, installation_id: params.installationId };
+      toRequest: ({ params }) => ref(params),
+      async handler(input, send) {
+        const { params } = input;
         await serveEventStream({
           ...common(input, 'status/stream'),
           event: installationStatusChangedEvent,
-          tokens: { team_id: params.teamId, installation_id: params.installationId },
-          snapshot: (): Promise<InstallationStatusView> => bus.request(s.getStatus, ref, { identity, requestId }),
+          tokens: ref(params),
+          snapshot: (): Promise<InstallationStatusView> => send(),
           update(change, { sent }) {
             if (sent && Date.parse(change.status_updated_at) <= Date.parse(sent.status_updated_at)) {
               return alreadyInSnapshot;
@@ -58,69 +57,68 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
         return undefined as never;
       },
     }),
-    defineRoute({
-      method: 'GET',
-      url: `${installationsPath}/logs/stream`,
-      summary: 'Live server logs of the installation (SSE); same query as /logs',
-      tags: ['installations'],
-      access,
-      params: installationParams,
-      querystring: serverLogQuery,
-      response: streamResponse,
-      async handler(input) {
-        const { params, query, identity, requestId } = input;
-        const ref = { team_id: params.teamId, installation_id: params.installationId };
-        await serveEventStream({
-          ...common(input, 'logs/stream'),
-          event: installationLogAppendedEvent,
-          tokens: { installation_id: params.installationId },
-          snapshot: (): Promise<ServerLogPage> => bus.request(s.listLogs, { ...ref, query }, { identity, requestId }),
-          update(appended, { sent }) {
-            const known = new Set(sent?.items.map((line) => line.id));
-            const fresh = appended.lines.filter((line) => !known.has(line.id));
-            if (fresh.length === 0 && appended.lines.length > 0 && known.size > 0) return alreadyInSnapshot;
-            const items = fresh.filter((line) => matchesServerLogQuery(line, query)).reverse();
-            return items.length > 0 ? { items } : skipMessage;
-          },
-        });
-        return undefined as never;
+    serve(
+      s.listLogs,
+      `GET ${installationsPath}/logs/stream`,
+      'Live server logs of the installation (SSE); same query as /logs',
+      {
+        params: installationParams,
+        querystring: serverLogQuery,
+        response: streamResponse,
+        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        async handler(input, send) {
+          const { params, query } = input;
+          await serveEventStream({
+            ...common(input, 'logs/stream'),
+            event: installationLogAppendedEvent,
+            tokens: { installation_id: params.installationId },
+            snapshot: (): Promise<ServerLogPage> => send(),
+            update(appended, { sent }) {
+              const known = new Set(sent?.items.map((line) => line.id));
+              const fresh = appended.lines.filter((line) => !known.has(line.id));
+              if (fresh.length === 0 && appended.lines.length > 0 && known.size > 0) return alreadyInSnapshot;
+              const items = fresh.filter((line) => matchesServerLogQuery(line, query)).reverse();
+              return items.length > 0 ? { items } : skipMessage;
+            },
+          });
+          return undefined as never;
+        },
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      url: `${installationsPath}/requests/stream`,
-      summary: 'Live tool executions of the installation (SSE); same query as /requests',
-      tags: ['installations'],
-      access,
-      params: installationParams,
-      querystring: requestLogQuery,
-      response: streamResponse,
-      async handler(input) {
-        const { params, query, identity, requestId } = input;
-        const ref = { team_id: params.teamId, installation_id: params.installationId };
-        await serveEventStream({
-          ...common(input, 'requests/stream'),
-          event: installationRequestLoggedEvent,
-          tokens: { installation_id: params.installationId },
-          snapshot: (): Promise<RequestLogPage> =>
-            bus.request(s.listRequests, { ...ref, query }, { identity, requestId }),
-          update(logged, { current, sent }) {
-            const known = new Set(sent?.items.map((item) => item.id));
-            const fresh = logged.requests.filter((row) => !known.has(row.id));
-            if (fresh.length === 0) return alreadyInSnapshot;
-            // As on the REST twin: newest first, and no response data while request logging is off.
-            const items = fresh
-              .filter((row) => matchesRequestLogQuery(row, query))
-              .map((row) => {
-                const { tool_response, ...rest } = row;
-                return current.request_logging_enabled && tool_response !== undefined ? row : rest;
-              })
-              .reverse();
-            return items.length > 0 ? { items } : skipMessage;
-          },
-        });
-        return undefined as never;
+    ),
+    serve(
+      s.listRequests,
+      `GET ${installationsPath}/requests/stream`,
+      'Live tool executions of the installation (SSE); same query as /requests',
+      {
+        params: installationParams,
+        querystring: requestLogQuery,
+        response: streamResponse,
+        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        async handler(input, send) {
+          const { params, query } = input;
+          await serveEventStream({
+            ...common(input, 'requests/stream'),
+            event: installationRequestLoggedEvent,
+            tokens: { installation_id: params.installationId },
+            snapshot: (): Promise<RequestLogPage> => send(),
+            update(logged, { current, sent }) {
+              const known = new Set(sent?.items.map((item) => item.id));
+              const fresh = logged.requests.filter((row) => !known.has(row.id));
+              if (fresh.length === 0) return alreadyInSnapshot;
+              // As on the REST twin: newest first, and no response data while request logging is off.
+              const items = fresh
+                .filter((row) => matchesRequestLogQuery(row, query))
+                .map((row) => {
+                  const { tool_response, ...rest } = row;
+                  return current.request_logging_enabled && tool_response !== undefined ? row : rest;
+                })
+                .reverse();
+              return items.length > 0 ? { items } : skipMessage;
+            },
+          });
+          return undefined as never;
+        },
       },
-    }),
+    ),
   ];
 }

@@ -4,8 +4,8 @@ import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
 import { installationParams, satelliteParams, uuidOf } from '../http/pathParams.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
-import { publicAccess, teamInPath } from '../http/routeAccess.ts';
+import { proxyRoute, relayTable, subjectTable } from '../http/proxyRoute.ts';
+import { publicAccess } from '../http/routeAccess.ts';
 import { installationsPath } from './installationRoutes.ts';
 
 /**
@@ -56,87 +56,85 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
     team_id: p.teamId,
     installation_id: p.installationId,
   });
-  const ofInstallation = { tags: ['installations'], params: installationParams };
+  const relay = relayTable(bus, ['installations']);
+  const serve = subjectTable(bus, ['installations']);
   const consolePage = (teamId: string, installationId: string) =>
     `/teams/${encodeURIComponent(teamId)}/installations/${encodeURIComponent(installationId)}`;
   return [
-    proxyRoute(bus, s.getStatus, {
-      method: 'GET',
-      url: `${installationsPath}/oauth`,
-      summary: "Whether the installation's calls carry a token for you, and the authorizations you may see",
-      ...ofInstallation,
-      toRequest: ({ params }) => ref(params),
-    }),
-    defineRoute({
-      method: 'POST',
-      url: `${installationsPath}/oauth/authorize`,
-      summary:
-        "Start authorizing Orbital at the server's authorization server (yours, or the team's for team admins): answers the URL to send the browser to",
-      ...ofInstallation,
-      access: teamInPath('installations.view'),
-      response: z.object({ authorization_url: z.string(), expires_at: z.string() }),
-      async handler({ params, identity, requestId, reply }) {
-        const started = await bus.request(
-          s.start,
-          { ...ref(params), redirect_uri: redirectUri, client_metadata_url: clientMetadataUrl },
-          { identity, requestId },
-        );
-        reply.setCookie(bindingCookie, started.browser_binding, {
-          ...bindingCookieOptions,
-          expires: new Date(started.expires_at),
-        });
-        return { authorization_url: started.authorization_url, expires_at: started.expires_at };
+    relay(
+      s.getStatus,
+      `GET ${installationsPath}/oauth`,
+      "Whether the installation's calls carry a token for you, and the authorizations you may see",
+      { params: installationParams, toRequest: ({ params }) => ref(params) },
+    ),
+    serve(
+      s.start,
+      `POST ${installationsPath}/oauth/authorize`,
+      "Start authorizing Orbital at the server's authorization server (yours, or the team's for team admins): answers the URL to send the browser to",
+      {
+        params: installationParams,
+        response: z.object({ authorization_url: z.string(), expires_at: z.string() }),
+        toRequest: ({ params }) => ({
+          ...ref(params),
+          redirect_uri: redirectUri,
+          client_metadata_url: clientMetadataUrl,
+        }),
+        async handler({ reply }, start) {
+          const started = await start();
+          reply.setCookie(bindingCookie, started.browser_binding, {
+            ...bindingCookieOptions,
+            expires: new Date(started.expires_at),
+          });
+          return { authorization_url: started.authorization_url, expires_at: started.expires_at };
+        },
       },
-    }),
-    proxyRoute(bus, s.disconnect, {
-      method: 'DELETE',
-      url: `${installationsPath}/oauth`,
-      summary:
-        "Forget an authorization and revoke its tokens: yours (owner=me), or as a team admin the team's (owner=team) or a member's (owner=<user id>)",
-      ...ofInstallation,
-      querystring: disconnectQuery,
-      toRequest: ({ params, query }) => ({ ...ref(params), owner: ownerOf(query.owner) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      url: remoteOAuthPaths.callback,
-      summary:
-        "The authorization server's redirect back (code or error, state, iss): completes the flow and sends the browser to the installation's page",
-      tags: ['installations'],
-      access: publicAccess,
-      querystring: callbackQuery,
-      responseShape: 'bare',
-      response: z.string(),
-      async handler({ query, request, reply, requestId }) {
-        const binding = request.cookies?.[bindingCookie] ?? '';
-        reply.clearCookie(bindingCookie, bindingCookieOptions);
-        reply.header('cache-control', 'no-store');
-        try {
-          const outcome = await bus.request(
-            s.complete,
-            {
-              state: query.state ?? '',
-              browser_binding: binding,
-              ...(query.code !== undefined ? { code: query.code } : {}),
-              ...(query.iss !== undefined ? { iss: query.iss } : {}),
-              ...(query.error !== undefined ? { error: query.error } : {}),
-              ...(query.error_description !== undefined ? { error_description: query.error_description } : {}),
-            },
-            { identity: { kind: 'anonymous' }, requestId },
-          );
-          const page = new URL(consolePage(outcome.team_id, outcome.installation_id), base);
-          page.searchParams.set('oauth', outcome.outcome);
-          page.searchParams.set('message', outcome.message);
-          return reply.redirect(page.pathname + page.search, 303) as never;
-        } catch (error) {
-          if (!(error instanceof AppError) || error.code === 'unavailable' || error.code === 'internal') throw error;
-          const page = new URL('/installations', base);
-          page.searchParams.set('oauth', 'failed');
-          page.searchParams.set('message', `${error.message}. ${error.instructions ?? ''}`.trim());
-          return reply.redirect(page.pathname + page.search, 303) as never;
-        }
+    ),
+    relay(
+      s.disconnect,
+      `DELETE ${installationsPath}/oauth`,
+      "Forget an authorization and revoke its tokens: yours (owner=me), or as a team admin the team's (owner=team) or a member's (owner=<user id>)",
+      {
+        params: installationParams,
+        querystring: disconnectQuery,
+        toRequest: ({ params, query }) => ({ ...ref(params), owner: ownerOf(query.owner) }),
       },
-    }),
+    ),
+    serve(
+      s.complete,
+      `GET ${remoteOAuthPaths.callback}`,
+      "The authorization server's redirect back (code or error, state, iss): completes the flow and sends the browser to the installation's page",
+      {
+        querystring: callbackQuery,
+        responseShape: 'bare',
+        response: z.string(),
+        toRequest: ({ query, request }) => ({
+          state: query.state ?? '',
+          // The binding cookie of the browser that started the flow; none is no binding.
+          browser_binding: request.cookies?.[bindingCookie] ?? '',
+          ...(query.code !== undefined ? { code: query.code } : {}),
+          ...(query.iss !== undefined ? { iss: query.iss } : {}),
+          ...(query.error !== undefined ? { error: query.error } : {}),
+          ...(query.error_description !== undefined ? { error_description: query.error_description } : {}),
+        }),
+        async handler({ reply }, complete) {
+          reply.clearCookie(bindingCookie, bindingCookieOptions);
+          reply.header('cache-control', 'no-store');
+          try {
+            const outcome = await complete();
+            const page = new URL(consolePage(outcome.team_id, outcome.installation_id), base);
+            page.searchParams.set('oauth', outcome.outcome);
+            page.searchParams.set('message', outcome.message);
+            return reply.redirect(page.pathname + page.search, 303) as never;
+          } catch (error) {
+            if (!(error instanceof AppError) || error.code === 'unavailable' || error.code === 'internal') throw error;
+            const page = new URL('/installations', base);
+            page.searchParams.set('oauth', 'failed');
+            page.searchParams.set('message', `${error.message}. ${error.instructions ?? ''}`.trim());
+            return reply.redirect(page.pathname + page.search, 303) as never;
+          }
+        },
+      },
+    ),
     defineRoute({
       method: 'GET',
       url: remoteOAuthPaths.clientMetadata,
@@ -150,6 +148,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
         return { client_id: clientMetadataUrl, client_uri: base, ...orbitalClientMetadata(redirectUri) };
       },
     }),
+    // A satellite's route, tagged with theirs.
     proxyRoute(bus, s.tokenForSatellite, {
       method: 'POST',
       url: '/api/satellites/:id/oauth/token',

@@ -8,9 +8,8 @@ import {
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream } from '@orbital/sse';
-import { defineRoute } from '../http/defineRoute.ts';
 import { satelliteParams } from '../http/pathParams.ts';
-import { signedIn } from '../http/routeAccess.ts';
+import { subjectTable } from '../http/proxyRoute.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
@@ -21,42 +20,44 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
  * live points are always newer than both.
  */
 export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
+  const serve = subjectTable(bus, ['satellites']);
   return [
-    defineRoute({
-      method: 'GET',
-      url: '/api/satellites/:id/metrics/stream',
-      summary: 'Live heartbeat metrics of a satellite (SSE); same query as /metrics',
-      tags: ['satellites'],
-      access: signedIn,
-      params: satelliteParams,
-      querystring: satelliteMetricsQuery,
-      response: streamResponse,
-      async handler(input) {
-        const { params, query, identity, requestId } = input;
-        // The teams whose processes the caller sees, by the rule the registry applies to the snapshot.
-        const teams = authorizeRequest(registrySubjects.getMetrics.access, identity, {
-          satellite_id: params.id,
-        }).teams();
-        await serveEventStream({
-          ...streamRouteOptions(bus, logger, settings, input, 'satellites/metrics/stream'),
-          event: satelliteHeartbeatRecordedEvent,
-          tokens: { satellite_id: params.id },
-          snapshot: (): Promise<SatelliteMetrics> =>
-            bus.request(registrySubjects.getMetrics, { satellite_id: params.id, query }, { identity, requestId }),
-          update(recorded, { sent }) {
-            const newest = sent?.heartbeats[0];
-            const at = Date.parse(recorded.heartbeat.received_at);
-            if (newest && at <= Date.parse(newest.received_at)) return alreadyInSnapshot;
-            // As the snapshot does: a global satellite's processes of other teams are not the caller's.
-            const processes =
-              recorded.team_id === null && teams !== null
-                ? recorded.processes.filter((p) => teams.includes(p.team_id))
-                : recorded.processes;
-            return { heartbeats: [recorded.heartbeat], processes };
-          },
-        });
-        return undefined as never;
+    serve(
+      registrySubjects.getMetrics,
+      'GET /api/satellites/:id/metrics/stream',
+      'Live heartbeat metrics of a satellite (SSE); same query as /metrics',
+      {
+        params: satelliteParams,
+        querystring: satelliteMetricsQuery,
+        response: streamResponse,
+        toRequest: ({ params, query }) => ({ satellite_id: params.id, query }),
+        async handler(input, send) {
+          const { params, identity } = input;
+          // The teams whose processes the caller sees, by the rule the registry applies to the snapshot
+          // (already judged for this request: this reads its scope).
+          const teams = authorizeRequest(registrySubjects.getMetrics.access, identity, {
+            satellite_id: params.id,
+          }).teams();
+          await serveEventStream({
+            ...streamRouteOptions(bus, logger, settings, input, 'satellites/metrics/stream'),
+            event: satelliteHeartbeatRecordedEvent,
+            tokens: { satellite_id: params.id },
+            snapshot: (): Promise<SatelliteMetrics> => send(),
+            update(recorded, { sent }) {
+              const newest = sent?.heartbeats[0];
+              const at = Date.parse(recorded.heartbeat.received_at);
+              if (newest && at <= Date.parse(newest.received_at)) return alreadyInSnapshot;
+              // As the snapshot does: a global satellite's processes of other teams are not the caller's.
+              const processes =
+                recorded.team_id === null && teams !== null
+                  ? recorded.processes.filter((p) => teams.includes(p.team_id))
+                  : recorded.processes;
+              return { heartbeats: [recorded.heartbeat], processes };
+            },
+          });
+          return undefined as never;
+        },
       },
-    }),
+    ),
   ];
 }

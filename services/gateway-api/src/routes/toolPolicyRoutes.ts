@@ -2,7 +2,7 @@ import type { Bus } from '@orbital/bus';
 import { toolPolicySubjects as s, teamToolPolicyUpdate, toolPolicyUpdate } from '@orbital/contracts';
 import { z } from 'zod';
 import { installationParams, teamParams } from '../http/pathParams.ts';
-import { proxyRoute } from '../http/proxyRoute.ts';
+import { relayTable } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
 
 /**
@@ -10,70 +10,61 @@ import { installationsPath } from './installationRoutes.ts';
  * call each route is the subject's access.
  */
 export function toolPolicyRoutes(bus: Bus) {
-  const tags = ['installations'];
+  const relay = relayTable(bus, ['installations']);
   const approval = z
     .object({ tool_name: z.string().min(1).max(200), definition_hash: z.string().regex(/^[0-9a-f]{64}$/) })
     .strict();
+  const ref = ({ params }: { params: { teamId: string; installationId: string } }) => ({
+    team_id: params.teamId,
+    installation_id: params.installationId,
+  });
   return [
-    proxyRoute(bus, s.get, {
-      method: 'GET',
-      url: `${installationsPath}/tool-policy`,
-      summary: "The installation's tools, the rules that apply to each and what they come to",
-      tags,
-      params: installationParams,
-      toRequest: ({ params }) => ({ team_id: params.teamId, installation_id: params.installationId }),
-    }),
-    proxyRoute(bus, s.update, {
-      method: 'PATCH',
-      url: `${installationsPath}/tool-policy`,
-      summary:
-        "Change the installation's tool rules (enabled, needs confirmation) and what happens when a client cannot confirm",
-      tags,
-      params: installationParams,
-      body: toolPolicyUpdate,
-      toRequest: ({ params, body }) => ({
-        team_id: params.teamId,
-        installation_id: params.installationId,
-        changes: body,
-      }),
-    }),
-    proxyRoute(bus, s.listTeam, {
-      method: 'GET',
-      url: '/api/teams/:teamId/mcp/tool-policy',
-      summary: "The team's rules for tools of every installation of a server",
-      tags,
-      params: teamParams,
-      toRequest: ({ params }) => ({ team_id: params.teamId }),
-    }),
-    proxyRoute(bus, s.updateTeam, {
-      method: 'PATCH',
-      url: '/api/teams/:teamId/mcp/tool-policy',
-      summary: "Change the team's rules for one server's tools (every installation of it)",
-      tags,
-      params: teamParams,
-      body: teamToolPolicyUpdate,
-      toRequest: ({ params, body }) => ({ team_id: params.teamId, changes: body }),
-    }),
-    proxyRoute(bus, s.listDefinitions, {
-      method: 'GET',
-      url: `${installationsPath}/tool-definitions`,
-      summary: 'Pinned tool definitions: new or changed ones held back, each beside the approved one it would replace',
-      tags,
-      params: installationParams,
-      toRequest: ({ params }) => ({ team_id: params.teamId, installation_id: params.installationId }),
-    }),
-    proxyRoute(bus, s.approveDefinition, {
-      method: 'POST',
-      url: `${installationsPath}/tool-definitions/approve`,
-      summary: 'Approve a held-back tool definition; satellites serve the tool again',
-      tags,
-      params: installationParams,
-      body: approval,
-      toRequest: ({ params, body }) => ({
-        team_id: params.teamId,
-        installation_id: params.installationId,
-        ...body,
-      }),
-    }),
+    relay(
+      s.get,
+      `GET ${installationsPath}/tool-policy`,
+      "The installation's tools, the rules that apply to each and what they come to",
+      { params: installationParams, toRequest: ref },
+    ),
+    relay(
+      s.update,
+      `PATCH ${installationsPath}/tool-policy`,
+      "Change the installation's tool rules (enabled, needs confirmation) and what happens when a client cannot confirm",
+      {
+        params: installationParams,
+        body: toolPolicyUpdate,
+        toRequest: (input) => ({ ...ref(input), changes: input.body }),
+      },
+    ),
+    relay(
+      s.listTeam,
+      'GET /api/teams/:teamId/mcp/tool-policy',
+      "The team's rules for tools of every installation of a server",
+      {
+        params: teamParams,
+        toRequest: ({ params }) => ({ team_id: params.teamId }),
+      },
+    ),
+    relay(
+      s.updateTeam,
+      'PATCH /api/teams/:teamId/mcp/tool-policy',
+      "Change the team's rules for one server's tools (every installation of it)",
+      {
+        params: teamParams,
+        body: teamToolPolicyUpdate,
+        toRequest: ({ params, body }) => ({ team_id: params.teamId, changes: body }),
+      },
+    ),
+    relay(
+      s.listDefinitions,
+      `GET ${installationsPath}/tool-definitions`,
+      'Pinned tool definitions: new or changed ones held back, each beside the approved one it would replace',
+      { params: installationParams, toRequest: ref },
+    ),
+    relay(
+      s.approveDefinition,
+      `POST ${installationsPath}/tool-definitions/approve`,
+      'Approve a held-back tool definition; satellites serve the tool again',
+      { params: installationParams, body: approval, toRequest: (input) => ({ ...ref(input), ...input.body }) },
+    ),
   ];
 }
