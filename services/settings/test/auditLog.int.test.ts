@@ -15,9 +15,15 @@ import {
 import { createLivePool, type LivePool } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminIdentity, clientBus, type Replica, startReplica } from './settingsHarness.ts';
+import {
+  adminIdentity,
+  clientBus,
+  type Replica,
+  sqlRows,
+  startReplica,
+  waitForAuditEntries,
+} from './settingsHarness.ts';
 
 let env: TestEnvironment;
 let store: Replica;
@@ -39,16 +45,6 @@ const teamUserOfA: CallerIdentity = {
   global_role: 'global_user',
   memberships: [{ team_id: teamA, role: 'team_user' }],
 };
-
-async function sqlRows(text: string, values: unknown[] = []) {
-  const c = new pg.Client({ ...env.postgres });
-  await c.connect();
-  try {
-    return (await c.query(text, values)).rows;
-  } finally {
-    await c.end();
-  }
-}
 
 /** An entry as an owner delivers it, with what a test does not care about filled in. */
 function entry(overrides: Partial<AuditEntryInput> = {}): AuditEntryInput {
@@ -72,15 +68,6 @@ const asService = (service: ProcessName) => ({ identity: serviceIdentity(service
 const admin = { identity: adminIdentity };
 
 /** Waits for entries matching a filter to be in the log (delivery is asynchronous, after commit). */
-async function waitForEntries(query: Record<string, unknown>, count = 1): Promise<AuditEntry[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const page = await client.request(auditSubjects.list, { ...query, limit: 100 }, admin);
-    if (page.entries.length >= count) return page.entries;
-    if (Date.now() > deadline) throw new Error(`no ${count} audit entries for ${JSON.stringify(query)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -115,7 +102,7 @@ describe('recording in the owner transaction', () => {
         details: { key: 'smtp.port', old_value: '587', new_value: '2525' },
       });
     });
-    const [stored, ...others] = await waitForEntries({ target_id: target });
+    const [stored, ...others] = await waitForAuditEntries(client, { target_id: target });
     expect(others).toEqual([]);
     expect(stored).toMatchObject({
       source: 'settings',
@@ -135,7 +122,9 @@ describe('recording in the owner transaction', () => {
       details: { key: 'smtp.port', old_value: '587', new_value: '2525' },
     });
     // Delivered rows leave the outbox.
-    await expect.poll(async () => (await sqlRows('SELECT count(*)::int AS n FROM settings.audit_outbox'))[0].n).toBe(0);
+    await expect
+      .poll(async () => (await sqlRows(env, 'SELECT count(*)::int AS n FROM settings.audit_outbox'))[0].n)
+      .toBe(0);
   });
 
   it('never delivers an entry whose transaction rolled back', async () => {
@@ -157,7 +146,7 @@ describe('recording in the owner transaction', () => {
       action: 'setting.deleted',
       target: { kind: 'setting', id: marker },
     });
-    await waitForEntries({ target_id: marker });
+    await waitForAuditEntries(client, { target_id: marker });
     expect((await client.request(auditSubjects.list, { target_id: undone }, admin)).entries).toEqual([]);
   });
 
@@ -177,7 +166,7 @@ describe('recording in the owner transaction', () => {
         asService('installations'),
       ),
     ).rejects.toMatchObject({ code: 'validation_failed' });
-    const everything = await sqlRows(`SELECT details::text AS d FROM settings.audit_entries`);
+    const everything = await sqlRows(env, `SELECT details::text AS d FROM settings.audit_entries`);
     expect(everything.map((r) => r.d).join()).not.toContain('hunter2');
   });
 
@@ -198,14 +187,14 @@ describe('recording in the owner transaction', () => {
         source: 'settings',
       });
       await relay.flush();
-      const [row] = await sqlRows(`SELECT attempts FROM settings.audit_outbox WHERE entry->'target'->>'id' = $1`, [
+      const [row] = await sqlRows(env, `SELECT attempts FROM settings.audit_outbox WHERE entry->'target'->>'id' = $1`, [
         target,
       ]);
       expect(row?.attempts).toBe(1);
     } finally {
       store = await startReplica(env);
     }
-    const [stored] = await waitForEntries({ target_id: target });
+    const [stored] = await waitForAuditEntries(client, { target_id: target });
     expect(stored).toMatchObject({ action: 'setting.created', source: 'settings' });
   });
 });
@@ -243,7 +232,7 @@ describe('audit.entry.record', () => {
       ),
     ).rejects.toMatchObject({ code: 'validation_failed' });
     await client.request(auditSubjects.record, { entries: [mine] }, asService('satellite-registry'));
-    const [stored] = await waitForEntries({ target_id: mine.target.id });
+    const [stored] = await waitForAuditEntries(client, { target_id: mine.target.id });
     expect(stored?.source).toBe('satellite-registry');
     await expect(client.request(auditSubjects.record, { entries: [entry()] }, asService('jobs'))).rejects.toMatchObject(
       { code: 'forbidden' },
@@ -370,7 +359,7 @@ describe('audit.entry.prune', () => {
     expect(reply.removed).toBeGreaterThanOrEqual(1);
     const left = await client.request(auditSubjects.list, { target_kind: kind }, admin);
     expect(left.entries.map((e) => e.target.id)).toEqual(['recent']);
-    const [pruned] = await waitForEntries({ action: 'audit.pruned' });
+    const [pruned] = await waitForAuditEntries(client, { action: 'audit.pruned' });
     expect(pruned).toMatchObject({
       source: 'settings',
       actor: { kind: 'process', id: 'jobs' },

@@ -3,24 +3,13 @@ import type { Bus } from '@orbital/bus';
 import { type AuditEntry, auditSubjects, dbSetupSubject, settingsSubjects as s } from '@orbital/contracts';
 import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminIdentity, clientBus, type Replica, startReplica } from './settingsHarness.ts';
+import { adminIdentity, clientBus, type Replica, startReplica, waitForAuditEntries } from './settingsHarness.ts';
 
 let env: TestEnvironment;
 let replica: Replica;
 let client: Bus;
 const origin = { source_ip: '198.51.100.23', user_email: 'root@example.org', user_name: 'Root' };
 const admin = { identity: adminIdentity, origin };
-
-async function waitForEntries(query: Record<string, unknown>, count = 1): Promise<AuditEntry[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const page = await client.request(auditSubjects.list, { ...query, limit: 100 }, { identity: adminIdentity });
-    if (page.entries.length >= count) return page.entries;
-    if (Date.now() > deadline)
-      throw new Error(`no ${count} entries for ${JSON.stringify(query)}: ${page.entries.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -41,7 +30,7 @@ describe('setting changes', () => {
     await client.request(s.createSetting, { key, value: 'blue', group_id: 'global' }, admin);
     await client.request(s.updateSetting, { key, changes: { value: 'green' } }, admin);
     await client.request(s.deleteSetting, { key }, admin);
-    const [deleted, updated, created] = await waitForEntries({ target_id: key }, 3);
+    const [deleted, updated, created] = await waitForAuditEntries(client, { target_id: key }, 3);
     expect(created).toMatchObject({
       source: 'settings',
       action: 'setting.created',
@@ -75,8 +64,8 @@ describe('setting changes', () => {
       admin,
     );
     const entries = [
-      ...(await waitForEntries({ target_id: key }, 3)),
-      ...(await waitForEntries({ target_id: other }, 3)),
+      ...(await waitForAuditEntries(client, { target_id: key }, 3)),
+      ...(await waitForAuditEntries(client, { target_id: other }, 3)),
     ];
     expect(
       entries.find((e) => e.action === 'setting.updated' && e.target.id === key && !e.details.bulk)?.details,
@@ -110,7 +99,7 @@ describe('setting changes', () => {
     ).rejects.toMatchObject({ code: 'validation_failed' });
     const marker = `audit_${randomUUID().slice(0, 8)}.marker`;
     await client.request(s.createSetting, { key: marker, value: 'm' }, admin);
-    await waitForEntries({ target_id: marker });
+    await waitForAuditEntries(client, { target_id: marker });
     expect((await client.request(auditSubjects.list, { target_id: key }, { identity: adminIdentity })).entries).toEqual(
       [],
     );
@@ -120,7 +109,7 @@ describe('setting changes', () => {
     const id = `g${randomUUID().slice(0, 8)}`;
     await client.request(s.createGroup, { id, name: 'Audited group' }, admin);
     await client.request(s.updateGroup, { group_id: id, changes: { name: 'Renamed', icon: 'star' } }, admin);
-    const [updated, created] = await waitForEntries({ target_id: id }, 2);
+    const [updated, created] = await waitForAuditEntries(client, { target_id: id }, 2);
     expect(created).toMatchObject({ action: 'setting_group.created', details: { name: 'Audited group' } });
     expect(updated).toMatchObject({ action: 'setting_group.updated', details: { changed: ['icon', 'name'] } });
   });

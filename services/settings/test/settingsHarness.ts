@@ -1,7 +1,8 @@
 import { type Bus, createBus } from '@orbital/bus';
-import type { CallerIdentity } from '@orbital/contracts';
+import { type AuditEntry, auditSubjects, type CallerIdentity } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import { captureLog, type ServiceUnderTest, startServiceUnderTest, type TestEnvironment } from '@orbital/testing';
+import pg from 'pg';
 import { createSettingsApp, type SettingsApp } from '../src/app.ts';
 import { settingsConfigSchema } from '../src/config.ts';
 
@@ -53,4 +54,31 @@ export async function clientBus(env: TestEnvironment): Promise<Bus> {
     logger: createLogger({ name: 'client', level: 'silent' }),
     requestTimeoutMs: 3000,
   });
+}
+
+/** Rows of a query run straight against the test database, past the service. */
+export async function sqlRows(env: TestEnvironment, text: string, values: unknown[] = []) {
+  const c = new pg.Client({ ...env.postgres });
+  await c.connect();
+  try {
+    return (await c.query(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The audit entries matching `query`, newest first, once there are at least `count` of them. */
+export async function waitForAuditEntries(
+  client: Bus,
+  query: Record<string, unknown>,
+  count = 1,
+): Promise<AuditEntry[]> {
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    const page = await client.request(auditSubjects.list, { ...query, limit: 100 }, { identity: adminIdentity });
+    if (page.entries.length >= count) return page.entries;
+    if (Date.now() > deadline)
+      throw new Error(`no ${count} audit entries for ${JSON.stringify(query)}: ${page.entries.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

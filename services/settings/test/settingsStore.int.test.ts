@@ -5,7 +5,6 @@ import { type Bus, streamName } from '@orbital/bus';
 import { settingsSubjects as s, settingsChangedEvent, settingsEventsStream } from '@orbital/contracts';
 import { createNatsSettingsSource, createSettingsReader } from '@orbital/settings-client';
 import { createTestEnvironment, markDatabaseSetUp, type TestEnvironment } from '@orbital/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminIdentity,
@@ -13,6 +12,7 @@ import {
   logLines,
   type Replica,
   serviceCaller,
+  sqlRows,
   startReplica,
   userIdentity,
 } from './settingsHarness.ts';
@@ -22,16 +22,6 @@ let a: Replica;
 let b: Replica;
 let client: Bus;
 const admin = { identity: adminIdentity };
-
-async function sqlRows(text: string, values: unknown[] = []) {
-  const c = new pg.Client({ ...env.postgres });
-  await c.connect();
-  try {
-    return (await c.query(text, values)).rows;
-  } finally {
-    await c.end();
-  }
-}
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 
@@ -124,10 +114,10 @@ describe('initialisation from definitions', () => {
 
   it('restarting keeps changed values and creates no duplicates', async () => {
     await client.request(s.updateSetting, { key: 'smtp.port', changes: { value: '2525' } }, admin);
-    const before = await sqlRows('SELECT count(*)::int AS n FROM settings.settings');
+    const before = await sqlRows(env, 'SELECT count(*)::int AS n FROM settings.settings');
     const restarted = await startReplica(env);
     expect(await restarted.app.operations.getSetting({ key: 'smtp.port' })).toMatchObject({ value: '2525' });
-    expect(await sqlRows('SELECT count(*)::int AS n FROM settings.settings')).toEqual(before);
+    expect(await sqlRows(env, 'SELECT count(*)::int AS n FROM settings.settings')).toEqual(before);
     expect(restarted.logs()).toMatch(/"created":0/);
     await restarted.stop();
   });
@@ -141,7 +131,7 @@ describe('encryption at rest', () => {
       admin,
     );
     expect(created).toMatchObject({ value: null, has_value: true, is_encrypted: true });
-    const [row] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
+    const [row] = await sqlRows(env, "SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
     expect(row.value).not.toContain('sk-live');
     expect(row.value).toMatch(/^v1:/);
     expect(await client.request(s.getValues, { keys: ['integrations.api_key'] }, { identity: serviceCaller })).toEqual({
@@ -159,12 +149,14 @@ describe('encryption at rest', () => {
       { key: 'integrations.tampered', value: 'secret-value', encrypted: true },
       admin,
     );
-    const [row] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.tampered'");
+    const [row] = await sqlRows(env, "SELECT value FROM settings.settings WHERE key = 'integrations.tampered'");
     const parts = String(row.value).split(':');
     const data = Buffer.from(parts[3] ?? '', 'base64url');
     data[0] = (data[0] ?? 0) ^ 0xff;
     parts[3] = data.toString('base64url');
-    await sqlRows("UPDATE settings.settings SET value = $1 WHERE key = 'integrations.tampered'", [parts.join(':')]);
+    await sqlRows(env, "UPDATE settings.settings SET value = $1 WHERE key = 'integrations.tampered'", [
+      parts.join(':'),
+    ]);
     await a.app.operations.reload();
     await b.app.operations.reload();
     const single = await client.request(s.getValues, { keys: ['integrations.tampered'] }, { identity: serviceCaller });
@@ -181,8 +173,8 @@ describe('encryption at rest', () => {
       admin,
     );
     // A ciphertext copied from another key: authentic, but bound to that key, so it must not decrypt here.
-    const [other] = await sqlRows("SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
-    await sqlRows("UPDATE settings.settings SET value = $1 WHERE key = 'relay.password'", [other.value]);
+    const [other] = await sqlRows(env, "SELECT value FROM settings.settings WHERE key = 'integrations.api_key'");
+    await sqlRows(env, "UPDATE settings.settings SET value = $1 WHERE key = 'relay.password'", [other.value]);
     await a.app.operations.reload();
     await b.app.operations.reload();
     const group = await client.request(s.getValues, { group_id: 'relay' }, { identity: serviceCaller });
@@ -220,6 +212,7 @@ describe('encryption at rest', () => {
     expect(refused).toMatchObject({ code: 'validation_failed', details: [{ path: 'body.value' }] });
     expect(JSON.stringify(refused)).not.toContain('whsec-old');
     const [row] = await sqlRows(
+      env,
       "SELECT value, is_encrypted FROM settings.settings WHERE key = 'integrations.webhook_secret'",
     );
     expect(row.is_encrypted).toBe(true);
@@ -235,7 +228,10 @@ describe('encryption at rest', () => {
   it('re-stores the current value when only the encrypted flag changes', async () => {
     await client.request(s.createSetting, { key: 'integrations.toggle', value: 'plain-then-secret' }, admin);
     await client.request(s.updateSetting, { key: 'integrations.toggle', changes: { encrypted: true } }, admin);
-    const [row] = await sqlRows("SELECT value, is_encrypted FROM settings.settings WHERE key = 'integrations.toggle'");
+    const [row] = await sqlRows(
+      env,
+      "SELECT value, is_encrypted FROM settings.settings WHERE key = 'integrations.toggle'",
+    );
     expect(row.is_encrypted).toBe(true);
     expect(row.value).not.toContain('plain-then-secret');
     expect(
@@ -278,7 +274,7 @@ describe('cache coherence across replicas', () => {
   });
 
   it('serves reads from memory: a row changed behind its back is not seen until a reload', async () => {
-    await sqlRows("UPDATE settings.settings SET value = 'changed-in-sql' WHERE key = 'smtp.from_name'");
+    await sqlRows(env, "UPDATE settings.settings SET value = 'changed-in-sql' WHERE key = 'smtp.from_name'");
     expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('Orbital');
     await a.app.operations.reload();
     expect((await a.app.operations.getSetting({ key: 'smtp.from_name' })).value).toBe('changed-in-sql');
@@ -319,7 +315,7 @@ describe('bulk writes', () => {
         { index: 2, key: 'bulk.one', message: 'duplicate of item 0' },
       ],
     });
-    expect(await sqlRows("SELECT key FROM settings.settings WHERE key LIKE 'bulk.%'")).toEqual([]);
+    expect(await sqlRows(env, "SELECT key FROM settings.settings WHERE key LIKE 'bulk.%'")).toEqual([]);
 
     const ok = await client.request(
       s.bulkSettings,
@@ -349,24 +345,22 @@ describe('search by key pattern', () => {
     'smtp.username',
   ];
 
+  /** The keys a search finds. */
+  const found = async (pattern: string) =>
+    (await client.request(s.searchSettings, { pattern }, admin)).map((x) => x.key);
+
   it('matches * and ? and treats SQL wildcards literally', async () => {
-    const smtp = await client.request(s.searchSettings, { pattern: 'smtp.*' }, admin);
-    expect(smtp.map((x) => x.key)).toEqual(smtpKeys);
-    expect((await client.request(s.searchSettings, { pattern: 'smtp.hos?' }, admin)).map((x) => x.key)).toEqual([
-      'smtp.host',
-    ]);
+    expect(await found('smtp.*')).toEqual(smtpKeys);
+    expect(await found('smtp.hos?')).toEqual(['smtp.host']);
     // `_` is literal: it does not match the "." of every key as SQL LIKE would.
-    expect(await client.request(s.searchSettings, { pattern: 'smtp_host' }, admin)).toEqual([]);
+    expect(await found('smtp_host')).toEqual([]);
   });
 
   it('finds the keys containing a pattern without wildcards, as a search box does', async () => {
-    const smtp = await client.request(s.searchSettings, { pattern: 'smtp' }, admin);
-    expect(smtp.map((x) => x.key)).toEqual(smtpKeys);
-    expect((await client.request(s.searchSettings, { pattern: 'swagger' }, admin)).map((x) => x.key)).toEqual([
-      'global.enable_swagger_docs',
-    ]);
+    expect(await found('smtp')).toEqual(smtpKeys);
+    expect(await found('swagger')).toEqual(['global.enable_swagger_docs']);
     // A dot is literal in a plain pattern too.
-    expect(await client.request(s.searchSettings, { pattern: 'smtp.hostx' }, admin)).toEqual([]);
+    expect(await found('smtp.hostx')).toEqual([]);
   });
 
   it.each(['smtp.%', "x' OR '1'='1", 'a;drop table settings', ''])('refuses the pattern %j', async (pattern) => {
