@@ -41,6 +41,21 @@ export type NewSetting = {
   group_id: string | null;
 };
 
+/** The INSERT of one setting; a caller adds what happens on a conflict and what it returns. */
+const settingInsert = (setting: NewSetting) => sql.fragment`
+  INSERT INTO settings (key, value, description, is_encrypted, group_id)
+  VALUES (${setting.key}, ${setting.value}, ${setting.description}, ${setting.is_encrypted}, ${setting.group_id})`;
+
+/** Inserts each item that does not exist yet (`insert` returns null on a conflict); the rows created. */
+async function insertMissing<Item, Row>(items: Item[], insert: (item: Item) => Promise<Row | null>): Promise<Row[]> {
+  const created: Row[] = [];
+  for (const item of items) {
+    const row = await insert(item);
+    if (row) created.push(row);
+  }
+  return created;
+}
+
 function translate(error: unknown, what: { key?: string; groupId?: string | null }): never {
   if (error instanceof UniqueIntegrityConstraintViolationError) {
     throw new AppError('conflict', what.key ? `Setting ${what.key} already exists` : 'Already exists', {
@@ -58,27 +73,19 @@ function translate(error: unknown, what: { key?: string; groupId?: string | null
 
 export async function insertSetting(db: CommonQueryMethods, setting: NewSetting): Promise<SettingRow> {
   try {
-    return await db.one(sql.type(settingRow)`
-      INSERT INTO settings (key, value, description, is_encrypted, group_id)
-      VALUES (${setting.key}, ${setting.value}, ${setting.description}, ${setting.is_encrypted}, ${setting.group_id})
-      RETURNING ${settingColumns}`);
+    return await db.one(sql.type(settingRow)`${settingInsert(setting)} RETURNING ${settingColumns}`);
   } catch (error) {
     translate(error, { key: setting.key, groupId: setting.group_id });
   }
 }
 
 /** Inserts the settings that do not exist yet and returns those it created (existing ones untouched). */
-export async function insertMissingSettings(db: CommonQueryMethods, settings: NewSetting[]): Promise<SettingRow[]> {
-  const created: SettingRow[] = [];
-  for (const setting of settings) {
-    const row = await db.maybeOne(sql.type(settingRow)`
-      INSERT INTO settings (key, value, description, is_encrypted, group_id)
-      VALUES (${setting.key}, ${setting.value}, ${setting.description}, ${setting.is_encrypted}, ${setting.group_id})
-      ON CONFLICT (key) DO NOTHING
-      RETURNING ${settingColumns}`);
-    if (row) created.push(row);
-  }
-  return created;
+export function insertMissingSettings(db: CommonQueryMethods, settings: NewSetting[]): Promise<SettingRow[]> {
+  return insertMissing(settings, (setting) =>
+    db.maybeOne(
+      sql.type(settingRow)`${settingInsert(setting)} ON CONFLICT (key) DO NOTHING RETURNING ${settingColumns}`,
+    ),
+  );
 }
 
 export async function updateSettingRow(db: CommonQueryMethods, key: string, next: NewSetting): Promise<SettingRow> {
@@ -111,12 +118,14 @@ export type NewGroup = {
   sort_order: number;
 };
 
+/** The INSERT of one group; a caller adds what happens on a conflict and what it returns. */
+const groupInsert = (group: NewGroup) => sql.fragment`
+  INSERT INTO setting_groups (id, name, description, icon, sort_order)
+  VALUES (${group.id}, ${group.name}, ${group.description}, ${group.icon}, ${group.sort_order})`;
+
 export async function insertGroup(db: CommonQueryMethods, group: NewGroup): Promise<GroupRow> {
   try {
-    return await db.one(sql.type(groupRow)`
-      INSERT INTO setting_groups (id, name, description, icon, sort_order)
-      VALUES (${group.id}, ${group.name}, ${group.description}, ${group.icon}, ${group.sort_order})
-      RETURNING ${groupColumns}`);
+    return await db.one(sql.type(groupRow)`${groupInsert(group)} RETURNING ${groupColumns}`);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError) {
       throw new AppError('conflict', `Setting group ${group.id} already exists`, { cause: error });
@@ -125,17 +134,10 @@ export async function insertGroup(db: CommonQueryMethods, group: NewGroup): Prom
   }
 }
 
-export async function insertMissingGroups(db: CommonQueryMethods, groups: NewGroup[]): Promise<GroupRow[]> {
-  const created: GroupRow[] = [];
-  for (const group of groups) {
-    const row = await db.maybeOne(sql.type(groupRow)`
-      INSERT INTO setting_groups (id, name, description, icon, sort_order)
-      VALUES (${group.id}, ${group.name}, ${group.description}, ${group.icon}, ${group.sort_order})
-      ON CONFLICT (id) DO NOTHING
-      RETURNING ${groupColumns}`);
-    if (row) created.push(row);
-  }
-  return created;
+export function insertMissingGroups(db: CommonQueryMethods, groups: NewGroup[]): Promise<GroupRow[]> {
+  return insertMissing(groups, (group) =>
+    db.maybeOne(sql.type(groupRow)`${groupInsert(group)} ON CONFLICT (id) DO NOTHING RETURNING ${groupColumns}`),
+  );
 }
 
 export async function updateGroupRow(db: CommonQueryMethods, id: string, next: NewGroup): Promise<GroupRow | null> {
