@@ -80,20 +80,27 @@ function writeAll(folder: string, files: Record<string, string>) {
   }
 }
 
+/** What every deployment's platform is given: its keys, its first admin, and the issuer of its tokens. */
+function platformSecrets(publicUrl: URL): string[] {
+  const adminEmail = flag('--admin-email') ?? refuse('--admin-email is required (the first global admin)');
+  return [
+    `SERVICE_ENCRYPTION_SECRET=${secret()}`,
+    `REGISTRATION_TOKEN_SECRET=${secret()}`,
+    `ADMIN_EMAIL=${adminEmail}`,
+    `ADMIN_PASSWORD=${secret()}`,
+    `OAUTH_ISSUER_URL=${publicUrl.origin}`,
+  ];
+}
+
 const kubernetes = flag('--kubernetes');
 const compose = flag('--compose');
 if (kubernetes) {
   const publicUrl = url('--public-url');
   const mcpUrl = url('--mcp-url');
-  const adminEmail = flag('--admin-email') ?? refuse('--admin-email is required (the first global admin)');
   const redisPassword = secret();
   writeAll(resolve(kubernetes), {
     'secrets.env': [
-      `SERVICE_ENCRYPTION_SECRET=${secret()}`,
-      `REGISTRATION_TOKEN_SECRET=${secret()}`,
-      `ADMIN_EMAIL=${adminEmail}`,
-      `ADMIN_PASSWORD=${secret()}`,
-      `OAUTH_ISSUER_URL=${publicUrl.origin}`,
+      ...platformSecrets(publicUrl),
       `REDIS_URL=redis://:${redisPassword}@orbital-redis-master:6379`,
     ].join('\n'),
     'redis.env': `password=${redisPassword}`,
@@ -108,17 +115,8 @@ if (kubernetes) {
   });
 } else if (compose) {
   const publicUrl = url('--public-url', 'http://localhost:3000');
-  const adminEmail = flag('--admin-email') ?? refuse('--admin-email is required (the first global admin)');
   writeAll(resolve(compose), {
-    '.env': [
-      `SERVICE_ENCRYPTION_SECRET=${secret()}`,
-      `REGISTRATION_TOKEN_SECRET=${secret()}`,
-      `ADMIN_EMAIL=${adminEmail}`,
-      `ADMIN_PASSWORD=${secret()}`,
-      `POSTGRES_PASSWORD=${secret()}`,
-      `OAUTH_ISSUER_URL=${publicUrl.origin}`,
-      ...processLines,
-    ].join('\n'),
+    '.env': [...platformSecrets(publicUrl), `POSTGRES_PASSWORD=${secret()}`, ...processLines].join('\n'),
     'nats.conf': natsConf(),
   });
 } else {

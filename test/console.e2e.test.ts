@@ -56,6 +56,15 @@ describe('the web console, day one, in a real browser', () => {
       if (process.env.KEEP_SCREENSHOTS) await keepScreenshot(page, name);
     });
 
+  /** Opens the audit log and waits for an entry of each action; its rows, to look closer. */
+  async function auditLogShows(actions: string[]) {
+    await nav(page, 'Audit').click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const rows = page.getByTestId('audit-entry');
+    for (const action of actions) await rows.filter({ hasText: action }).first().waitFor();
+    return rows;
+  }
+
   beforeAll(async () => {
     // The test serves what the build makes; `npm test` builds first, a lone run builds here.
     if (!existsSync(resolve(root, 'console/dist/index.html'))) {
@@ -318,19 +327,14 @@ describe('the web console, day one, in a real browser', () => {
   });
 
   step('the audit log shows who did what, filters it, follows it live and exports it', async () => {
-    await nav(page, 'Audit').click();
-    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
-    const rows = page.getByTestId('audit-entry');
     // What the walk did so far, each recorded by the service that did it.
-    for (const action of [
+    const rows = await auditLogShows([
       'auth.login',
       'setting.updated',
       'team.created',
       'team.member_added',
       'installation.created',
-    ]) {
-      await rows.filter({ hasText: action }).first().waitFor();
-    }
+    ]);
     await rows.filter({ hasText: 'auth.login' }).filter({ hasText: 'wrong_password' }).first().waitFor();
 
     await page.getByLabel('Action').fill('setting.*');
@@ -539,19 +543,14 @@ describe('the web console, day one, in a real browser', () => {
   });
 
   step('the audit log shows each of these', async () => {
-    await nav(page, 'Audit').click();
-    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
-    const rows = page.getByTestId('audit-entry');
-    for (const action of [
+    const rows = await auditLogShows([
       'auth.registered',
       'auth.email_verified',
       'auth.password_reset_requested',
       'auth.password_reset',
       'invitation.created',
       'invitation.accepted',
-    ]) {
-      await rows.filter({ hasText: action }).first().waitFor();
-    }
+    ]);
     // The login switch, off and then on: two changes of its key.
     await rows.filter({ hasText: 'setting.updated' }).filter({ hasText: 'global.enable_login' }).nth(1).waitFor();
   });

@@ -25,6 +25,10 @@ const containerOf = (objects: K8sObject[], kind: string, name: string): Containe
   return container;
 };
 
+/** The production overlay, changed by `alter`, started until its workloads are ready (no day-one walk). */
+const startAltered = (alter: (objects: K8sObject[]) => void) =>
+  rehearseKubernetes('production', { root, log, startOnly: true, alter });
+
 describe('the deployment rehearsal', () => {
   for (const overlay of ['production', 'development']) {
     it(`brings the ${overlay} overlay from secrets to a tool call through the satellites' Service`, async () => {
@@ -49,14 +53,9 @@ describe('the deployment rehearsal', () => {
   }, 600_000);
 
   it('fails naming the object and the variable when a manifest leaves out a variable a process needs', async () => {
-    const attempt = rehearseKubernetes('production', {
-      root,
-      log,
-      startOnly: true,
-      alter(objects) {
-        const settings = containerOf(objects, 'Deployment', 'settings');
-        settings.env = settings.env?.filter((variable) => variable.name !== 'IDENTITY_SIGNING_KEY');
-      },
+    const attempt = startAltered((objects) => {
+      const settings = containerOf(objects, 'Deployment', 'settings');
+      settings.env = settings.env?.filter((variable) => variable.name !== 'IDENTITY_SIGNING_KEY');
     });
     await expect(attempt).rejects.toThrow(
       /Deployment orbital\/settings \(container settings\) refused to start:\n\s+- IDENTITY_SIGNING_KEY: is required/,
@@ -64,14 +63,9 @@ describe('the deployment rehearsal', () => {
   }, 300_000);
 
   it('fails naming the object and the variable when a manifest leaves out a volume a process writes to', async () => {
-    const attempt = rehearseKubernetes('production', {
-      root,
-      log,
-      startOnly: true,
-      alter(objects) {
-        const satellite = containerOf(objects, 'StatefulSet', 'satellite');
-        satellite.volumeMounts = satellite.volumeMounts?.filter((mount) => mount.name !== 'state');
-      },
+    const attempt = startAltered((objects) => {
+      const satellite = containerOf(objects, 'StatefulSet', 'satellite');
+      satellite.volumeMounts = satellite.volumeMounts?.filter((mount) => mount.name !== 'state');
     });
     await expect(attempt).rejects.toThrow(
       "StatefulSet orbital/satellite (container satellite): SATELLITE_STATE_DIR (/var/lib/orbital-satellite) is on no volume, and the container's root filesystem is read-only",

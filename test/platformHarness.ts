@@ -12,6 +12,9 @@ import {
 } from '@orbital/testing';
 import { platformProcesses } from '../scripts/platformProcesses.ts';
 
+/** The e2e tests wait as the deployment rehearsal does. */
+export { eventually } from '../scripts/rehearsal/eventually.ts';
+
 /**
  * The whole platform as real processes, as `npm start` runs it (the same list of processes), on this
  * run's own database, subject prefix and queue prefix: every backend service `replicas` times, one
@@ -157,20 +160,4 @@ export async function call<T = unknown>(
   const ok = Array.isArray(expected) ? expected.includes(response.status) : response.status === expected;
   if (!ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
   return (text ? JSON.parse(text) : null) as T;
-}
-
-/** Polls until `check` returns a value (not undefined), or fails with the last value seen. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in time (last: ${String(last)})`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeObjects, readEnvFile } from './composeObjects.ts';
 import { createHostMap } from './createHostMap.ts';
+import { eventually } from './eventually.ts';
 import { readImage } from './readImage.ts';
 import type { RehearsalOptions } from './rehearseKubernetes.ts';
 import { type Cluster, RehearsalFailure, runCluster } from './runCluster.ts';
@@ -11,7 +12,6 @@ import { type Engine, startNatsWithConfiguration, startPostgres, startRedis } fr
 import {
   adminSession,
   createApi,
-  eventually,
   globalRegistrationToken,
   installEverything,
   modernToolCall,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createHostMap } from './createHostMap.ts';
+import { eventually } from './eventually.ts';
 import type { K8sObject } from './k8sObject.ts';
 import { readImage } from './readImage.ts';
 import { renderKustomization } from './renderKustomization.ts';
@@ -13,7 +14,6 @@ import { type Engine, startNatsCluster, startPostgres, startRedis } from './star
 import {
   adminSession,
   createApi,
-  eventually,
   globalRegistrationToken,
   installEverything,
   modernToolCall,

@@ -1,6 +1,7 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually } from './eventually.ts';
 
 /**
  * The day-one path as an operator and a developer walk it, against gateway-api's Service address: the
@@ -9,27 +10,6 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
  */
 
 type Envelope<T> = { success: boolean; data: T; error?: { message: string } };
-
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs: number,
-  failed?: Promise<never>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what} did not happen within ${timeoutMs / 1000} s (last: ${String(last)})`);
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, 500)), ...(failed ? [failed] : [])]);
-  }
-}
 
 export function createApi(base: string) {
   return async function api<T>(

@@ -15,16 +15,19 @@ beforeAll(async () => {
   embedder = await createUseLiteEmbedder();
 }, 60_000);
 
+/** POST /v1/embeddings to an app, with an authorization header when one is given. */
+const embed = (app: ReturnType<typeof appWith>, payload: object, authorization?: string) =>
+  app.inject({ method: 'POST', url: '/v1/embeddings', payload, headers: authorization ? { authorization } : {} });
+
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] as number), 0);
 
 describe('the local embeddings process', () => {
   const app = () => appWith();
 
   it('answers /v1/embeddings as the OpenAI API does, vectors whose closeness follows meaning', async () => {
-    const response = await app().inject({
-      method: 'POST',
-      url: '/v1/embeddings',
-      payload: { model: useLiteModelName, input: ['make a new folder', 'create a directory', 'add two numbers'] },
+    const response = await embed(app(), {
+      model: useLiteModelName,
+      input: ['make a new folder', 'create a directory', 'add two numbers'],
     });
     expect(response.statusCode).toBe(200);
     const body = response.json() as {
@@ -41,16 +44,10 @@ describe('the local embeddings process', () => {
   }, 60_000);
 
   it('takes one string, and answers base64 floats when asked', async () => {
-    const float = (
-      await app().inject({ method: 'POST', url: '/v1/embeddings', payload: { input: 'hello' } })
-    ).json() as { data: Array<{ embedding: number[] }> };
-    const encoded = (
-      await app().inject({
-        method: 'POST',
-        url: '/v1/embeddings',
-        payload: { input: 'hello', encoding_format: 'base64' },
-      })
-    ).json() as { data: Array<{ embedding: string }> };
+    const float = (await embed(app(), { input: 'hello' })).json() as { data: Array<{ embedding: number[] }> };
+    const encoded = (await embed(app(), { input: 'hello', encoding_format: 'base64' })).json() as {
+      data: Array<{ embedding: string }>;
+    };
     const bytes = Buffer.from(encoded.data[0]?.embedding as string, 'base64');
     const decoded = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     expect(decoded[0]).toBeCloseTo(float.data[0]?.embedding[0] as number, 5);
@@ -65,36 +62,22 @@ describe('the local embeddings process', () => {
       [{ input: ['x'.repeat(8193)] }, 413, 'input_too_long'],
     ];
     for (const [payload, status, code] of cases) {
-      const response = await app().inject({ method: 'POST', url: '/v1/embeddings', payload: payload as object });
+      const response = await embed(app(), payload as object);
       expect(response.statusCode, code).toBe(status);
       expect(response.json().error.code).toBe(code);
     }
-    const many = await appWith({ EMBEDDINGS_MAX_INPUTS: '2' }).inject({
-      method: 'POST',
-      url: '/v1/embeddings',
-      payload: { input: ['a', 'b', 'c'] },
-    });
+    const many = await embed(appWith({ EMBEDDINGS_MAX_INPUTS: '2' }), { input: ['a', 'b', 'c'] });
     expect(many.statusCode).toBe(413);
   });
 
   it('asks for the API key when one is set, compared without leaking it', async () => {
     const guarded = appWith({ EMBEDDINGS_API_KEY: 'local-secret' });
-    const refused = await guarded.inject({ method: 'POST', url: '/v1/embeddings', payload: { input: 'a' } });
+    const refused = await embed(guarded, { input: 'a' });
     expect(refused.statusCode).toBe(401);
     expect(refused.body).not.toContain('local-secret');
-    const wrong = await guarded.inject({
-      method: 'POST',
-      url: '/v1/embeddings',
-      headers: { authorization: 'Bearer nope' },
-      payload: { input: 'a' },
-    });
+    const wrong = await embed(guarded, { input: 'a' }, 'Bearer nope');
     expect(wrong.statusCode).toBe(401);
-    const allowed = await guarded.inject({
-      method: 'POST',
-      url: '/v1/embeddings',
-      headers: { authorization: 'Bearer local-secret' },
-      payload: { input: 'a' },
-    });
+    const allowed = await embed(guarded, { input: 'a' }, 'Bearer local-secret');
     expect(allowed.statusCode).toBe(200);
     expect((await guarded.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   }, 60_000);
