@@ -7,8 +7,8 @@ export const envBoolean = z.stringbool();
 export const port = z.coerce.number().int().min(0).max(65535);
 export const positiveInt = z.coerce.number().int().positive();
 
-/** A comma-separated list of IP addresses and CIDR blocks (networks an operator allows), as an array. */
-export const networkList = z
+/** A comma-separated list as an array of its entries, trimmed, the empty ones left out; unset, empty. */
+export const commaList = z
   .string()
   .default('')
   .transform((text) =>
@@ -16,11 +16,13 @@ export const networkList = z
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
-  )
-  .refine(
-    (entries) => entries.every((entry) => networkProblem(entry) === null),
-    'must be comma-separated IP addresses or CIDR blocks',
   );
+
+/** A comma-separated list of IP addresses and CIDR blocks (networks an operator allows), as an array. */
+export const networkList = commaList.refine(
+  (entries) => entries.every((entry) => networkProblem(entry) === null),
+  'must be comma-separated IP addresses or CIDR blocks',
+);
 
 /**
  * PostgreSQL connection, the variables database setup reads. Host, database and user have no default on

@@ -1,4 +1,5 @@
 export {
+  commaList,
   envBoolean,
   logEnv,
   metricsEnv,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { databaseServiceConfig, positiveInt } from '@orbital/config';
+import { commaList, databaseServiceConfig, positiveInt } from '@orbital/config';
 import { z } from 'zod';
 
 export const settingsConfigSchema = databaseServiceConfig({
@@ -7,15 +7,7 @@ export const settingsConfigSchema = databaseServiceConfig({
   // service refuses to start rather than store secrets under a guessable key.
   SERVICE_ENCRYPTION_SECRET: z.string().min(32, 'must be at least 32 characters'),
   // Comma-separated paths of plugin modules declaring globalSettingsExtension, in precedence order.
-  SETTINGS_PLUGIN_MODULES: z
-    .string()
-    .default('')
-    .transform((text) =>
-      text
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
-    ),
+  SETTINGS_PLUGIN_MODULES: commaList,
   // Safety net behind the NATS broadcast: a full cache reload at this interval (and on reconnect).
   SETTINGS_CACHE_RESYNC_MS: positiveInt.default(300000),
   // Where setup writes the database selection record (db.selection.json): persistent_data/ of this
