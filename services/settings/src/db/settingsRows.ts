@@ -1,24 +1,21 @@
+import { groupView, storedSetting } from '@orbital/contracts';
 import { isoTimestampColumn } from '@orbital/db';
 import { z } from 'zod';
 
-export const settingRow = z.object({
-  key: z.string(),
-  value: z.string(),
-  description: z.string().nullable(),
-  is_encrypted: z.boolean(),
-  group_id: z.string().nullable(),
+/**
+ * The rows as the database returns them: the contracts' stored setting and group, with the timestamps
+ * and the revision (a bigint) read from their column types, and a group id as stored (the contract
+ * checks the form of new ids; a stored one is read as it is).
+ */
+export const settingRow = storedSetting.extend({
   created_at: isoTimestampColumn,
   updated_at: isoTimestampColumn,
   revision: z.coerce.number(),
 });
 export type SettingRow = z.infer<typeof settingRow>;
 
-export const groupRow = z.object({
+export const groupRow = groupView.extend({
   id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  icon: z.string().nullable(),
-  sort_order: z.number(),
   created_at: isoTimestampColumn,
   updated_at: isoTimestampColumn,
 });
