@@ -1,33 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@orbital/testing';
+import { freePort, waitForLine } from '@orbital/testing';
+
+/** How long an engine may take to write its ready line: a cold start on a loaded machine is slow. */
+const engineStartMs = 60000;
 
 /** A server the rehearsal runs on this machine in place of one the cluster (or compose) would run. */
 export type Engine = { name: string; port: number; stop(): Promise<void> };
-
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 60000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(
-      () => reject(new Error(`${what} did not start in time:\n${output.slice(-2000)}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (pattern.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited (${code}):\n${output.slice(-2000)}`));
-    });
-  });
-}
 
 function stopper(children: ChildProcess[]): () => Promise<void> {
   return async () => {
@@ -88,7 +68,7 @@ authorization: ${JSON.stringify(options.authorization)}
     );
     const child = spawn(binary, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
-    ready.push(waitForLine(child, /Server is ready/, `nats-server ${index}`));
+    ready.push(waitForLine(child, /Server is ready/, `nats-server ${index}`, engineStartMs));
   }
   try {
     await Promise.all(ready);
@@ -117,7 +97,7 @@ export async function startRedis(options: { dir: string; password?: string }): P
   ];
   if (options.password) args.push('--requirepass', options.password);
   const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  await waitForLine(child, /Ready to accept connections/, 'redis-server');
+  await waitForLine(child, /Ready to accept connections/, 'redis-server', engineStartMs);
   return { name: 'redis', port, stop: stopper([child]) };
 }
 
@@ -199,7 +179,7 @@ export async function startPostgres(options: {
     ],
     { ...as, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  await waitForLine(child, /ready to accept connections/, 'postgres');
+  await waitForLine(child, /ready to accept connections/, 'postgres', engineStartMs);
   const psql = (sql: string) =>
     execFileSync(
       join(bin, 'psql'),
@@ -234,6 +214,6 @@ export async function startNatsWithConfiguration(options: {
   const child = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-c', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await waitForLine(child, /Server is ready/, 'nats-server');
+  await waitForLine(child, /Server is ready/, 'nats-server', engineStartMs);
   return { name: 'nats', port, stop: stopper([child]) };
 }

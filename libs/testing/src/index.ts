@@ -35,3 +35,4 @@ export {
   startServiceUnderTest,
 } from './startServiceUnderTest.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';
+export { waitForLine } from './waitForLine.ts';

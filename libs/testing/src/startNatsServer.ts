@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './freePort.ts';
+import { waitForLine } from './waitForLine.ts';
 
 export type PrivateNatsServer = {
   url: string;
@@ -42,21 +43,7 @@ export async function startNatsServer(config: string): Promise<PrivateNatsServer
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`nats-server did not start in time:\n${output}`)), 15000);
-    const check = () => {
-      if (output.includes('Server is ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`nats-server exited with ${code}:\n${output}`));
-    });
-  });
+  await waitForLine(child, /Server is ready/, 'nats-server');
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

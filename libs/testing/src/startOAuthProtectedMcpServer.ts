@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   discoverAuthorizationServerMetadata,
   exchangeAuthorization,
@@ -10,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Provider from 'oidc-provider';
 import { z } from 'zod';
+import { closeNow, listenLocally } from './listenLocally.ts';
 
 /** What a test controls and watches of the authorization server and the protected MCP server. */
 export type OAuthProtectedMcpServer = {
@@ -64,10 +64,8 @@ export async function startOAuthProtectedMcpServer(
   // The authorization server lives on an origin of its own, as it does for the public servers.
   const server: Server = createServer();
   const authServer: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await new Promise<void>((resolve) => authServer.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const issuer = `http://127.0.0.1:${(authServer.address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${await listenLocally(server)}`;
+  const issuer = `http://127.0.0.1:${await listenLocally(authServer)}`;
   const mcpUrl = `${base}/mcp`;
   let whoamiDescription = 'Tells which account the call was made for.';
   const requests: OAuthProtectedMcpServer['requests'] = [];
@@ -322,10 +320,7 @@ export async function startOAuthProtectedMcpServer(
       whoamiDescription = description;
     },
     async close() {
-      for (const one of [server, authServer]) {
-        one.closeAllConnections();
-        await new Promise((resolve) => one.close(resolve));
-      }
+      await Promise.all([closeNow(server), closeNow(authServer)]);
     },
   };
   return fixture;

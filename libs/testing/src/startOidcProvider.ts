@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import { freePort } from './freePort.ts';
+import { closeNow, listenLocally } from './listenLocally.ts';
 
 export type OidcAccount = { sub: string; claims: Record<string, unknown> };
 
@@ -162,27 +163,21 @@ export async function startOidcProvider(options: { redirectUris: string[] }): Pr
   }
 
   let server: Server;
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((req, res) => {
-        const path = new URL(req.url ?? '/', issuer).pathname;
-        if (path.startsWith('/interaction/')) {
-          interaction(req, res, path).catch((error: unknown) => {
-            res.writeHead(500).end(String(error));
-          });
-          return;
-        }
-        if (tamper && req.method === 'POST' && path === '/token') spoilIdToken(res, tamper);
-        oidcHandler(req, res);
-      });
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
+  const listen = async () => {
+    server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', issuer).pathname;
+      if (path.startsWith('/interaction/')) {
+        interaction(req, res, path).catch((error: unknown) => {
+          res.writeHead(500).end(String(error));
+        });
+        return;
+      }
+      if (tamper && req.method === 'POST' && path === '/token') spoilIdToken(res, tamper);
+      oidcHandler(req, res);
     });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+    await listenLocally(server, port);
+  };
+  const close = () => closeNow(server);
   await listen();
 
   return {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './freePort.ts';
+import { waitForLine } from './waitForLine.ts';
 
 export type PrivateRedisServer = {
   url: string;
@@ -36,23 +37,7 @@ export async function startRedisServer(): Promise<PrivateRedisServer> {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = started;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start in time:\n${output}`)), 15000);
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      started.stdout?.on('data', collect);
-      started.stderr?.on('data', collect);
-      started.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server exited with ${code}:\n${output}`));
-      });
-    });
+    await waitForLine(started, /Ready to accept connections/, 'redis-server');
   };
 
   const stop = async () => {

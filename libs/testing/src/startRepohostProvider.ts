@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { freePort } from './freePort.ts';
+import { closeNow, listenLocally } from './listenLocally.ts';
 
 export type RepohostAccount = {
   id: number;
@@ -123,19 +124,13 @@ export async function startRepohostProvider(): Promise<RepohostProvider> {
   }
 
   let server: Server;
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((req, res) => {
-        handle(req, res).catch((error: unknown) => json(res, 500, { message: String(error) }));
-      });
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
+  const listen = async () => {
+    server = createServer((req, res) => {
+      handle(req, res).catch((error: unknown) => json(res, 500, { message: String(error) }));
     });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+    await listenLocally(server, port);
+  };
+  const close = () => closeNow(server);
   await listen();
   return {
     webUrl,

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Endpoint } from './infrastructure.ts';
+import { closeNow, listenLocally } from './listenLocally.ts';
 
 export type RoundRobinProxy = {
   /** Where clients connect instead of the targets. */
@@ -52,20 +53,11 @@ export async function startRoundRobinProxy(targets: readonly Endpoint[]): Promis
     outgoing.on('close', () => upstream.destroy());
     incoming.pipe(upstream);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('the proxy has no TCP address');
+  const port = await listenLocally(server);
   return {
     host: '127.0.0.1',
-    port: address.port,
+    port,
     served: () => [...counts],
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeNow(server),
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import type { Endpoint } from './infrastructure.ts';
+import { listenLocally } from './listenLocally.ts';
 
 export type TcpProxy = {
   /** Where clients connect instead of the target. */
@@ -49,16 +50,11 @@ export async function startTcpProxy(target: Endpoint): Promise<TcpProxy> {
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('the proxy has no TCP address');
+  const port = await listenLocally(server);
 
   return {
     host: '127.0.0.1',
-    port: address.port,
+    port,
     cut(mode = 'refuse') {
       state = mode;
       for (const pair of [...pairs]) {
