@@ -13,6 +13,7 @@ import { partsTalkAsDrawn } from './claims/partsTalkAsDrawn.ts';
 import { publishesAreChecked } from './claims/publishesAreChecked.ts';
 import { relaysTakeTheirSubjects } from './claims/relaysTakeTheirSubjects.ts';
 import { servicesKeepToTheirTables } from './claims/servicesKeepToTheirTables.ts';
+import { streamsAsDefined } from './claims/streamsAsDefined.ts';
 import { testsSitWhereTheirKindBelongs } from './claims/testsSitWhereTheirKindBelongs.ts';
 
 /** Every claim `npm run check:architecture` holds the code to, in the order the document makes them. */
@@ -28,6 +29,7 @@ export const architectureClaims: Claim[] = [
   publishesAreChecked,
   everyPublishHasAStableId,
   logFieldsAreSnakeCase,
+  streamsAsDefined,
   everyOwnerKeepsAnAuditOutbox,
   lifecycleDrawnAsCoded,
   noReferenceOutside,

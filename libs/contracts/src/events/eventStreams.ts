@@ -37,8 +37,8 @@ const mebibyte = 1024 * 1024;
 const gibibyte = 1024 * mebibyte;
 
 /**
- * Satellite events, `evt.satellite.<satellite_id>.<type>`. Owned by satellite-registry (it owns the
- * satellites that emit them). Seven days cover a long consumer outage; 2 GiB keeps one busy week at
+ * Satellite events, `evt.satellite.<satellite_id>.batch.<type>` (and the one-event subjects an older
+ * gateway-api wrote). Owned by satellite-registry (it owns the satellites that emit them). Seven days cover a long consumer outage; 2 GiB keeps one busy week at
  * about 3 KB an event and 1000 events a second below the limit for a day, and at the limit the publish
  * is refused (503) so satellites keep their events instead of the stream losing unconsumed ones. The
  * ten-minute duplicate window is far longer than a satellite's retry horizon (next 3-second cycle, at
