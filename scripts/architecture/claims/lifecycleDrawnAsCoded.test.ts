@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { codebaseOf } from '../codebase.ts';
+import { describe } from 'vitest';
+import { itFinds } from '../claimFinds.ts';
 import { lifecycleDrawnAsCoded } from './lifecycleDrawnAsCoded.ts';
 
 const code = {
@@ -28,27 +28,26 @@ const document = (edges: string[], rows: string[]) =>
   ].join('\n');
 
 describe(lifecycleDrawnAsCoded.name, () => {
-  it('holds when the diagram and the table name exactly the coded states', () => {
-    const codebase = codebaseOf({
-      ...code,
-      'docs/architecture.md': document(
-        ['idle --> starting: start', 'starting --> running: opened, tools listed'],
-        ['`idle`', '`starting`, `running`'],
-      ),
-    });
-    expect(lifecycleDrawnAsCoded.check(codebase)).toEqual([]);
+  itFinds(lifecycleDrawnAsCoded, 'holds when the diagram and the table name exactly the coded states', {
+    ...code,
+    'docs/architecture.md': document(
+      ['idle --> starting: start', 'starting --> running: opened, tools listed'],
+      ['`idle`', '`starting`, `running`'],
+    ),
   });
 
-  it('fails on a state left out, or one drawn that the code does not have', () => {
-    const codebase = codebaseOf({
+  itFinds(
+    lifecycleDrawnAsCoded,
+    'fails on a state left out, or one drawn that the code does not have',
+    {
       ...code,
       'docs/architecture.md': document(['idle --> waking: start'], ['`idle`', '`starting`', '`running`', '`waking`']),
-    });
-    expect(lifecycleDrawnAsCoded.check(codebase)).toEqual([
+    },
+    [
       'the diagram leaves out the state starting',
       'the diagram leaves out the state running',
       'the diagram names waking, not a state',
       'the table of states names waking, not a state',
-    ]);
-  });
+    ],
+  );
 });

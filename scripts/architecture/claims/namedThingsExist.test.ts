@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { codebaseOf } from '../codebase.ts';
+import { describe } from 'vitest';
+import { itFinds } from '../claimFinds.ts';
 import { namedThingsExist } from './namedThingsExist.ts';
 
 const code = {
@@ -11,33 +11,32 @@ const code = {
 };
 
 describe(namedThingsExist.name, () => {
-  it('holds when every named file, script, route, section and name is in the tree', () => {
-    const codebase = codebaseOf({
-      ...code,
-      'docs/architecture.md': [
-        '`createBus` (`libs/bus`, `createBus.ts`) answers `audit.entry.record` under `NATS_SUBJECT_PREFIX`;',
-        '`npm run check:architecture`, `GET /api/audit`, [events](events.md),',
-        '(services/settings/README.md, "Audit log"), (services/settings/README.md, "Cache");',
-        'shapes are not names: `{ok: true, data}`.',
-        '```ts',
-        'notInTheCode();',
-        '```',
-        '## Benchmark',
-        '`json_to_recordset`, tried and not kept.',
-      ].join('\n'),
-    });
-    expect(namedThingsExist.check(codebase)).toEqual([]);
+  itFinds(namedThingsExist, 'holds when every named file, script, route, section and name is in the tree', {
+    ...code,
+    'docs/architecture.md': [
+      '`createBus` (`libs/bus`, `createBus.ts`) answers `audit.entry.record` under `NATS_SUBJECT_PREFIX`;',
+      '`npm run check:architecture`, `GET /api/audit`, [events](events.md),',
+      '(services/settings/README.md, "Audit log"), (services/settings/README.md, "Cache");',
+      'shapes are not names: `{ok: true, data}`.',
+      '```ts',
+      'notInTheCode();',
+      '```',
+      '## Benchmark',
+      '`json_to_recordset`, tried and not kept.',
+    ].join('\n'),
   });
 
-  it('fails on each kind of name that is gone', () => {
-    const codebase = codebaseOf({
+  itFinds(
+    namedThingsExist,
+    'fails on each kind of name that is gone',
+    {
       ...code,
       'docs/architecture.md': [
         '`createBusses` in `libs/busses` and `createBusses.ts`, under `NATS_PREFIX`;',
         '`npm run check:layout`, `GET /api/logs`, [events](event.md), (services/settings/README.md, "Retention").',
       ].join('\n'),
-    });
-    expect(namedThingsExist.check(codebase)).toEqual([
+    },
+    [
       'docs/architecture.md:1: `createBusses` is nowhere in the code',
       'docs/architecture.md:1: no file or folder libs/busses',
       'docs/architecture.md:1: no file or folder createBusses.ts',
@@ -46,6 +45,6 @@ describe(namedThingsExist.name, () => {
       'docs/architecture.md:2: no route GET /api/logs',
       'docs/architecture.md: links to event.md, which does not exist',
       'docs/architecture.md: services/settings/README.md has no section "Retention"',
-    ]);
-  });
+    ],
+  );
 });

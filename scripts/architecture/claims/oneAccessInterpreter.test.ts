@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { codebaseOf } from '../codebase.ts';
+import { describe } from 'vitest';
+import { itFinds } from '../claimFinds.ts';
 import { oneAccessInterpreter } from './oneAccessInterpreter.ts';
 
 const interpreter = {
@@ -10,28 +10,31 @@ const interpreter = {
 };
 
 describe(oneAccessInterpreter.name, () => {
-  it('holds when bus.serve and defineRoute judge with authorizeRequest and routes go through defineRoute', () => {
-    const codebase = codebaseOf({
+  itFinds(
+    oneAccessInterpreter,
+    'holds when bus.serve and defineRoute judge with authorizeRequest and routes go through defineRoute',
+    {
       ...interpreter,
       'services/gateway-api/src/routes/streamRoutes.ts':
         'const teams = authorizeRequest(subject.access, identity, { query });',
       'services/gateway-api/src/routes/healthRoutes.ts': "app.get('/healthz', handler);",
-    });
-    expect(oneAccessInterpreter.check(codebase)).toEqual([]);
-  });
+    },
+  );
 
-  it('fails on an access rule read by hand, a route registered around defineRoute, and a judge that stopped judging', () => {
-    const codebase = codebaseOf({
+  itFinds(
+    oneAccessInterpreter,
+    'fails on an access rule read by hand, a route registered around defineRoute, and a judge that stopped judging',
+    {
       ...interpreter,
       'libs/bus/src/createBus.ts': '',
       'services/gateway-api/src/routes/teamRoutes.ts':
         "if (access.users?.kind === 'record_team') deny();\nswitch (rule.kind) { case 'member': break; }\napp.get('/api/teams', handler);\n",
-    });
-    expect(oneAccessInterpreter.check(codebase)).toEqual([
+    },
+    [
       'services/gateway-api/src/routes/teamRoutes.ts:1: reads an access rule beside authorizeRequest',
       'services/gateway-api/src/routes/teamRoutes.ts:2: reads an access rule beside authorizeRequest',
       'services/gateway-api/src/routes/teamRoutes.ts:3: registers a route around defineRoute, so no access judges it',
       'libs/bus/src/createBus.ts no longer calls authorizeRequest',
-    ]);
-  });
+    ],
+  );
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { codebaseOf } from '../codebase.ts';
+import { describe } from 'vitest';
+import { itFinds } from '../claimFinds.ts';
 import { partsAreTheTree } from './partsAreTheTree.ts';
 
 const document = (rows: string[], libs: string[]) =>
@@ -23,28 +23,27 @@ const tree = {
 };
 
 describe(partsAreTheTree.name, () => {
-  it('holds when the table names every part and the list every lib', () => {
-    const codebase = codebaseOf({
-      ...tree,
-      'docs/architecture.md': document(['services/settings', 'satellite/', 'console/', 'libs/'], ['bus', 'db']),
-    });
-    expect(partsAreTheTree.check(codebase)).toEqual([]);
+  itFinds(partsAreTheTree, 'holds when the table names every part and the list every lib', {
+    ...tree,
+    'docs/architecture.md': document(['services/settings', 'satellite/', 'console/', 'libs/'], ['bus', 'db']),
   });
 
-  it('fails on a part or lib left out, and on one named that is not there', () => {
-    const codebase = codebaseOf({
+  itFinds(
+    partsAreTheTree,
+    'fails on a part or lib left out, and on one named that is not there',
+    {
       ...tree,
       'services/embeddings/package.json': '{}',
       'docs/architecture.md': document(
         ['services/settings', 'services/mail', 'satellite/', 'console/', 'libs/'],
         ['bus', 'queue'],
       ),
-    });
-    expect(partsAreTheTree.check(codebase)).toEqual([
+    },
+    [
       'services/embeddings is not in the parts table',
       'the parts table names services/mail, which is not a part',
       'libs/db is not in the list of libraries',
       'the list of libraries names queue, which is not in libs/',
-    ]);
-  });
+    ],
+  );
 });
