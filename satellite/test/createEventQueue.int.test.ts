@@ -4,6 +4,7 @@ import { createEventBatchSender } from '../src/backend/sendEventBatch.ts';
 import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
 import {
   acceptAll,
+  batchReply,
   errorReply,
   type RecordedRequest,
   type ScriptedBackend,
@@ -137,24 +138,7 @@ describe('the event queue against a scripted backend', () => {
   });
 
   it('drops and logs only the events the backend rejects in its partial reply', async () => {
-    backend.respond((request) => {
-      const events = (request.body as { events: Array<{ id: string }> }).events;
-      return {
-        status: 200,
-        body: {
-          success: true,
-          data: {
-            accepted: events.length - 1,
-            rejected: 1,
-            results: events.map((e, index) =>
-              index === 1
-                ? { index, id: e.id, status: 'rejected', error: { code: 'validation_failed', message: 'bad data' } }
-                : { index, id: e.id, status: 'accepted', duplicate: false },
-            ),
-          },
-        },
-      };
-    });
+    backend.respond((request) => batchReply(request, [1]));
     const queue = await buildQueue();
     emitMany(queue, 5);
     await queue.runCycle();

@@ -89,21 +89,31 @@ export async function startScriptedBackend(): Promise<ScriptedBackend> {
   };
 }
 
-/** The events endpoint's reply accepting every event of a batch. */
-export function acceptAll(request: RecordedRequest): ScriptedReply {
+/**
+ * The events endpoint's reply to a batch, event by event: each accepted but those at `rejected`
+ * (positions in the batch), which are refused as invalid.
+ */
+export function batchReply(request: RecordedRequest, rejected: readonly number[] = []): ScriptedReply {
   const events = (request.body as { events: Array<{ id: string }> }).events;
   return {
     status: 200,
     body: {
       success: true,
       data: {
-        accepted: events.length,
-        rejected: 0,
-        results: events.map((e, index) => ({ index, id: e.id, status: 'accepted', duplicate: false })),
+        accepted: events.length - rejected.length,
+        rejected: rejected.length,
+        results: events.map((e, index) =>
+          rejected.includes(index)
+            ? { index, id: e.id, status: 'rejected', error: { code: 'validation_failed', message: 'bad data' } }
+            : { index, id: e.id, status: 'accepted', duplicate: false },
+        ),
       },
     },
   };
 }
+
+/** The events endpoint's reply accepting every event of a batch. */
+export const acceptAll = (request: RecordedRequest): ScriptedReply => batchReply(request);
 
 export const errorReply = (status: number, code: string, extra: Record<string, unknown> = {}): ScriptedReply => ({
   status,

@@ -171,22 +171,30 @@ export async function waitUntil(
   }
 }
 
-/** Live (not zombie) processes of a process group, read from /proc. */
-export function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
+/**
+ * Live (not zombie) processes whose /proc stat fields after the name pass `matches`: `fields[0]` is
+ * the state, `fields[1]` the parent's pid, `fields[2]` the process group.
+ */
+export function liveProcessesWhere(matches: (fields: string[]) => boolean): number[] {
+  const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // fields[0] is the state, fields[2] the process group.
-      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) members.push(Number(entry));
+      if (fields[0] !== 'Z' && matches(fields)) found.push(Number(entry));
     } catch {
       // gone between readdir and read
     }
   }
-  return members;
+  return found;
 }
+
+/** Live processes of a process group. */
+export const groupMembers = (pgid: number): number[] => liveProcessesWhere((fields) => Number(fields[2]) === pgid);
+
+/** Live children of a process (the stdio servers a satellite spawned). */
+export const childrenOf = (pid: number): number[] => liveProcessesWhere((fields) => Number(fields[1]) === pid);
 
 export function pidAlive(pid: number): boolean {
   try {

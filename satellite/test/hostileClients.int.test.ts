@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { trickleRequest } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SatelliteApp } from '../src/app.ts';
 import { stdioServer, textOf } from './helpers.ts';
@@ -42,32 +42,7 @@ async function post(body: string, headers: Record<string, string> = {}) {
   return { status: response.status, body: (await response.json()) as unknown };
 }
 
-/** Writes `first`, then `drip()` every 100 ms until the satellite hangs up; resolves with the drips sent. */
-function trickle(first: string, drip: () => string, giveUpMs = 15_000): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect(Number(url.port), url.hostname);
-    let drips = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const giveUp = setTimeout(() => {
-      clearInterval(timer);
-      socket.destroy();
-      reject(new Error(`still connected after ${drips} drips`));
-    }, giveUpMs);
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearInterval(timer);
-      clearTimeout(giveUp);
-      resolve(drips);
-    });
-    socket.write(first);
-    timer = setInterval(() => {
-      if (socket.writable) {
-        socket.write(drip());
-        drips += 1;
-      }
-    }, 100);
-  });
-}
+const trickle = (first: string, drip: () => string) => trickleRequest(Number(url.port), first, drip);
 
 describe('/mcp and hostile bodies', () => {
   it('refuses a body nested far deeper than any call needs with 400 (Invalid params where it is the arguments), and serves on', async () => {

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, groupMembers, stdioServer, waitUntil } from './helpers.ts';
+import { childrenOf, freePort, groupMembers, stdioServer, waitUntil } from './helpers.ts';
+import { runSatelliteToExit, spawnSatellite } from './spawnSatellite.ts';
 
-const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const running: ChildProcess[] = [];
 
 afterEach(() => {
@@ -14,54 +13,16 @@ afterEach(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** Children of a process, from /proc (the stdio servers the satellite spawned). */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
 async function startSatellite(env: Record<string, string>) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [mainFile], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const lines: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    let buffer = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const parts = buffer.split('\n');
-      buffer = parts.pop() ?? '';
-      lines.push(...parts);
-      if (parts.some((line) => line.includes('"msg":"ready"'))) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`satellite exited with ${code}: ${lines.join('\n')}`)));
-  });
-  return { child, port, lines };
+  const started = await spawnSatellite(env);
+  running.push(started.child);
+  return started;
 }
 
 describe('the satellite process', () => {
   it('starts without a configuration file, with no servers, and says so', async () => {
-    const { child, port, lines } = await startSatellite({});
-    expect(lines.some((line) => line.includes('SATELLITE_CONFIG_FILE is not set'))).toBe(true);
+    const { child, port, output } = await startSatellite({});
+    expect(output()).toContain('SATELLITE_CONFIG_FILE is not set');
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).json()).toMatchObject({ servers: { total: 0 } });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -87,21 +48,10 @@ describe('the satellite process', () => {
   it('refuses a configuration file that is not valid, naming the field', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ servers: [{ ...stdioServer('x'), transport: 'stdio', command: undefined }] }));
-    const child = spawn(process.execPath, [mainFile], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        SATELLITE_CONFIG_FILE: file,
-        PORT: String(await freePort()),
-        SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { code, output } = await runSatelliteToExit({
+      SATELLITE_CONFIG_FILE: file,
+      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
     });
-    running.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(output).toContain('servers.0.command: a stdio server needs a command');
   });
@@ -123,19 +73,7 @@ describe('the satellite process', () => {
       'SATELLITE_TEAM_ID: a team satellite needs its team id',
     ],
   ])('refuses to start as %s, naming the variable', async (_name, env, message) => {
-    const child = spawn(process.execPath, [mainFile], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(await freePort()), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, output } = await runSatelliteToExit(env);
     expect(code).toBe(1);
     expect(output).toContain(message);
   });

@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, stdioServer, textOf, waitUntil } from './helpers.ts';
+import { stdioServer, textOf, waitUntil } from './helpers.ts';
+import { spawnSatellite } from './spawnSatellite.ts';
 
 /**
  * The satellite process with servers that fail in the ways real ones do: it listens at once, says in
@@ -14,7 +14,6 @@ import { freePort, stdioServer, textOf, waitUntil } from './helpers.ts';
  * because of one.
  */
 
-const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const running: ChildProcess[] = [];
 const clients: Client[] = [];
 
@@ -42,27 +41,8 @@ type Health = {
 async function startSatellite(servers: ServerConfiguration[], env: Record<string, string> = {}) {
   const file = join(mkdtempSync(join(tmpdir(), 'satellite-startup-')), 'servers.json');
   writeFileSync(file, JSON.stringify({ servers }));
-  const port = await freePort();
-  const child = spawn(process.execPath, [mainFile], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
-      SATELLITE_CONFIG_FILE: file,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { child, port } = await spawnSatellite({ SATELLITE_CONFIG_FILE: file, ...env });
   running.push(child);
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"msg":"ready"')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`satellite exited with ${code}: ${output}`)));
-  });
   const health = async () => (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as Health;
   const serverNamed = async (name: string) => (await health()).servers.list.find((s) => s.server_name === name);
   const connect = async () => {

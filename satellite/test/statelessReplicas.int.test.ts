@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type RoundRobinProxy, startRoundRobinProxy } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingServer, freePort, stdioServer, textOf } from './helpers.ts';
+import { spawnSatellite } from './spawnSatellite.ts';
 
 /**
  * Two satellite processes behind a load balancer without affinity (a real HTTP proxy that sends each
@@ -16,7 +16,6 @@ import { everythingServer, freePort, stdioServer, textOf } from './helpers.ts';
  * the replica holding the call, and a 2025 client that lands on the wrong replica is told why.
  */
 
-const mainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const replicas: { child: ChildProcess; port: number }[] = [];
 let proxy: RoundRobinProxy;
 let url: URL;
@@ -24,28 +23,16 @@ const clients: Client[] = [];
 
 async function startReplica(configFile: string, secret: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, [mainFile], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
+  // Listening, and the servers' first starts over: the tests need them online on both replicas.
+  const { child } = await spawnSatellite(
+    {
       SATELLITE_CONFIG_FILE: configFile,
       PROCESS_IDLE_TIMEOUT_MS: '0',
       SATELLITE_REPLICA_URL: `http://127.0.0.1:${port}`,
       SATELLITE_REPLICA_SECRET: secret,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      // Listening, and the servers' first starts over: the tests need them online on both replicas.
-      if (output.includes('"msg":"MCP servers started')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`satellite exited with ${code}`)));
-  });
+    { port, readyMessage: 'MCP servers started' },
+  );
   replicas.push({ child, port });
 }
 

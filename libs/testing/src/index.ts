@@ -35,4 +35,5 @@ export {
   startServiceUnderTest,
 } from './startServiceUnderTest.ts';
 export { startTcpProxy, type TcpProxy } from './startTcpProxy.ts';
+export { trickleRequest } from './trickleRequest.ts';
 export { waitForLine } from './waitForLine.ts';

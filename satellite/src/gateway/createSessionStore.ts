@@ -40,13 +40,20 @@ export type DisconnectReason = 'client_close' | 'timeout' | 'error';
  * removed after `idleTimeoutMs` without one or on DELETE. Removing a session closes its transport and
  * its MCP server, so nothing of it outlives it, and emits `mcp.client.disconnected` once.
  */
-export function createSessionStore(options: {
+/**
+ * What both records of clients take, a 2025 client's session and a 2026-07-28 client's record
+ * (createSessionlessClients.ts): when one counts as gone, where its events go, the satellite's own team
+ * (a team satellite's, named in the events of clients that name none) and the clock.
+ */
+export type ClientRecordOptions = {
   idleTimeoutMs: number;
   events: EventSink;
   logger: Logger;
   teamId: string | null;
   now?: () => number;
-}) {
+};
+
+export function createSessionStore(options: ClientRecordOptions) {
   const now = options.now ?? Date.now;
   const sessions = new Map<string, Session>();
 

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { detectClientType } from '@orbital/contracts';
-import type { Logger } from '@orbital/logger';
-import type { EventSink } from '../events/eventSink.ts';
-import type { DisconnectReason, SessionOwner } from './createSessionStore.ts';
+import type { ClientRecordOptions, DisconnectReason, SessionOwner } from './createSessionStore.ts';
 
 /** What a 2026-07-28 request says of its sender: the envelope's `clientInfo`, its user agent, its address. */
 export type SessionlessClientInfo = { name?: string; version?: string; userAgent: string; ip: string };
@@ -36,14 +34,7 @@ export const maxClientsPerIdentity = 20;
  * identity). A client beyond the bound is served as any other but not listed until a place frees up,
  * which keeps every followed client's record true instead of ending records of clients still active.
  */
-export function createSessionlessClients(options: {
-  idleTimeoutMs: number;
-  maxClients: number;
-  events: EventSink;
-  logger: Logger;
-  teamId: string | null;
-  now?: () => number;
-}) {
+export function createSessionlessClients(options: ClientRecordOptions & { maxClients: number }) {
   const now = options.now ?? Date.now;
   const visits = new Map<string, Visit>();
   const perIdentity = new Map<string, number>();

@@ -1,5 +1,5 @@
 import type { ModelEndpoint } from '@orbital/contracts';
-import { modelEndpointUrl } from './modelEndpointUrl.ts';
+import { createModelEndpointPost } from './createModelEndpointPost.ts';
 
 export type EmbeddingClient = {
   /** One unit-length vector per text, in order; rejects with a message fit for logs and metrics. */
@@ -12,24 +12,13 @@ export type EmbeddingClient = {
  * their cosine similarity. Failures never carry the API key or the answer's body, only what went wrong.
  */
 export function createEmbeddingClient(endpoint: ModelEndpoint, fetchImpl: typeof fetch = fetch): EmbeddingClient {
-  const url = modelEndpointUrl(endpoint.url, 'embeddings');
+  const post = createModelEndpointPost(endpoint, 'embeddings', fetchImpl);
   return {
     async embed(texts, signal) {
       if (texts.length === 0) return [];
-      const response = await fetchImpl(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(endpoint.api_key ? { authorization: `Bearer ${endpoint.api_key}` } : {}),
-        },
-        body: JSON.stringify({ model: endpoint.model, input: texts, encoding_format: 'float' }),
-        signal,
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => {});
-        throw new Error(`the embeddings endpoint answered HTTP ${response.status}`);
-      }
-      const body = (await response.json()) as { data?: Array<{ index?: number; embedding?: unknown }> };
+      const body = (await post({ input: texts, encoding_format: 'float' }, signal)) as {
+        data?: Array<{ index?: number; embedding?: unknown }>;
+      };
       const data = Array.isArray(body?.data) ? body.data : [];
       if (data.length !== texts.length) {
         throw new Error(`the embeddings endpoint answered ${data.length} vectors for ${texts.length} texts`);

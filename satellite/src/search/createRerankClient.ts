@@ -1,5 +1,5 @@
 import type { ModelEndpoint } from '@orbital/contracts';
-import { modelEndpointUrl } from './modelEndpointUrl.ts';
+import { createModelEndpointPost } from './createModelEndpointPost.ts';
 
 export type RerankClient = {
   /** A relevance score per document, in the documents' order; higher is closer. */
@@ -13,24 +13,11 @@ export type RerankClient = {
  * every document it ranks.
  */
 export function createRerankClient(endpoint: ModelEndpoint, fetchImpl: typeof fetch = fetch): RerankClient {
-  const url = modelEndpointUrl(endpoint.url, 'rerank');
+  const post = createModelEndpointPost(endpoint, 'rerank', fetchImpl);
   return {
     async rerank(query, documents, signal) {
       if (documents.length === 0) return [];
-      const response = await fetchImpl(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(endpoint.api_key ? { authorization: `Bearer ${endpoint.api_key}` } : {}),
-        },
-        body: JSON.stringify({ model: endpoint.model, query, documents, top_n: documents.length }),
-        signal,
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => {});
-        throw new Error(`the rerank endpoint answered HTTP ${response.status}`);
-      }
-      const body = (await response.json()) as unknown;
+      const body = await post({ query, documents, top_n: documents.length }, signal);
       const results = Array.isArray(body) ? body : (body as { results?: unknown } | null)?.results;
       if (!Array.isArray(results)) throw new Error('the rerank endpoint answered no results');
       const scores = new Array<number>(documents.length).fill(Number.NEGATIVE_INFINITY);

@@ -1,6 +1,6 @@
 import { type IncomingMessage, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { createLiveStreams } from '@orbital/sse';
+import { trickleRequest } from '@orbital/testing';
 import { stackForFile } from '@orbital/testing/stackForFile';
 import { describe, expect, it } from 'vitest';
 import { bearer, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
@@ -30,35 +30,7 @@ const stack = stackForFile(async () => {
 const portOf = () => (stack.app.server.address() as { port: number }).port;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Writes `first`, then one of `drip` every 100 ms until the server closes the connection; resolves with
- * how many drips went out, or rejects if the connection is still open after `giveUpMs`.
- */
-function trickle(first: string, drip: () => string, giveUpMs = 15_000): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect(portOf(), '127.0.0.1');
-    let drips = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const giveUp = setTimeout(() => {
-      clearInterval(timer);
-      socket.destroy();
-      reject(new Error(`still connected after ${drips} drips`));
-    }, giveUpMs);
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearInterval(timer);
-      clearTimeout(giveUp);
-      resolve(drips);
-    });
-    socket.write(first);
-    timer = setInterval(() => {
-      if (socket.writable) {
-        socket.write(drip());
-        drips += 1;
-      }
-    }, 100);
-  });
-}
+const trickle = (first: string, drip: () => string) => trickleRequest(portOf(), first, drip);
 
 describe('slow clients', () => {
   it('cut a client trickling its head once the head limit is up', async () => {
