@@ -4,14 +4,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { defineEvent, defineEventBatch } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger, type Logger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { defineTestStream, openStreamBus, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type Bus,
   checkEventPart,
   consumeDurable,
-  createBus,
   type DurableConsumer,
   durableName,
   ensureStream,
@@ -23,9 +22,10 @@ import {
   replayParked,
   streamName,
 } from '../src/index.ts';
-import { collector, defineTestStream } from './testHelpers.ts';
+import { collector } from './testHelpers.ts';
 
 let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
 const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'jetstream-test', level: 'silent' });
@@ -90,17 +90,11 @@ async function consume({ filterSubjects, ...options }: ConsumeTestOptions) {
 }
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('jetstream-test'),
-    logger: silent,
-  });
-  await ensureStream(bus, testStream);
+  ({ env, bus, close: closeBus } = await openStreamBus('jetstream-test', testStream));
 });
 afterAll(async () => {
   for (const consumer of consumers) await consumer.stop();
-  await bus.drain();
-  await env.cleanup();
+  await closeBus();
 });
 
 describe('ensureStream', () => {

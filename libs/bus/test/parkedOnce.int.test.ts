@@ -3,20 +3,11 @@ import { nanos } from '@nats-io/transport-node';
 import { defineEvent, defineEventBatch, parkedEventsStream } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Bus,
-  consumeDurable,
-  createBus,
-  type DurableConsumer,
-  ensureStream,
-  listParked,
-  publishData,
-  streamName,
-} from '../src/index.ts';
-import { collector, defineTestStream } from './testHelpers.ts';
+import { type Bus, consumeDurable, type DurableConsumer, listParked, publishData, streamName } from '../src/index.ts';
+import { collector } from './testHelpers.ts';
 
 /**
  * An event of a batch message that breaks its contract is parked alone while the others are stored;
@@ -24,7 +15,7 @@ import { collector, defineTestStream } from './testHelpers.ts';
  * duplicate window (a redelivery after a failure, an outage retried in place, a restart). It must be
  * parked once however late it comes back. The window is shrunk to 1 s here, so "late" is seconds.
  */
-let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
 const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'parked-once-test', level: 'silent' });
@@ -85,15 +76,12 @@ const parkedIds = async (durable: string) =>
   (await listParked(bus, { durable })).map((p) => (p.payload as { events: Item[] }).events.map((e) => e.id));
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({ ...env.busOptions('parked-once-test'), logger: silent });
-  await ensureStream(bus, stream);
+  ({ bus, close: closeBus } = await openStreamBus('parked-once-test', stream));
 });
 
 afterAll(async () => {
   for (const consumer of consumers) await consumer.stop();
-  await bus.drain();
-  await env.cleanup();
+  await closeBus();
 });
 
 describe('an event of a batch that breaks its contract', () => {

@@ -1,25 +1,16 @@
 import { defineEvent } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Bus,
-  consumeDurable,
-  createBus,
-  type DurableConsumer,
-  ensureStream,
-  listParked,
-  publishEvent,
-} from '../src/index.ts';
-import { defineTestStream } from './testHelpers.ts';
+import { type Bus, consumeDurable, type DurableConsumer, listParked, publishEvent } from '../src/index.ts';
 
 /**
  * A dependency that is away is not a poison message: what fails transiently waits, held and renewed,
  * and is stored once the dependency is back, however long that takes; nothing is parked or redelivered.
  */
-let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
 const consumers: DurableConsumer[] = [];
 const silent = createLogger({ name: 'transient-test', level: 'silent' });
@@ -37,17 +28,11 @@ const eventA = eventOf('a');
 const eventB = eventOf('b');
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('transient-test'),
-    logger: silent,
-  });
-  await ensureStream(bus, stream);
+  ({ bus, close: closeBus } = await openStreamBus('transient-test', stream));
 });
 afterAll(async () => {
   for (const consumer of consumers) await consumer.stop();
-  await bus.drain();
-  await env.cleanup();
+  await closeBus();
 });
 
 const waitUntil = async (check: () => boolean, timeoutMs = 30_000) => {

@@ -1,26 +1,15 @@
 import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, durableName, ensureStream, publishEvent, streamName } from '@orbital/bus';
-import { defineEvent, type StreamDefinition } from '@orbital/contracts';
-import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { type Bus, durableName, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent } from '@orbital/contracts';
+import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { collectConsumerLag } from '../src/collectConsumerLag.ts';
 import { createMetrics } from '../src/createMetrics.ts';
 
-let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
-const stream: StreamDefinition = {
-  name: 'LAG_TEST',
-  subjects: ['lagtest.>'],
-  owner: 'test',
-  description: 'consumer lag test',
-  maxAgeMs: 60_000,
-  maxBytes: 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
-  discard: 'new',
-};
+const stream = defineTestStream('LAG_TEST', ['lagtest.>'], { maxBytes: 1024 * 1024 });
 const lagEvent = defineEvent({
   subject: 'lagtest.event',
   stream,
@@ -31,16 +20,10 @@ const lagEvent = defineEvent({
 });
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('lag-test'),
-    logger: createLogger({ name: 'lag-test', level: 'silent' }),
-  });
-  await ensureStream(bus, stream);
+  ({ bus, close: closeBus } = await openStreamBus('lag-test', stream));
 });
 afterAll(async () => {
-  await bus.drain();
-  await env.cleanup();
+  await closeBus();
 });
 
 describe('collectConsumerLag', () => {

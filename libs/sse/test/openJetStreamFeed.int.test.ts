@@ -1,27 +1,19 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, ensureStream, publishEvent, streamName } from '@orbital/bus';
-import { defineEvent, type StreamDefinition } from '@orbital/contracts';
-import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { type Bus, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent } from '@orbital/contracts';
+import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type FeedMessage, openJetStreamFeed } from '../src/index.ts';
 
-let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
 
 /** A stream of this file's own, so the tests do not depend on the platform's definitions. */
-const feedStream: StreamDefinition = {
-  name: 'SSE_FEED_TEST',
-  subjects: ['sse.feed.test.>'],
-  owner: 'test',
-  description: 'feed test events',
-  maxAgeMs: 60_000,
-  maxBytes: 4 * 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
+const feedStream = defineTestStream('SSE_FEED_TEST', ['sse.feed.test.>'], {
   discard: 'old',
-};
+  maxBytes: 4 * 1024 * 1024,
+});
 
 const feedEvent = defineEvent({
   subject: 'sse.feed.test.{part}',
@@ -42,19 +34,13 @@ async function serverConsumers(): Promise<number> {
 const open = (startSeq = 1) => openJetStreamFeed(bus, { event: feedEvent, startSeq });
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('sse-feed-test'),
-    logger: createLogger({ name: 'sse-feed-test', level: 'silent' }),
-  });
-  await ensureStream(bus, feedStream);
+  ({ bus, close: closeBus } = await openStreamBus('sse-feed-test', feedStream));
   await publishEvent(bus, feedEvent, { n: 1 }, { tokens: { part: 'a' } });
   await publishEvent(bus, feedEvent, { n: 2 }, { tokens: { part: 'a' } });
 });
 
 afterAll(async () => {
-  await bus?.drain();
-  await env?.cleanup();
+  await closeBus?.();
 });
 
 describe('openJetStreamFeed', () => {

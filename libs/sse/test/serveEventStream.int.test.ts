@@ -1,15 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, createBus, ensureStream, publishEvent, streamName } from '@orbital/bus';
-import { defineEvent, type StreamDefinition } from '@orbital/contracts';
+import { type Bus, publishEvent, streamName } from '@orbital/bus';
+import { defineEvent } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
+import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLiveStreams, createSseParser, type ReceivedSseEvent, serveEventStream } from '../src/index.ts';
 
-let env: TestEnvironment;
+let closeBus: () => Promise<void>;
 let bus: Bus;
 let server: Server;
 let base: string;
@@ -20,17 +20,10 @@ const served: Promise<void>[] = [];
 /** Per request path: the buffer limit the stream runs with. */
 const bufferLimits = new Map<string, number>();
 
-const testStream: StreamDefinition = {
-  name: 'SSE_STREAM_TEST',
-  subjects: ['sse.stream.test.>'],
-  owner: 'test',
-  description: 'stream test events',
-  maxAgeMs: 60_000,
-  maxBytes: 4 * 1024 * 1024,
-  maxMessageBytes: 64 * 1024,
-  duplicateWindowMs: 60_000,
+const testStream = defineTestStream('SSE_STREAM_TEST', ['sse.stream.test.>'], {
   discard: 'old',
-};
+  maxBytes: 4 * 1024 * 1024,
+});
 
 const testEvent = defineEvent({
   subject: 'sse.stream.test.{part}',
@@ -47,12 +40,7 @@ async function serverConsumers(): Promise<number> {
 }
 
 beforeAll(async () => {
-  env = await createTestEnvironment({ withDatabase: false });
-  bus = await createBus({
-    ...env.busOptions('sse-stream-test'),
-    logger: silent,
-  });
-  await ensureStream(bus, testStream);
+  ({ bus, close: closeBus } = await openStreamBus('sse-stream-test', testStream));
   server = createServer((request, response) => {
     const stream = serveEventStream({
       request,
@@ -79,8 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  await bus?.drain();
-  await env?.cleanup();
+  await closeBus?.();
 });
 
 /** Reads events until `count` have arrived, then leaves (aborts the request). */

@@ -11,8 +11,10 @@ export {
   isReachable,
   startCommands,
 } from './infrastructure.ts';
+export { closeNow, listenLocally } from './listenLocally.ts';
 export { markDatabaseSetUp } from './markDatabaseSetUp.ts';
 export { migrateUpTo } from './migrateUpTo.ts';
+export { defineTestStream, openStreamBus } from './openStreamBus.ts';
 export { type PlatformNats, startPlatformNats } from './platformNats.ts';
 export {
   type ConformanceCheck,

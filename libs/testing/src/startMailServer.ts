@@ -25,7 +25,7 @@ export async function startMailServer(options: { refuse?: boolean; server?: SMTP
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (refuse) {
         const error = Object.assign(new Error('mailbox unavailable'), { responseCode: 550 });
         callback(error);
