@@ -62,7 +62,7 @@ function catalogueWithDuplicates(): SearchableTool[] {
   return [...base.slice(0, 200), ...reinstalled, ...odd, ...base.slice(200), ...duplicates];
 }
 
-/** Queries of every shape the brief lists, written out so each one is visible. */
+/** Queries of every shape an operator or an agent sends, written out so each one is visible. */
 const handPicked = [
   // single words, typos, prefixes
   'file',

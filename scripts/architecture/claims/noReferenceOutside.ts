@@ -5,7 +5,7 @@ import type { Codebase } from '../codebase.ts';
 /** Pointers at documents a reader of the repository does not have, and numbers that only they explain. */
 const pointers: { pattern: RegExp; what: string }[] = [
   { pattern: /\.\.\/shared\b|\bshared\/spec/, what: 'a folder outside the repository' },
-  { pattern: /\b(?:spec|DESIGN|CONVENTIONS)\.md\b/, what: 'a document outside the repository' },
+  { pattern: /\b(?:spec|DESIGN|CONVENTIONS)\.md\b|\bthe brief\b/i, what: 'a document outside the repository' },
   { pattern: /\bspec(?:ification)?(?:'s)? (?:rule|section|§)|\bspec "|§ ?\d/i, what: 'a place in the specification' },
   { pattern: /\b(?:issue|improvement|rule|item) #?\d+\b/i, what: 'an issue, rule or item by its number' },
   { pattern: /(?:^|[\s(])#\d{1,4}\b/, what: 'an issue by its number' },
