@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createBus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
-import { createJobsApp } from '@orbital/jobs/app';
-import { configSchema as jobsConfigSchema } from '@orbital/jobs/config';
 import { type PrivateRedisServer, startRedisServer } from '@orbital/testing';
 import { stackForFile } from '@orbital/testing/stackForFile';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { bearer, type IdentityStack, loginAdmin, startIdentityStack } from './identityStack.ts';
+import { startJobsService } from './startJobsService.ts';
 
 /**
  * A fuzz probe of every operation the OpenAPI document lists, against the real services: hostile bodies
@@ -43,21 +40,11 @@ const stack = stackForFile(async (): Promise<Stack> => {
   await identity.app.listen({ port: 0, host: '127.0.0.1' });
   // The jobs service too (GET /api/jobs/status), on a Redis of its own so no schedule is left behind.
   const redis = await startRedisServer();
-  const config = loadConfig(jobsConfigSchema, { ...identity.env.env, REDIS_URL: redis.url, JOBS_ATTEMPTS: '1' });
-  const bus = await createBus({
-    servers: config.NATS_URL,
-    identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
-    name: 'jobs',
-    prefix: config.NATS_SUBJECT_PREFIX,
-    logger: identity.logger,
-  });
-  const jobs = await createJobsApp({ bus, logger: identity.logger, config });
-  await bus.flush();
-  const stopJobs = async () => {
-    await jobs.stopWorkers();
-    await bus.drain();
-    await jobs.close();
-  };
+  const jobs = await startJobsService(
+    { ...identity.env.env, REDIS_URL: redis.url, JOBS_ATTEMPTS: '1' },
+    identity.logger,
+  );
+  const stopJobs = () => jobs.stop();
   return {
     ...identity,
     redis,

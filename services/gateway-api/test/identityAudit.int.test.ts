@@ -1,6 +1,7 @@
 import type { AuditEntry } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEntriesOnceThere } from './auditEntriesOnceThere.ts';
 import {
   adminCredentials,
   bearer,
@@ -24,17 +25,8 @@ async function entries(query: Record<string, string>): Promise<AuditEntry[]> {
   return response.json().data.entries;
 }
 
-/** The entries of a query once there are `count` of them (delivery to the log follows the commit). */
-async function waitForEntries(query: Record<string, string>, count = 1): Promise<AuditEntry[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const found = await entries(query);
-    if (found.length >= count) return found;
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} entries for ${JSON.stringify(query)}: ${found.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitForEntries = (query: Record<string, string>, count = 1) =>
+  auditEntriesOnceThere(() => entries(query), count, JSON.stringify(query));
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, session: Session, payload?: object) =>
   app.inject({ method, url, headers: bearer(session), ...(payload ? { payload } : {}) });

@@ -1,14 +1,10 @@
-import { createBus } from '@orbital/bus';
-import { loadConfig } from '@orbital/config';
 import type { ScheduleStatus } from '@orbital/contracts';
-import { createJobsApp, type JobsApp } from '@orbital/jobs/app';
-import { configSchema as jobsConfigSchema } from '@orbital/jobs/config';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
+import { startJobsService } from './startJobsService.ts';
 
 let stack: IdentityStack;
-let jobs: JobsApp;
 let admin: Session;
 let user: Session;
 let queuePrefix: string;
@@ -32,28 +28,18 @@ beforeAll(async () => {
   // The real jobs service on the stack's NATS and Redis, asking the stack's installations service:
   // hourly schedules tick once at creation, so each schedule has exactly one run to show.
   queuePrefix = `${stack.env.queuePrefix}-jobs`;
-  const config = loadConfig(jobsConfigSchema, {
-    ...stack.env.env,
-    QUEUE_PREFIX: queuePrefix,
-    JOBS_CREDENTIAL_VALIDATION_EVERY_MS: '3600000',
-    JOBS_TEMPLATE_HEALTH_EVERY_MS: '3600000',
-    JOBS_LOG_CLEANUP_EVERY_MS: '3600000',
-    JOBS_ATTEMPTS: '1',
-  });
-  const bus = await createBus({
-    servers: config.NATS_URL,
-    identity: { signingKeys: config.IDENTITY_SIGNING_KEY, publicKeys: config.IDENTITY_PUBLIC_KEYS },
-    name: 'jobs',
-    prefix: config.NATS_SUBJECT_PREFIX,
-    logger: stack.logger,
-  });
-  jobs = await createJobsApp({ bus, logger: stack.logger, config });
-  await bus.flush();
-  stopJobs = async () => {
-    await jobs.stopWorkers();
-    await bus.drain();
-    await jobs.close();
-  };
+  const jobs = await startJobsService(
+    {
+      ...stack.env.env,
+      QUEUE_PREFIX: queuePrefix,
+      JOBS_CREDENTIAL_VALIDATION_EVERY_MS: '3600000',
+      JOBS_TEMPLATE_HEALTH_EVERY_MS: '3600000',
+      JOBS_LOG_CLEANUP_EVERY_MS: '3600000',
+      JOBS_ATTEMPTS: '1',
+    },
+    stack.logger,
+  );
+  stopJobs = () => jobs.stop();
 });
 
 afterAll(async () => {

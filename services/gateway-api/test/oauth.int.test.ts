@@ -13,6 +13,7 @@ import {
   redirectUri,
   registerClient,
   registerTestSatellite,
+  sendHeartbeat,
   type TestSatellite,
 } from './oauthFlow.ts';
 
@@ -508,22 +509,7 @@ describe('introspection', () => {
     const early = await asSatellite(fresh.apiKey, { token: tokens.access_token });
     expect(early.statusCode).toBe(403);
     expect(early.body).not.toContain(tokens.access_token);
-    const heartbeat = await app.inject({
-      method: 'POST',
-      url: `/api/satellites/${fresh.id}/heartbeat`,
-      headers: { authorization: `Bearer ${fresh.apiKey}` },
-      payload: {
-        system: {
-          cpu_percent: 1,
-          memory: { used_mb: 1, total_mb: 2 },
-          disk: { used_mb: 1, total_mb: 2 },
-          network_status: 'online',
-          process_counts: { total: 0, running: 0, failed: 0 },
-          uptime_seconds: 1,
-        },
-        processes: [],
-      },
-    });
+    const heartbeat = await sendHeartbeat(app, fresh);
     expect(heartbeat.statusCode).toBe(200);
     const later = await asSatellite(fresh.apiKey, { token: tokens.access_token });
     expect(later.statusCode).toBe(200);

@@ -131,23 +131,28 @@ export async function registerTestSatellite(
   if (registered.statusCode !== 201) throw new Error(`registration: ${registered.statusCode} ${registered.body}`);
   const satellite = { id: registered.json().data.satellite_id, apiKey: registered.json().data.api_key };
   if (options.activate !== false) {
-    const heartbeat = await app.inject({
-      method: 'POST',
-      url: `/api/satellites/${satellite.id}/heartbeat`,
-      headers: { authorization: `Bearer ${satellite.apiKey}` },
-      payload: {
-        system: {
-          cpu_percent: 1,
-          memory: { used_mb: 100, total_mb: 1000 },
-          disk: { used_mb: 100, total_mb: 1000 },
-          network_status: 'online',
-          process_counts: { total: 0, running: 0, failed: 0 },
-          uptime_seconds: 1,
-        },
-        processes: [],
-      },
-    });
+    const heartbeat = await sendHeartbeat(app, satellite);
     if (heartbeat.statusCode !== 200) throw new Error(`heartbeat: ${heartbeat.statusCode} ${heartbeat.body}`);
   }
   return satellite;
+}
+
+/** A satellite's heartbeat of an idle machine, with its key: the first one activates it. */
+export function sendHeartbeat(app: FastifyInstance, satellite: TestSatellite) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/satellites/${satellite.id}/heartbeat`,
+    headers: { authorization: `Bearer ${satellite.apiKey}` },
+    payload: {
+      system: {
+        cpu_percent: 1,
+        memory: { used_mb: 100, total_mb: 1000 },
+        disk: { used_mb: 100, total_mb: 1000 },
+        network_status: 'online',
+        process_counts: { total: 0, running: 0, failed: 0 },
+        uptime_seconds: 1,
+      },
+      processes: [],
+    },
+  });
 }

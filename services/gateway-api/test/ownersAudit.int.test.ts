@@ -1,6 +1,7 @@
 import type { AuditEntry } from '@orbital/contracts';
 import { heartbeatBody } from '@orbital/satellite-registry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEntriesOnceThere } from './auditEntriesOnceThere.ts';
 import { adminCredentials } from './identityStack.ts';
 import { type StreamTestStack, startStreamTestStack, type Who } from './streamTestStack.ts';
 
@@ -21,16 +22,8 @@ async function entries(query: Record<string, string>, who: Who = 'admin'): Promi
   return response.body.data.entries;
 }
 
-async function waitForEntries(query: Record<string, string>, count = 1): Promise<AuditEntry[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const found = await entries(query);
-    if (found.length >= count) return found;
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} entries for ${JSON.stringify(query)}: ${found.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitForEntries = (query: Record<string, string>, count = 1) =>
+  auditEntriesOnceThere(() => entries(query), count, JSON.stringify(query));
 
 beforeAll(async () => {
   streams = await startStreamTestStack();

@@ -135,6 +135,27 @@ export function accountRoutes(deps: AccountRouteDeps) {
     return invitation;
   }
 
+  /** Marks an invitation accepted by a person and audits it, in the transaction that made them a member. */
+  async function recordAcceptance(
+    tx: Parameters<AccountStore['acceptInvitation']>[0],
+    caller: { request: Parameters<typeof audit>[0]; identity: Parameters<typeof audit>[1] },
+    invitation: { id: string; team_id: string },
+    accepted: { userId: string; newAccount: boolean },
+  ) {
+    await accounts.acceptInvitation(tx, invitation.id, accepted.userId);
+    await audit(
+      caller.request,
+      caller.identity,
+      {
+        action: 'invitation.accepted',
+        target: { kind: 'invitation', id: invitation.id },
+        team_id: invitation.team_id,
+        details: { user_id: accepted.userId, new_account: accepted.newAccount },
+      },
+      tx,
+    );
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -491,18 +512,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
             tx,
           );
           await store.addMember(invitation.team_id, made.id, invitation.role, tx);
-          await accounts.acceptInvitation(tx, invitation.id, made.id);
-          await audit(
-            request,
-            identity,
-            {
-              action: 'invitation.accepted',
-              target: { kind: 'invitation', id: invitation.id },
-              team_id: invitation.team_id,
-              details: { user_id: made.id, new_account: true },
-            },
-            tx,
-          );
+          await recordAcceptance(tx, { request, identity }, invitation, { userId: made.id, newAccount: true });
           return made;
         });
         logger.info(
@@ -530,18 +540,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
           }
           const existing = await store.getMember(invitation.team_id, me.id, tx);
           if (!existing) await store.addMember(invitation.team_id, me.id, invitation.role, tx);
-          await accounts.acceptInvitation(tx, invitation.id, me.id);
-          await audit(
-            request,
-            identity,
-            {
-              action: 'invitation.accepted',
-              target: { kind: 'invitation', id: invitation.id },
-              team_id: invitation.team_id,
-              details: { user_id: me.id, new_account: false },
-            },
-            tx,
-          );
+          await recordAcceptance(tx, { request, identity }, invitation, { userId: me.id, newAccount: false });
           return invitation;
         });
         // The new membership holds from the next request on every replica.

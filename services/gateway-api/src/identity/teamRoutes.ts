@@ -1,5 +1,5 @@
 import { hasGlobalPermission } from '@orbital/access';
-import { auditContextOf } from '@orbital/audit';
+import { type AuditRecord, auditContextOf } from '@orbital/audit';
 import {
   addMemberBody,
   createTeamBody,
@@ -14,6 +14,7 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { memberParams, teamParams } from '../http/pathParams.ts';
 import { globalAccess, signedIn, teamInPath } from '../http/routeAccess.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
+import type { MemberRow } from './identityStore.ts';
 import { toMemberView, toTeamView } from './identityViews.ts';
 
 /**
@@ -25,6 +26,32 @@ export function teamRoutes(deps: IdentityRouteDeps) {
   const { store, broadcast, logger } = deps;
   const notFound = () => new AppError('not_found', 'No such team');
   const evictUser = (userId: string) => broadcast.invalidate({ kind: 'user', user_id: userId });
+
+  /**
+   * Changes a member's role or removes them, audited in the same transaction, then evicts their cached
+   * sessions. Anyone but a global team manager must leave the team a team admin.
+   */
+  async function changeMembership(
+    input: Parameters<typeof auditContextOf>[0] & { params: { teamId: string; userId: string } },
+    change: Parameters<typeof store.changeMember>[2],
+    entry: (before: MemberRow) => Pick<AuditRecord, 'action' | 'details'>,
+  ): Promise<void> {
+    const { params, identity } = input;
+    const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
+    await store.inTransaction(async (tx) => {
+      const before = await tx.getMember(params.teamId, params.userId);
+      if (!before || !(await tx.changeMember(params.teamId, params.userId, change, { keepAnAdmin }))) {
+        throw new AppError('not_found', 'This user is not a member of the team');
+      }
+      await tx.audit({
+        ...auditContextOf(input),
+        ...entry(before),
+        target: { kind: 'user', id: params.userId },
+        team_id: params.teamId,
+      });
+    });
+    await evictUser(params.userId);
+  }
 
   return [
     defineRoute({
@@ -204,22 +231,11 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       body: updateMemberBody,
       response: memberView,
       async handler(input) {
-        const { params, body, identity } = input;
-        const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
-        await store.inTransaction(async (tx) => {
-          const before = await tx.getMember(params.teamId, params.userId);
-          if (!before || !(await tx.changeMember(params.teamId, params.userId, { role: body.role }, { keepAnAdmin }))) {
-            throw new AppError('not_found', 'This user is not a member of the team');
-          }
-          await tx.audit({
-            ...auditContextOf(input),
-            action: 'team.member_role_changed',
-            target: { kind: 'user', id: params.userId },
-            team_id: params.teamId,
-            details: { email: before.email, role: body.role, previous_role: before.role },
-          });
-        });
-        await evictUser(params.userId);
+        const { params, body } = input;
+        await changeMembership(input, { role: body.role }, (before) => ({
+          action: 'team.member_role_changed',
+          details: { email: before.email, role: body.role, previous_role: before.role },
+        }));
         const member = await store.getMember(params.teamId, params.userId);
         if (!member) throw new AppError('not_found', 'This user is not a member of the team');
         return toMemberView(member);
@@ -234,22 +250,10 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       params: memberParams,
       response: z.object({ removed: z.literal(true) }),
       async handler(input) {
-        const { params, identity } = input;
-        const keepAnAdmin = !hasGlobalPermission(identity, 'teams.manage');
-        await store.inTransaction(async (tx) => {
-          const before = await tx.getMember(params.teamId, params.userId);
-          if (!before || !(await tx.changeMember(params.teamId, params.userId, { remove: true }, { keepAnAdmin }))) {
-            throw new AppError('not_found', 'This user is not a member of the team');
-          }
-          await tx.audit({
-            ...auditContextOf(input),
-            action: 'team.member_removed',
-            target: { kind: 'user', id: params.userId },
-            team_id: params.teamId,
-            details: { email: before.email, role: before.role },
-          });
-        });
-        await evictUser(params.userId);
+        await changeMembership(input, { remove: true }, (before) => ({
+          action: 'team.member_removed',
+          details: { email: before.email, role: before.role },
+        }));
         return { removed: true as const };
       },
     }),

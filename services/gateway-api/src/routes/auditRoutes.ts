@@ -66,8 +66,9 @@ export function auditRoutes(deps: AuditRoutesDeps) {
   const relay = relayTable(bus, tags);
   const serve = subjectTable(bus, tags);
 
-  function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string, send: SendList) {
-    return serveEventStream({
+  /** Serves the stream; the answer is the stream itself, written after the route hijacked the reply. */
+  async function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string, send: SendList) {
+    await serveEventStream({
       ...streamRouteOptions(bus, logger, streams, input, route),
       event: auditEntryRecordedEvent,
       // A team's stream reads its team's subjects only, filtered by the server.
@@ -79,6 +80,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         return entry;
       },
     });
+    return undefined as never;
   }
 
   async function exportLog(input: Input, query: ExportQuery, teamId: string | undefined, send: SendList) {
@@ -105,6 +107,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         details: { format, entries: result.entries, filter: { ...filter } },
       })
       .catch((err: unknown) => logger.warn({ err }, 'the audit export was not recorded'));
+    return undefined as never;
   }
 
   return [
@@ -132,10 +135,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         querystring: streamQuery,
         response: streamResponse,
         toRequest: ({ query }) => query,
-        async handler(input, send) {
-          await stream(input, input.query, undefined, 'audit/stream', send);
-          return undefined as never;
-        },
+        handler: (input, send) => stream(input, input.query, undefined, 'audit/stream', send),
       },
     ),
     serve(
@@ -147,10 +147,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         querystring: teamStreamQuery,
         response: streamResponse,
         toRequest: ({ params, query }) => scoped(query, params.teamId),
-        async handler(input, send) {
-          await stream(input, input.query, input.params.teamId, 'teams/audit/stream', send);
-          return undefined as never;
-        },
+        handler: (input, send) => stream(input, input.query, input.params.teamId, 'teams/audit/stream', send),
       },
     ),
     serve(
@@ -161,10 +158,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         querystring: exportQuery,
         response: exportResponse,
         toRequest: ({ query }) => firstExportPage(query),
-        async handler(input, send) {
-          await exportLog(input, input.query, undefined, send);
-          return undefined as never;
-        },
+        handler: (input, send) => exportLog(input, input.query, undefined, send),
       },
     ),
     serve(
@@ -176,10 +170,7 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         querystring: teamExportQuery,
         response: exportResponse,
         toRequest: ({ params, query }) => firstExportPage(query, params.teamId),
-        async handler(input, send) {
-          await exportLog(input, input.query, input.params.teamId, send);
-          return undefined as never;
-        },
+        handler: (input, send) => exportLog(input, input.query, input.params.teamId, send),
       },
     ),
   ];
