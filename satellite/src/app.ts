@@ -106,6 +106,7 @@ export function createSatelliteApp(options: {
         requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
         requestMaxTotalMs: config.MCP_REQUEST_MAX_TOTAL_MS,
         maxMessageBytes: config.MCP_MAX_MESSAGE_BYTES,
+        relistIntervalMs: config.TOOL_RELIST_INTERVAL_MS,
       },
       stdio: {
         restartBackoffMs: config.RESTART_BACKOFF_MS,

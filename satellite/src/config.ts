@@ -108,6 +108,11 @@ export const satelliteEnv = logEnv.extend({
   PROCESS_KILL_GRACE_MS: positiveInt.default(5000),
   STDERR_BATCH_INTERVAL_MS: positiveInt.default(1000),
   REMOTE_HEALTH_INTERVAL_MS: nonNegativeInt.default(30 * 1000),
+  // A server may change a tool without announcing it (a stateless remote server cannot announce; a
+  // hostile one would not): each connected server's tools are listed again about this often (each wait
+  // drawn from half to one and a half times it, so servers do not list together), and a changed
+  // definition is held back until approved. 0 lists only on connection and when a server announces a change.
+  TOOL_RELIST_INTERVAL_MS: nonNegativeInt.default(60 * 1000),
   REMOTE_RECONNECT_BASE_MS: positiveInt.default(1000),
   REMOTE_RECONNECT_MAX_MS: positiveInt.default(60 * 1000),
   // Per-process limits, off by default (0): RAM in MB, CPU seconds, processes (a production sandbox

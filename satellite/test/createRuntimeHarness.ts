@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, expect } from 'vitest';
+import type { Scheduler } from '../src/backend/scheduler.ts';
 import { createRecordingEventSink, type RecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import { createServerRuntime, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import type { UpstreamTokens } from '../src/runtime/upstreamTokens.ts';
@@ -32,6 +33,7 @@ export function createRuntimeHarness() {
       settings: SettingsOverrides = {},
       now?: () => number,
       upstreamTokens?: UpstreamTokens,
+      scheduler?: Scheduler,
     ) {
       recorded = createRecordingEventSink();
       runtime = createServerRuntime({
@@ -41,6 +43,7 @@ export function createRuntimeHarness() {
         settings: withSettings(settings),
         ...(now ? { now } : {}),
         ...(upstreamTokens ? { upstreamTokens } : {}),
+        ...(scheduler ? { scheduler } : {}),
       });
       return runtime;
     },

@@ -217,6 +217,8 @@ describe('remote servers over Streamable HTTP', () => {
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
     expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
       'ask_city',
+      'break_listing',
+      'change_description',
       'greet',
       'huge_output',
       'probe_count',

@@ -35,6 +35,8 @@ export const testSettings: RuntimeSettings = {
     requestTimeoutMs: 15000,
     requestMaxTotalMs: 60000,
     maxMessageBytes: 32 * 1024 * 1024,
+    // Tests that re-list drive it with a manual scheduler; the others list on connection only.
+    relistIntervalMs: 0,
   },
   stdio: {
     restartBackoffMs: 5,

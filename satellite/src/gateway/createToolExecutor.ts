@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { EventSink } from '../events/eventSink.ts';
-import type { CachedTool, ServerRuntime } from '../runtime/createServerRuntime.ts';
+import type { CachedTool, ServerRuntime, ToolLookup } from '../runtime/createServerRuntime.ts';
 import { toolError } from '../runtime/createUpstreamClient.ts';
 import type { ToolCallOptions } from '../runtime/managedServer.ts';
 import { confirmToolCall } from './confirmToolCall.ts';
@@ -68,32 +68,7 @@ export function createToolExecutor(deps: ExecutorDependencies) {
     // from scope.userId; the distributed configuration has no user level yet. A remote server found
     // offline is reconnected first, so the call after it comes back is not refused.
     const lookup = await deps.runtime.resolve(toolPath, scope?.teamId);
-    switch (lookup.kind) {
-      case 'unknown':
-        return toolError(
-          `Unknown tool "${toolPath}". Tool paths have the form serverName:toolName; use discover_mcp_tools to find them.`,
-        );
-      case 'ambiguous':
-        return toolError(
-          `Tool path "${toolPath}" is ambiguous: ${lookup.tool_paths.join(', ')} share one internal name, so the satellite refuses to guess. Ask an administrator to rename one of the installations.`,
-        );
-      case 'unavailable':
-        return toolError(
-          `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
-        );
-      case 'disabled':
-        return toolError(
-          `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it in the Tools section of the installation's page in the console.`,
-        );
-      case 'held':
-        return toolError(
-          lookup.change === 'new'
-            ? `Tool "${toolPath}" is new since a team admin approved this server's tools; it is held back until one approves it in the Tool definitions section of the installation's page in the console.`
-            : `Tool "${toolPath}" changed its definition since a team admin approved it; it is held back until one approves the change in the Tool definitions section of the installation's page in the console.`,
-        );
-      case 'found':
-        break;
-    }
+    if (lookup.kind !== 'found') return refusalOf(toolPath, lookup);
     const tool = lookup.tool;
     const check = deps.validator.check(tool.input_schema, args);
     if (!check.ok) {
@@ -105,6 +80,10 @@ export function createToolExecutor(deps: ExecutorDependencies) {
     const policy = deps.runtime.configuration(tool.installation_id)?.tool_policy;
     const refusal = await confirmToolCall(tool, args, policy, { ...callOptions, canElicit: canElicit ?? false });
     if (refusal) return refusal;
+    // Asking the person may take minutes: a definition a re-list found changed meanwhile (or a policy
+    // that turned the tool off) refuses the call now instead of letting it run as approved.
+    const again = deps.runtime.lookup(toolPath, scope?.teamId);
+    if (again.kind === 'held' || again.kind === 'disabled') return refusalOf(toolPath, again);
     const began = performance.now();
     const executedAt = new Date().toISOString();
     const requestLog = (success: boolean, response: CallToolResult | undefined, errorMessage: string | null) => {
@@ -143,6 +122,34 @@ export function createToolExecutor(deps: ExecutorDependencies) {
       return toolError(`Tool "${toolPath}" failed: ${message}`);
     }
   };
+}
+
+/** The tool error answering a lookup that found no callable tool. */
+function refusalOf(toolPath: string, lookup: Exclude<ToolLookup, { kind: 'found' }>): CallToolResult {
+  switch (lookup.kind) {
+    case 'unknown':
+      return toolError(
+        `Unknown tool "${toolPath}". Tool paths have the form serverName:toolName; use discover_mcp_tools to find them.`,
+      );
+    case 'ambiguous':
+      return toolError(
+        `Tool path "${toolPath}" is ambiguous: ${lookup.tool_paths.join(', ')} share one internal name, so the satellite refuses to guess. Ask an administrator to rename one of the installations.`,
+      );
+    case 'unavailable':
+      return toolError(
+        `MCP server "${lookup.server_name}" is not online (status: ${lookup.status}; ${lookup.reason}); its tools cannot be executed until it is.`,
+      );
+    case 'disabled':
+      return toolError(
+        `Tool "${toolPath}" is disabled by its team's tool policy; a team admin can enable it in the Tools section of the installation's page in the console.`,
+      );
+    case 'held':
+      return toolError(
+        lookup.change === 'new'
+          ? `Tool "${toolPath}" is new since a team admin approved this server's tools; it is held back until one approves it in the Tool definitions section of the installation's page in the console.`
+          : `Tool "${toolPath}" changed its definition since a team admin approved it; it is held back until one approves the change in the Tool definitions section of the installation's page in the console.`,
+      );
+  }
 }
 
 export type ToolExecutor = ReturnType<typeof createToolExecutor>;

@@ -154,7 +154,7 @@ export function createRemoteConnector(options: {
         return {
           pid: 0,
           protocolVersion: () => upstream.protocolVersion(),
-          listTools: () => upstream.listTools(),
+          listTools: (signal) => upstream.listTools(signal),
           watchTools: (onChange) => upstream.watchTools(onChange),
           callTool: (name, args, callOptions) =>
             caller.run({ userId: callOptions.userId ?? null }, () => upstream.callTool(name, args, callOptions)),

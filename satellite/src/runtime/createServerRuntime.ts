@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
+import type { Scheduler } from '../backend/scheduler.ts';
 import type { EventSink } from '../events/eventSink.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { createGenerationCache } from './createGenerationCache.ts';
@@ -29,6 +30,12 @@ export type RuntimeSettings = {
     requestMaxTotalMs: number;
     /** The longest message an upstream server may send; a longer one fails its call, never the satellite. */
     maxMessageBytes: number;
+    /**
+     * The mean wait between unasked re-lists of a connected server's tools (jittered per server), so a
+     * tool changed without a list-changed notification is held back like one announced; 0 never.
+     * A re-list gets `handshakeTimeoutMs` to answer.
+     */
+    relistIntervalMs: number;
   };
   stdio: {
     /** Restart attempt n waits `restartBackoffMs * 2^(n-1)`; 3 attempts. */
@@ -70,6 +77,8 @@ export function createServerRuntime(options: {
   /** Access tokens for remote servers behind OAuth, from the backend link. */
   upstreamTokens?: UpstreamTokens;
   now?: () => number;
+  /** The clock of the re-list schedules (a manual one in tests). */
+  scheduler?: Scheduler;
 }) {
   const { settings, events, logger } = options;
   const watchdog = createProcessGroupWatchdog();
@@ -163,7 +172,9 @@ export function createServerRuntime(options: {
       events,
       logger,
       onChange: catalogue.changed,
+      relist: { intervalMs: settings.connection.relistIntervalMs, timeoutMs: settings.connection.handshakeTimeoutMs },
       ...(options.now ? { now: options.now } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
     return { server, fingerprint };
   };

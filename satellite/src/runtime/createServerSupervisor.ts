@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { SatelliteEventType, ServerConfiguration } from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import type { Logger } from '@orbital/logger';
+import { type Scheduler, type SchedulerTimer, systemScheduler } from '../backend/scheduler.ts';
 import type { EventSink } from '../events/eventSink.ts';
 import { createResponseStats } from './createResponseStats.ts';
 import type { ServerTools } from './createToolCatalogue.ts';
@@ -17,17 +18,31 @@ import {
 } from './lifecycle/lifecycleState.ts';
 import { nextLifecycleState } from './lifecycle/nextLifecycleState.ts';
 import type { ManagedServer, ServerSnapshot, ToolCallOptions } from './managedServer.ts';
+import { relistDelayOf } from './relistDelayOf.ts';
 import { serverRefOf } from './serverRefOf.ts';
 import { ConnectFailure, type UpstreamConnection, type UpstreamConnector } from './upstreamConnection.ts';
 
 type Live = { connection: UpstreamConnection; number: number };
 type Waiter = { resolve(connection: UpstreamConnection): void; reject(error: Error): void };
 
+/** How often a connected server's tools are listed again unasked, and how long one listing may take. */
+export type RelistSettings = {
+  /** The mean wait between re-lists (each wait is jittered, see `relistDelayOf`); 0 never re-lists unasked. */
+  intervalMs: number;
+  /** A re-list not answered within this is abandoned; the last listing stays. */
+  timeoutMs: number;
+};
+
 /**
  * Runs one installation's lifecycle: feeds events to `nextLifecycleState` and carries out the effects
  * it returns (open and close connections through the connector, list tools into the catalogue, arm the
  * back-off timer, report events and status changes, hand connections to waiting calls), turning what
  * becomes of each effect into the next event. Nothing here decides; every decision is the transition's.
+ *
+ * Besides, while a connection is up its tools are listed again on a jittered schedule: a server may
+ * change a tool without saying so (a stateless remote server cannot; a hostile one would not), and a
+ * re-list is the only way such a change reaches the catalogue, and so the pinned-definition check,
+ * before the next reconnection.
  */
 export function createServerSupervisor(options: {
   config: ServerConfiguration;
@@ -39,10 +54,14 @@ export function createServerSupervisor(options: {
   logger: Logger;
   /** The status changed: the catalogue's online lists are stale. */
   onChange: () => void;
+  relist?: RelistSettings;
+  /** The clock of the re-list schedule (a manual one in tests). */
+  scheduler?: Scheduler;
   now?: () => number;
 }): ManagedServer & { phase(): PhaseName; pid(): number | undefined } {
   const { config, serverName, connector, policy, tools, events } = options;
   const now = options.now ?? Date.now;
+  const scheduler = options.scheduler ?? systemScheduler;
   const ref = serverRefOf(config);
   const log = options.logger.child({ installation_id: config.installation_id, server: serverName });
   const stats = createResponseStats();
@@ -51,6 +70,7 @@ export function createServerSupervisor(options: {
   let live: Live | undefined;
   let opening: { number: number; controller: AbortController } | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
+  let relistTimer: SchedulerTimer | undefined;
   let waiters: Waiter[] = [];
   /** Calls in flight through this server, waiting ones included: a dormant server is not put to sleep under them. */
   let inFlight = 0;
@@ -149,6 +169,42 @@ export function createServerSupervisor(options: {
     }
   };
 
+  /**
+   * Lists the tools of `current` again, unasked, abandoning the listing after the timeout. A failure
+   * changes nothing: the last listing (and what the pins hold back of it) stays, the server stays online
+   * (whether it answers at all is the health check's and the calls' to find), and the next re-list is
+   * armed as usual.
+   */
+  const relistUnasked = async (current: Live, settings: RelistSettings) => {
+    const controller = new AbortController();
+    const deadline = scheduler.setTimeout(
+      () => controller.abort(new Error(`no tools/list answer within ${settings.timeoutMs} ms`)),
+      settings.timeoutMs,
+    );
+    try {
+      await tools.discover(() => current.connection.listTools(controller.signal));
+    } catch (error) {
+      if (live === current)
+        log.warn({ err: error }, 'the scheduled re-list of the tools failed; the last listing stays');
+    } finally {
+      scheduler.clearTimeout(deadline);
+    }
+  };
+
+  /** Arms the next re-list of `current`; it lapses once that connection is no longer the live one. */
+  const armRelist = (current: Live) => {
+    const settings = options.relist;
+    if (!settings || settings.intervalMs <= 0) return;
+    scheduler.clearTimeout(relistTimer);
+    relistTimer = scheduler.setTimeout(() => {
+      relistTimer = undefined;
+      if (live !== current) return;
+      void relistUnasked(current, settings).then(() => {
+        if (live === current) armRelist(current);
+      });
+    }, relistDelayOf(settings.intervalMs));
+  };
+
   const discover = (blocking: boolean) => {
     const current = live;
     if (!current) return;
@@ -161,6 +217,7 @@ export function createServerSupervisor(options: {
           })
           .catch((e: unknown) => log.warn({ err: e }, 'could not watch the tool list'));
         dispatch({ type: 'discovered', connection: current.number });
+        armRelist(current);
       },
       (error: unknown) => {
         if (blocking) {
@@ -335,6 +392,7 @@ export function createServerSupervisor(options: {
       dispatch({ type: 'stop' });
       await whenState((s) => s.phase.name === 'stopped');
       clearTimeout(retryTimer);
+      scheduler.clearTimeout(relistTimer);
       connector.dispose();
     },
     snapshot(): ServerSnapshot {

@@ -282,7 +282,7 @@ export function createStdioConnector(options: {
   const connectionOf = (target: Child): UpstreamConnection => ({
     pid: target.pid,
     protocolVersion: () => target.upstream.protocolVersion(),
-    listTools: () => target.upstream.listTools(),
+    listTools: (signal) => target.upstream.listTools(signal),
     watchTools: (onChange) => target.upstream.watchTools(onChange),
     async callTool(name, args, callOptions) {
       try {

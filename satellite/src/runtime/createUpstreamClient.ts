@@ -302,8 +302,8 @@ export function createUpstreamClient(options: { serverName: string; limits: Upst
     },
     era: (): ProtocolEra | undefined => client.getProtocolEra(),
     protocolVersion: (): string | undefined => client.getNegotiatedProtocolVersion(),
-    async listTools(): Promise<Tool[]> {
-      return (await client.listTools(undefined, { cacheMode: 'refresh' })).tools;
+    async listTools(signal?: AbortSignal): Promise<Tool[]> {
+      return (await client.listTools(undefined, { cacheMode: 'refresh', ...(signal ? { signal } : {}) })).tools;
     },
     /**
      * Calls `onChange` when the server says its tools changed: an unsolicited notification on a 2025

@@ -14,7 +14,8 @@ export type UpstreamConnection = {
   readonly pid: number;
   /** The revision spoken: 2026-07-28, or the 2025 revision negotiated. */
   protocolVersion(): string | undefined;
-  listTools(): Promise<Tool[]>;
+  /** `tools/list`; `signal` abandons it (a scheduled re-list that took too long). */
+  listTools(signal?: AbortSignal): Promise<Tool[]>;
   /** Calls `onChange` when the server says its tools changed (a notification, or a 2026-07-28 listen stream). */
   watchTools(onChange: () => void): Promise<void>;
   /**
