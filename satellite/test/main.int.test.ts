@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, freePort, groupMembers, stdioServer, waitUntil } from './helpers.ts';
-import { runSatelliteToExit, spawnSatellite } from './spawnSatellite.ts';
+import { refusedStartOf, spawnSatellite } from './spawnSatellite.ts';
 
 const running: ChildProcess[] = [];
 
@@ -48,12 +48,12 @@ describe('the satellite process', () => {
   it('refuses a configuration file that is not valid, naming the field', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'satellite-config-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ servers: [{ ...stdioServer('x'), transport: 'stdio', command: undefined }] }));
-    const { code, output } = await runSatelliteToExit({
+    const refused = await refusedStartOf({
       SATELLITE_CONFIG_FILE: file,
       SATELLITE_ALLOW_UNAUTHENTICATED_GLOBAL: 'true',
     });
-    expect(code).toBe(1);
-    expect(output).toContain('servers.0.command: a stdio server needs a command');
+    expect(refused).toContain('exited with 1 before it was ready');
+    expect(refused).toContain('servers.0.command: a stdio server needs a command');
   });
 
   it.each([
@@ -73,9 +73,9 @@ describe('the satellite process', () => {
       'SATELLITE_TEAM_ID: a team satellite needs its team id',
     ],
   ])('refuses to start as %s, naming the variable', async (_name, env, message) => {
-    const { code, output } = await runSatelliteToExit(env);
-    expect(code).toBe(1);
-    expect(output).toContain(message);
+    const refused = await refusedStartOf(env);
+    expect(refused).toContain('exited with 1 before it was ready');
+    expect(refused).toContain(message);
   });
 
   it('starts as a team satellite without authentication', async () => {

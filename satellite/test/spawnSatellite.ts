@@ -1,10 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { startServiceProcess } from '@orbital/testing';
 import { freePort } from './helpers.ts';
-
-/** The satellite's entry point, run as its own process as an operator runs it. */
-const satelliteMainFile = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /**
  * Starts main.ts as its own process (`startServiceProcess`: only PATH and HOME of ours, info logs) on
@@ -24,21 +20,17 @@ export async function spawnSatellite(
   return { child: service.process, port, output: service.output };
 }
 
-/** Runs main.ts with exactly `env` (and PATH) until it exits, for the start-ups it must refuse. */
-export async function runSatelliteToExit(
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [satelliteMainFile], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(await freePort()), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, output };
+/**
+ * Starts main.ts with `env` (and PATH) where it must refuse to start: resolves with what
+ * `startServiceProcess` says of a process that exited before it was ready (its exit code and output),
+ * or "the satellite started" when it did not refuse.
+ */
+export async function refusedStartOf(env: Record<string, string>): Promise<string> {
+  return startServiceProcess('satellite/src/main.ts', { PORT: String(await freePort()), ...env }).then(
+    async (service) => {
+      await service.kill();
+      return 'the satellite started';
+    },
+    (error: Error) => error.message,
+  );
 }
