@@ -1,8 +1,8 @@
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { detectClientType } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import type { EventSink } from '../events/eventSink.ts';
 import { type CallRegistry, createCallRegistry } from './createCallRegistry.ts';
+import { detectClientType } from './detectClientType.ts';
 
 /**
  * The identity a session was opened with (SATELLITE_AUTH_MODE=oauth): the token's user and team, not

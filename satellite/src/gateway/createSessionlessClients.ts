@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { detectClientType } from '@orbital/contracts';
 import type { ClientRecordOptions, DisconnectReason, SessionOwner } from './createSessionStore.ts';
+import { detectClientType } from './detectClientType.ts';
 
 /** What a 2026-07-28 request says of its sender: the envelope's `clientInfo`, its user agent, its address. */
 export type SessionlessClientInfo = { name?: string; version?: string; userAgent: string; ip: string };

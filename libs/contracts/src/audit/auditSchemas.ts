@@ -173,29 +173,3 @@ export const requestOrigin = z.object({
   user_name: z.string().max(200).nullable().optional(),
 });
 export type RequestOrigin = z.infer<typeof requestOrigin>;
-
-/**
- * True when an entry passes a filter: the same rules as the log's own query, for what a live stream
- * receives (`actor` the id or the e-mail in any case, `action` a name or `<kind>.*`, `from` inclusive,
- * `to` exclusive).
- */
-export function matchesAuditFilter(entry: AuditEntry, filter: AuditFilter): boolean {
-  if (filter.team_id !== undefined && entry.team_id !== filter.team_id) return false;
-  if (filter.actor !== undefined) {
-    const email = entry.actor.email?.toLowerCase();
-    if (entry.actor.id !== filter.actor && email !== filter.actor.toLowerCase()) return false;
-  }
-  if (filter.action !== undefined) {
-    if (filter.action.endsWith('.*')) {
-      if (!entry.action.startsWith(filter.action.slice(0, -1))) return false;
-    } else if (entry.action !== filter.action) return false;
-  }
-  if (filter.target_kind !== undefined && entry.target.kind !== filter.target_kind) return false;
-  if (filter.target_id !== undefined && entry.target.id !== filter.target_id) return false;
-  if (filter.outcome !== undefined && entry.outcome !== filter.outcome) return false;
-  if (filter.source !== undefined && entry.source !== filter.source) return false;
-  const at = Date.parse(entry.occurred_at);
-  if (filter.from !== undefined && at < Date.parse(filter.from)) return false;
-  if (filter.to !== undefined && at >= Date.parse(filter.to)) return false;
-  return true;
-}

@@ -47,11 +47,6 @@ export type ClientActivityQuery = z.infer<typeof clientActivityQuery>;
 export const clientActivityPage = z.object({ items: z.array(clientSessionView) });
 export type ClientActivityPage = z.infer<typeof clientActivityPage>;
 
-/** Is a session within a scope (the stream applies the REST twin's scope and filter to live events)? */
-export function inClientActivityScope(session: ClientSessionView, teams: string[] | null): boolean {
-  return teams === null || (session.team_id !== null && teams.includes(session.team_id));
-}
-
 /** The subject token of a session's team: its id, or `_global` for a session without a team (team ids are UUIDs). */
 export const globalClientActivityToken = '_global';
 

@@ -241,20 +241,6 @@ export const requestLogPage = z.object({
 });
 export type RequestLogPage = z.infer<typeof requestLogPage>;
 
-/** True when a line passes the filters of the query (the stream applies this to live lines). */
-export function matchesServerLogQuery(line: ServerLogView, query: Pick<ServerLogQuery, 'level'>): boolean {
-  return query.level === undefined || line.log_level === query.level;
-}
-
-export function matchesRequestLogQuery(
-  row: RequestLogView,
-  query: Pick<RequestLogQuery, 'tool_name' | 'success'>,
-): boolean {
-  if (query.tool_name !== undefined && row.tool_name !== query.tool_name) return false;
-  if (query.success !== undefined && String(row.success) !== query.success) return false;
-  return true;
-}
-
 export const settingsPatch = z.object({ request_logging_enabled: z.boolean() }).strict();
 
 export const installationRef = z.object({ team_id: teamIdField, installation_id: uuid }).strict();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventSubject, isEventSubject } from '../events/defineEvent.ts';
 import { canonicalId } from '../ids.ts';
-import { canonicalSatelliteEvent, detectClientType, parseSatelliteEvent, type SatelliteEvent } from './events.ts';
+import { canonicalSatelliteEvent, parseSatelliteEvent, type SatelliteEvent } from './events.ts';
 import { satelliteEvents } from './satelliteEventDefinitions.ts';
 
 const crashed = {
@@ -37,14 +37,6 @@ describe('satellite events', () => {
     expect(parseSatelliteEvent({ ...crashed, type: 'mcp.server.exploded' }).success).toBe(false);
     const { id: _id, ...withoutId } = crashed;
     expect(parseSatelliteEvent(withoutId).success).toBe(false);
-  });
-
-  it('detects the client type from the User-Agent, case-insensitively', () => {
-    expect(detectClientType('Visual Studio Code/1.95 (VSCode)')).toBe('vscode');
-    expect(detectClientType('Cursor/0.42')).toBe('cursor');
-    expect(detectClientType('Claude-Desktop/1.0')).toBe('claude');
-    expect(detectClientType('curl/8.0')).toBe('unknown');
-    expect(detectClientType(undefined)).toBe('unknown');
   });
 
   it('keeps the dots of the type in the subject and refuses ids that would change it', () => {

@@ -27,15 +27,6 @@ export const clientTypes = ['vscode', 'cursor', 'claude', 'unknown'] as const;
 export const clientType = z.enum(clientTypes);
 export type ClientType = z.infer<typeof clientType>;
 
-/** Client type from a User-Agent naming vscode, cursor or claude (any case); anything else is `unknown`. */
-export function detectClientType(userAgent: string | undefined): ClientType {
-  const ua = (userAgent ?? '').toLowerCase();
-  if (ua.includes('vscode')) return 'vscode';
-  if (ua.includes('cursor')) return 'cursor';
-  if (ua.includes('claude')) return 'claude';
-  return 'unknown';
-}
-
 export const eventDataSchemas = {
   'mcp.server.started': z.object({
     ...serverRef,

@@ -9,7 +9,6 @@ import {
   auditPageLimitMax,
   auditQuery,
   auditSubjects,
-  matchesAuditFilter,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
@@ -18,6 +17,7 @@ import { streamAuditExport } from '../audit/streamAuditExport.ts';
 import type { RouteInput } from '../http/defineRoute.ts';
 import { teamParams } from '../http/pathParams.ts';
 import { relayTable, type SendSubject, subjectTable } from '../http/proxyRoute.ts';
+import { matchesAuditFilter } from './liveFilters.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const tags = ['audit'];

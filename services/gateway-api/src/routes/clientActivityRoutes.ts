@@ -5,12 +5,12 @@ import {
   type ClientActivityQuery,
   clientActivityQuery,
   clientActivityRecordedEvent,
-  inClientActivityScope,
   installationSubjects as s,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
+import { inClientActivityScope } from './liveFilters.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 const path = '/api/users/me/mcp/client-activity';

@@ -5,8 +5,6 @@ import {
   installationRequestLoggedEvent,
   installationStatusChangedEvent,
   installationStatusView,
-  matchesRequestLogQuery,
-  matchesServerLogQuery,
   type RequestLogPage,
   requestLogQuery,
   type ServerLogPage,
@@ -19,6 +17,7 @@ import type { RouteInput } from '../http/defineRoute.ts';
 import { installationParams } from '../http/pathParams.ts';
 import { subjectTable } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
+import { matchesRequestLogQuery, matchesServerLogQuery } from './liveFilters.ts';
 import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
 
 /**
