@@ -52,23 +52,30 @@ describe('the deployment rehearsal', () => {
     expect(text).toContain('a tool call through the satellite answered');
   }, 600_000);
 
-  it('fails naming the object and the variable when a manifest leaves out a variable a process needs', async () => {
-    const attempt = startAltered((objects) => {
-      const settings = containerOf(objects, 'Deployment', 'settings');
-      settings.env = settings.env?.filter((variable) => variable.name !== 'IDENTITY_SIGNING_KEY');
-    });
-    await expect(attempt).rejects.toThrow(
-      /Deployment orbital\/settings \(container settings\) refused to start:\n\s+- IDENTITY_SIGNING_KEY: is required/,
-    );
-  }, 300_000);
-
-  it('fails naming the object and the variable when a manifest leaves out a volume a process writes to', async () => {
-    const attempt = startAltered((objects) => {
-      const satellite = containerOf(objects, 'StatefulSet', 'satellite');
-      satellite.volumeMounts = satellite.volumeMounts?.filter((mount) => mount.name !== 'state');
-    });
-    await expect(attempt).rejects.toThrow(
-      "StatefulSet orbital/satellite (container satellite): SATELLITE_STATE_DIR (/var/lib/orbital-satellite) is on no volume, and the container's root filesystem is read-only",
-    );
-  }, 300_000);
+  // Manifests broken as a careless edit would break them, and the refusal that must name what broke.
+  const broken: Array<{ leftOut: string; alter: (objects: K8sObject[]) => void; refusal: RegExp | string }> = [
+    {
+      leftOut: 'a variable a process needs',
+      alter: (objects) => {
+        const settings = containerOf(objects, 'Deployment', 'settings');
+        settings.env = settings.env?.filter((variable) => variable.name !== 'IDENTITY_SIGNING_KEY');
+      },
+      refusal:
+        /Deployment orbital\/settings \(container settings\) refused to start:\n\s+- IDENTITY_SIGNING_KEY: is required/,
+    },
+    {
+      leftOut: 'a volume a process writes to',
+      alter: (objects) => {
+        const satellite = containerOf(objects, 'StatefulSet', 'satellite');
+        satellite.volumeMounts = satellite.volumeMounts?.filter((mount) => mount.name !== 'state');
+      },
+      refusal:
+        "StatefulSet orbital/satellite (container satellite): SATELLITE_STATE_DIR (/var/lib/orbital-satellite) is on no volume, and the container's root filesystem is read-only",
+    },
+  ];
+  for (const { leftOut, alter, refusal } of broken) {
+    it(`fails naming the object and the variable when a manifest leaves out ${leftOut}`, async () => {
+      await expect(startAltered(alter)).rejects.toThrow(refusal);
+    }, 300_000);
+  }
 });

@@ -230,6 +230,11 @@ function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCance
   const valuesField = remote ? 'headers' : 'env';
   const valuesError =
     localError ?? fields.find(([k]) => k.startsWith(`installation.${valuesField}`) || k.startsWith(valuesField))?.[1];
+  // A few lines of text each; the ids carry the slug, so two open forms never share one.
+  const lines = (name: 'args' | 'env' | 'headers', label: string, error?: string) => {
+    const field = install.field(name);
+    return <TextAreaField id={`${slug}-${name}`} label={label} rows={2} {...field} error={error ?? field.error} />;
+  };
   return (
     <form onSubmit={install.submit} noValidate className="install-form" aria-label={`Install ${props.template.name}`}>
       <SelectField
@@ -244,28 +249,11 @@ function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCance
         error={nameError}
       />
       {remote ? (
-        <TextAreaField
-          id={`${slug}-headers`}
-          label="Request headers (Name: value, one a line, optional)"
-          rows={2}
-          {...install.field('headers')}
-          error={valuesError}
-        />
+        lines('headers', 'Request headers (Name: value, one a line, optional)', valuesError)
       ) : (
         <>
-          <TextAreaField
-            id={`${slug}-args`}
-            label="Extra arguments (one a line, optional)"
-            rows={2}
-            {...install.field('args')}
-          />
-          <TextAreaField
-            id={`${slug}-env`}
-            label="Environment (NAME=value, one a line, optional)"
-            rows={2}
-            {...install.field('env')}
-            error={valuesError}
-          />
+          {lines('args', 'Extra arguments (one a line, optional)')}
+          {lines('env', 'Environment (NAME=value, one a line, optional)', valuesError)}
         </>
       )}
       <FormEnd
