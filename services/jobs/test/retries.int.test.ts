@@ -60,6 +60,15 @@ async function withReplica(
   }
 }
 
+/** Work that the owning service always refuses with this error. */
+function alwaysFails(schedule: ScheduleName, ...error: ConstructorParameters<typeof AppError>) {
+  return {
+    [schedule]: () => {
+      throw new AppError(...error);
+    },
+  };
+}
+
 /** Waits until the schedule's last run has this outcome; its status then. */
 function lastRun(replica: InProcessReplica, schedule: ScheduleName, outcome: string) {
   return waitFor(`${schedule} to be ${outcome}`, async () => {
@@ -127,37 +136,25 @@ describe('retries and failures', () => {
 
   it('marks a tick failed after its last attempt, logs it, and counts it', async () => {
     const s = slice('failing');
-    await withReplica(
-      s,
-      {
-        log_cleanup: () => {
-          throw new AppError('internal', 'disk full');
-        },
-      },
-      async (replica, responder) => {
-        const status = await lastRun(replica, 'log_cleanup', 'failed');
-        expect(status.last_run).toMatchObject({ attempts: 3, result: null, error: 'internal: disk full' });
-        expect(status.failed_last_24h).toBe(1);
-        expect(responder.of('log_cleanup')).toHaveLength(3);
-        const permanent = logLines(replica.logs()).filter((l) => l.msg === 'tick failed permanently');
-        expect(permanent).toHaveLength(1);
-        expect(permanent[0]).toMatchObject({ level: 'error', schedule: 'log_cleanup', attempt: 3 });
-        // The other schedules were unaffected.
-        const all = await replica.app.readStatus();
-        expect(statusOf(all, 'template_health').last_run?.outcome).toBe('succeeded');
-      },
-    );
+    await withReplica(s, alwaysFails('log_cleanup', 'internal', 'disk full'), async (replica, responder) => {
+      const status = await lastRun(replica, 'log_cleanup', 'failed');
+      expect(status.last_run).toMatchObject({ attempts: 3, result: null, error: 'internal: disk full' });
+      expect(status.failed_last_24h).toBe(1);
+      expect(responder.of('log_cleanup')).toHaveLength(3);
+      const permanent = logLines(replica.logs()).filter((l) => l.msg === 'tick failed permanently');
+      expect(permanent).toHaveLength(1);
+      expect(permanent[0]).toMatchObject({ level: 'error', schedule: 'log_cleanup', attempt: 3 });
+      // The other schedules were unaffected.
+      const all = await replica.app.readStatus();
+      expect(statusOf(all, 'template_health').last_run?.outcome).toBe('succeeded');
+    });
   });
 
   it('does not retry a request the owning service refuses', async () => {
     const s = slice('refused');
     await withReplica(
       s,
-      {
-        credential_validation: () => {
-          throw new AppError('validation_failed', 'rotation_minutes not supported');
-        },
-      },
+      alwaysFails('credential_validation', 'validation_failed', 'rotation_minutes not supported'),
       async (replica, responder) => {
         const status = await lastRun(replica, 'credential_validation', 'failed');
         expect(status.last_run).toMatchObject({
@@ -174,11 +171,7 @@ describe('retries and failures', () => {
     const s = slice('waiting', { JOBS_BACKOFF_MS: '600000' });
     await withReplica(
       s,
-      {
-        template_health: () => {
-          throw new AppError('unavailable', 'installations is not running');
-        },
-      },
+      alwaysFails('template_health', 'unavailable', 'installations is not running'),
       async (replica) => {
         const status = await lastRun(replica, 'template_health', 'retrying');
         expect(status.last_run).toMatchObject({
