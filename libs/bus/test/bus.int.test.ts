@@ -6,47 +6,26 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type Bus, createBus } from '../src/index.ts';
 
-const echo = defineSubject({
-  subject: 'settings.test.echo',
-  service: 'settings',
-  description: 'test',
-  access: { public: true },
-  request: z.object({ text: z.string() }),
-  reply: z.object({ text: z.string(), replica: z.string(), identityKind: z.string(), requestId: z.string() }),
-});
-const slow = defineSubject({
-  subject: 'settings.test.slow',
-  service: 'settings',
-  description: 'test',
-  access: { public: true },
-  request: emptyRequest,
-  reply: z.object({}),
-});
-const refuse = defineSubject({
-  subject: 'settings.test.refuse',
-  service: 'settings',
-  description: 'test',
-  access: { public: true },
-  request: emptyRequest,
-  reply: z.object({}),
-});
-const broken = defineSubject({
-  subject: 'settings.test.broken',
-  service: 'settings',
-  description: 'test',
-  access: { public: true },
-  request: emptyRequest,
-  reply: z.object({ n: z.number() }),
-});
+/** A public subject of the settings service, the kind most of these tests send and answer. */
+const publicSubject = <Req extends z.ZodType, Rep extends z.ZodType>(name: string, request: Req, reply: Rep) =>
+  defineSubject({
+    subject: `settings.test.${name}`,
+    service: 'settings',
+    description: 'test',
+    access: { public: true },
+    request,
+    reply,
+  });
+const echo = publicSubject(
+  'echo',
+  z.object({ text: z.string() }),
+  z.object({ text: z.string(), replica: z.string(), identityKind: z.string(), requestId: z.string() }),
+);
+const slow = publicSubject('slow', emptyRequest, z.object({}));
+const refuse = publicSubject('refuse', emptyRequest, z.object({}));
+const broken = publicSubject('broken', emptyRequest, z.object({ n: z.number() }));
 
-const brokenReply = defineSubject({
-  subject: 'settings.test.broken_reply',
-  service: 'settings',
-  description: 'test',
-  access: { public: true },
-  request: emptyRequest,
-  reply: z.object({ n: z.number() }),
-});
+const brokenReply = publicSubject('broken_reply', emptyRequest, z.object({ n: z.number() }));
 
 /** A team-scoped subject: members of the team in the request read, others are refused before the handler. */
 const teamScoped = defineSubject({

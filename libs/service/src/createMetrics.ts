@@ -21,20 +21,18 @@ export function createMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
-  const sent = new Histogram({
-    name: 'orbital_nats_request_duration_seconds',
-    help: 'NATS requests this process sent, by subject and outcome (ok or error code)',
-    labelNames: ['subject', 'outcome'],
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
-  const handled = new Histogram({
-    name: 'orbital_nats_handler_duration_seconds',
-    help: 'NATS requests this process answered, by subject and outcome (ok or error code)',
-    labelNames: ['subject', 'outcome'],
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
+  const histogram: ServiceMetrics['histogram'] = (name, help, labelNames = [], buckets = latencyBuckets) =>
+    new Histogram({ name, help, labelNames, buckets, registers: [registry] });
+  const sent = histogram(
+    'orbital_nats_request_duration_seconds',
+    'NATS requests this process sent, by subject and outcome (ok or error code)',
+    ['subject', 'outcome'],
+  );
+  const handled = histogram(
+    'orbital_nats_handler_duration_seconds',
+    'NATS requests this process answered, by subject and outcome (ok or error code)',
+    ['subject', 'outcome'],
+  );
   return {
     registry,
     busObserver: {
@@ -56,7 +54,6 @@ export function createMetrics(service: string): ServiceMetrics {
           : {}),
       }),
     counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers: [registry] }),
-    histogram: (name, help, labelNames = [], buckets = latencyBuckets) =>
-      new Histogram({ name, help, labelNames, buckets, registers: [registry] }),
+    histogram,
   };
 }

@@ -1,6 +1,18 @@
 import { isAppError } from '@orbital/errors';
 import type { SettingsSource } from './createSettingsReader.ts';
 
+/** The value `load` answers, remembered; while the source is unavailable, the value it last answered for `key`. */
+async function lastKnown<T>(remembered: Map<string, T>, key: string, load: () => Promise<T>): Promise<T> {
+  try {
+    const value = await load();
+    remembered.set(key, value);
+    return value;
+  } catch (error) {
+    if (isAppError(error) && error.code === 'unavailable' && remembered.has(key)) return remembered.get(key) as T;
+    throw error;
+  }
+}
+
 /**
  * A source that reads through on every call, so a change is seen at once, and answers with the last
  * value it read when the settings service is unreachable (`unavailable`), so a switch such as
@@ -10,28 +22,8 @@ import type { SettingsSource } from './createSettingsReader.ts';
 export function withLastKnownValues(source: SettingsSource): SettingsSource {
   const known = new Map<string, string | undefined>();
   const knownGroups = new Map<string, Record<string, string>>();
-  const unavailable = (error: unknown) => isAppError(error) && error.code === 'unavailable';
   return {
-    async get(key) {
-      try {
-        const value = await source.get(key);
-        known.set(key, value);
-        return value;
-      } catch (error) {
-        if (unavailable(error) && known.has(key)) return known.get(key);
-        throw error;
-      }
-    },
-    async group(groupId) {
-      try {
-        const values = await source.group(groupId);
-        knownGroups.set(groupId, values);
-        return values;
-      } catch (error) {
-        const last = knownGroups.get(groupId);
-        if (unavailable(error) && last) return last;
-        throw error;
-      }
-    },
+    get: (key) => lastKnown(known, key, () => source.get(key)),
+    group: (groupId) => lastKnown(knownGroups, groupId, () => source.group(groupId)),
   };
 }
