@@ -61,3 +61,19 @@ export function expectSignedIn(response: {
   expect(session?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
   return { location: response.headers.location as string, token: session?.value as string };
 }
+
+/**
+ * A finished sign-in replayed: its callback again is refused (the state was used), and its code with a
+ * fresh state of this browser is refused by the provider.
+ */
+export async function expectReplaysRefused(
+  app: FastifyInstance,
+  provider: 'repohost' | 'oidc',
+  first: { answer: URL; started: StartedSignIn },
+) {
+  expectFailure(await callBack(app, first.answer, first.started.binding), 400, 'invalid_state');
+  const fresh = await startSignIn(app, provider);
+  const replayed = new URL(first.answer);
+  replayed.searchParams.set('state', fresh.authorizeUrl.searchParams.get('state') as string);
+  expectFailure(await callBack(app, replayed, fresh.binding), 401, 'code_rejected');
+}

@@ -2,7 +2,7 @@ import { type RepohostAccount, type RepohostProvider, startRepohostProvider } fr
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callerAs, type IdentityStack, loginAdmin, startIdentityStack } from './identityStack.ts';
-import { callBack, configure, expectFailure, expectSignedIn, startSignIn } from './signInFlow.ts';
+import { callBack, configure, expectFailure, expectReplaysRefused, expectSignedIn, startSignIn } from './signInFlow.ts';
 
 /**
  * "Sign in with GitHub" against a local GitHub-compatible provider (the test's peer): the OAuth web flow
@@ -152,13 +152,7 @@ describe('sign in with the code-hosting account', () => {
   it('refuses a replayed callback, a replayed code, an unknown state and a callback from another browser', async () => {
     const first = await signIn(octo(104, 'replay@example.test'));
     expectSignedIn(first.response);
-    // The same callback URL again: its state was used.
-    expectFailure(await callBack(app, first.answer, first.started.binding), 400, 'invalid_state');
-    // The used code with a fresh state of this browser: the provider refuses the code.
-    const fresh = await startSignIn(app, 'repohost');
-    const replayed = new URL(first.answer);
-    replayed.searchParams.set('state', fresh.authorizeUrl.searchParams.get('state') as string);
-    expectFailure(await callBack(app, replayed, fresh.binding), 401, 'code_rejected');
+    await expectReplaysRefused(app, 'repohost', first);
     // A state nobody issued.
     const forged = new URL(first.answer);
     forged.searchParams.set('state', 'A'.repeat(43));

@@ -115,6 +115,23 @@ export function accountRoutes(deps: AccountRouteDeps) {
     return link;
   }
 
+  /** Mails a person a new single-use link of one purpose (its mail is named after it), queued in `tx`. */
+  async function mailLink(
+    tx: Parameters<AccountStore['createLink']>[0],
+    user: { id: string; email: string },
+    purpose: 'verify_email' | 'password_reset',
+    name: string,
+  ) {
+    const link = await accounts.createLink(tx, user.id, purpose, new Date(deps.now() + linkLifetimes[purpose]));
+    await queueMail(tx, {
+      kind: purpose,
+      recipient: user.email,
+      params: { name },
+      tokenRef: link,
+      expiresInMs: linkLifetimes[purpose],
+    });
+  }
+
   const toInvitationView = (row: InvitationRow): InvitationView => ({
     id: row.id,
     team_id: row.team_id,
@@ -206,19 +223,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
               { email: body.email, name: body.name, passwordHash, globalRole: 'global_user', emailVerified: false },
               tx,
             ));
-          const link = await accounts.createLink(
-            tx,
-            user.id,
-            'verify_email',
-            new Date(deps.now() + linkLifetimes.verify_email),
-          );
-          await queueMail(tx, {
-            kind: 'verify_email',
-            recipient: user.email,
-            params: { name: existing ? existing.name : body.name },
-            tokenRef: link,
-            expiresInMs: linkLifetimes.verify_email,
-          });
+          await mailLink(tx, user, 'verify_email', existing ? existing.name : body.name);
           const kind = existing ? ('unconfirmed_again' as const) : ('created' as const);
           await audit(
             request,
@@ -282,19 +287,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
         await db().transaction(async (tx) => {
           const user = await store.findUserByEmail(body.email, tx);
           if (!user || user.email_verified_at !== null || user.disabled_at !== null) return;
-          const link = await accounts.createLink(
-            tx,
-            user.id,
-            'verify_email',
-            new Date(deps.now() + linkLifetimes.verify_email),
-          );
-          await queueMail(tx, {
-            kind: 'verify_email',
-            recipient: user.email,
-            params: { name: user.name },
-            tokenRef: link,
-            expiresInMs: linkLifetimes.verify_email,
-          });
+          await mailLink(tx, user, 'verify_email', user.name);
         });
         deps.mail.wake();
         return mailSent('If this address has an account waiting for confirmation, a new link is on its way.');
@@ -316,19 +309,7 @@ export function accountRoutes(deps: AccountRouteDeps) {
           const user = await store.findUserByEmail(body.email, tx);
           // A disabled account gets no link: it could not sign in with the new password anyway.
           if (!user || user.disabled_at !== null) return null;
-          const link = await accounts.createLink(
-            tx,
-            user.id,
-            'password_reset',
-            new Date(deps.now() + linkLifetimes.password_reset),
-          );
-          await queueMail(tx, {
-            kind: 'password_reset',
-            recipient: user.email,
-            params: { name: user.name },
-            tokenRef: link,
-            expiresInMs: linkLifetimes.password_reset,
-          });
+          await mailLink(tx, user, 'password_reset', user.name);
           await audit(
             request,
             identity,
