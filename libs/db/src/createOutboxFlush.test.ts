@@ -46,4 +46,12 @@ describe('createOutboxFlush', () => {
     await Promise.all([flushed, stopped]);
     expect(gate.begun()).toBe(1);
   });
+
+  it('starts no pass for a flush asked for once stopped', async () => {
+    const gate = gatedPasses();
+    const outbox = createOutboxFlush(gate.pass);
+    await outbox.stop();
+    await outbox.flush();
+    expect(gate.begun()).toBe(0);
+  });
 });

@@ -14,6 +14,9 @@ export function createOutboxFlush(pass: () => Promise<void>): OutboxFlush {
   let stopped = false;
 
   function flush(): Promise<void> {
+    // A relay's timer or a late request may still ask after shutdown began: its pool is closing, and
+    // what is left in the outbox is delivered by the next process.
+    if (stopped) return running ?? Promise.resolve();
     if (running) {
       again = true;
       return running;
