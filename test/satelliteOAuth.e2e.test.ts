@@ -26,6 +26,7 @@ import {
   type Session,
   startIdentityStack,
 } from '../services/gateway-api/test/identityStack.ts';
+import { sendHeartbeat } from '../services/gateway-api/test/oauthFlow.ts';
 
 /**
  * OAuth for MCP clients of satellites end to end, in one process: the real gateway-api with identity and
@@ -104,7 +105,9 @@ beforeAll(async () => {
   });
   link = createBackendLink({ config: { ...config, BACKEND_URL: issuer.href }, logger: silentLogger });
   const credentials = await link.identity.ensure();
-  await activate(credentials.satellite_id, credentials.api_key);
+  // The first heartbeat moves the registered satellite from inactive to active.
+  const heartbeat = await sendHeartbeat(gateway, { id: credentials.satellite_id, apiKey: credentials.api_key });
+  expect(heartbeat.statusCode).toBe(200);
   satellite = createSatelliteApp({
     config,
     introspectionCredential: link.introspectionCredential,
@@ -133,27 +136,6 @@ afterAll(async () => {
   await gateway?.close();
   await stack?.stop();
 });
-
-/** The first heartbeat, which moves a registered satellite from inactive to active. */
-async function activate(satelliteId: string, apiKey: string) {
-  const response = await gateway.inject({
-    method: 'POST',
-    url: `/api/satellites/${satelliteId}/heartbeat`,
-    headers: { authorization: `Bearer ${apiKey}` },
-    payload: {
-      system: {
-        cpu_percent: 1,
-        memory: { used_mb: 100, total_mb: 1000 },
-        disk: { used_mb: 100, total_mb: 1000 },
-        network_status: 'online',
-        process_counts: { total: 0, running: 0, failed: 0 },
-        uptime_seconds: 1,
-      },
-      processes: [],
-    },
-  });
-  expect(response.statusCode).toBe(200);
-}
 
 /** An MCP client's OAuth state, in memory, as the SDK's OAuthClientProvider describes it. */
 class MemoryOAuthProvider implements OAuthClientProvider {
