@@ -17,10 +17,6 @@ export const installationStatuses = [
 export const installationStatus = z.enum(installationStatuses);
 export type InstallationStatus = z.infer<typeof installationStatus>;
 
-export function isAvailableStatus(status: InstallationStatus): boolean {
-  return status === 'online';
-}
-
 /** A server's health as its satellite reports it; `unknown` until there is evidence either way. */
 export const processHealth = z.enum(['healthy', 'unhealthy', 'unknown']);
 export type ProcessHealth = z.infer<typeof processHealth>;

@@ -133,7 +133,3 @@ export const satelliteConfiguration = z.object({
   settings: satelliteGlobalSettings.optional(),
 });
 export type SatelliteConfiguration = z.infer<typeof satelliteConfiguration>;
-
-export function processIdFor(serverSlug: string, teamSlug: string, installationId: string): string {
-  return `${serverSlug}-${teamSlug}-${installationId}`;
-}

@@ -1,10 +1,9 @@
-import {
-  type InstallationStatusView,
-  type InstallationView,
-  isAvailableStatus,
-  type RequestLogView,
-  type TemplateView,
-  type UserConfigView,
+import type {
+  InstallationStatusView,
+  InstallationView,
+  RequestLogView,
+  TemplateView,
+  UserConfigView,
 } from '@orbital/contracts';
 import type { InstallationRow, RequestLogRow, TemplateRow, UserConfigRow } from '../db/rows.ts';
 
@@ -43,7 +42,8 @@ export function statusView(row: InstallationRow): InstallationStatusView {
     status_updated_at: row.status_updated_at,
     last_health_check_at: row.last_health_check_at,
     last_credential_check_at: row.last_credential_check_at,
-    available: isAvailableStatus(row.status),
+    // Only an online installation's tools can be called.
+    available: row.status === 'online',
   };
 }
 

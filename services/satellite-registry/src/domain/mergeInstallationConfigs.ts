@@ -2,10 +2,14 @@ import {
   type ConfigurationLevel,
   configurationLevel,
   type InstallationConfigRecord,
-  processIdFor,
   type ServerConfiguration,
   serverConfiguration,
 } from '@orbital/contracts';
+
+/** The id a satellite runs an installation's process under: the slugs for a reader, the installation id for uniqueness. */
+function processIdFor(serverSlug: string, teamSlug: string, installationId: string): string {
+  return `${serverSlug}-${teamSlug}-${installationId}`;
+}
 
 export type SkippedInstallation = {
   installation_id: string;
