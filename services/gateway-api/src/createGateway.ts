@@ -19,7 +19,6 @@ import { buildGateway } from './app.ts';
 import type { GatewayConfig } from './config.ts';
 import { createEventRateLimiter } from './events/createEventRateLimiter.ts';
 import { createDocsSwitch } from './http/createDocsSwitch.ts';
-import type { SatelliteAuthenticator } from './http/defineRoute.ts';
 import {
   createIdentityModule,
   firstAdminFromConfig,
@@ -44,11 +43,6 @@ export type GatewayOptions = {
   /** The process's readiness checks; the gateway adds its database and its HTTP listener's. */
   readiness: Readiness;
   metrics?: ServiceMetrics;
-  /**
-   * Reads a satellite's identity from its credential in place of the registry-backed API-key cache: the
-   * event route's tests stand one in that needs no registry. Production leaves it out.
-   */
-  authenticateSatellite?: SatelliteAuthenticator;
   /**
    * What tests tune and production leaves at its defaults: the clock of sessions and OAuth, the login
    * limits, the live-stream registry they count, how long the docs switch trusts its last read, how
@@ -136,7 +130,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     firstAdmin,
     sessionTtlMs: config.SESSION_TTL_HOURS * 3600 * 1000,
     sessionCacheTtlMs: config.SESSION_CACHE_TTL_MS,
-    satellite: options.authenticateSatellite ?? satellites.authenticate,
+    satellite: satellites.authenticate,
     ...(tuning.loginRateLimits ? { loginRateLimits: tuning.loginRateLimits } : {}),
     ...(tuning.mail ? { mail: tuning.mail } : {}),
     ...(tuning.mailRequestLimits ? { mailRequestLimits: tuning.mailRequestLimits } : {}),

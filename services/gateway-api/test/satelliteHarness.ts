@@ -59,9 +59,10 @@ export type SatelliteStack = {
   satellites: Gateway['satellites'];
   /**
    * Another gateway-api on the same stack, as a replica or a restarted process is: its own bus connection,
-   * Redis connection, metrics and caches (nothing known yet). Stopped with the stack, or before by the test.
+   * Redis connection, metrics and caches (nothing known yet), and more of its environment when given (a
+   * limit a test lowers). Stopped with the stack, or before by the test.
    */
-  startReplica(tuning?: GatewayOptions['tuning']): Promise<GatewayReplica>;
+  startReplica(tuning?: GatewayOptions['tuning'], configEnv?: Record<string, string>): Promise<GatewayReplica>;
   clock: TestClock;
   installations: InstallationConfigRecord[];
   installationRequests: Array<{ team_ids: string[] | null }>;
@@ -122,7 +123,10 @@ export async function startSatelliteStack(
   // API-key authenticator, event batches through the rate limiter. Each replica has its own connections
   // and metrics, as a process of its own would.
   const replicas: GatewayReplica[] = [];
-  const startReplica = async (tuning: GatewayOptions['tuning'] = {}): Promise<GatewayReplica> => {
+  const startReplica = async (
+    tuning: GatewayOptions['tuning'] = {},
+    configEnv: Record<string, string> = {},
+  ): Promise<GatewayReplica> => {
     const redis = new Redis(env.redisUrl);
     const metrics = createMetrics('gateway-api');
     const replicaBus = await bus(`gateway-${replicas.length}`);
@@ -132,6 +136,7 @@ export async function startSatelliteStack(
         ADMIN_EMAIL: adminCredentials.email,
         ADMIN_PASSWORD: adminCredentials.password,
         ADMIN_NAME: adminCredentials.name,
+        ...configEnv,
       }),
       bus: replicaBus,
       logger,

@@ -23,7 +23,6 @@ export async function startTestGateway(options: {
   logger: Logger;
   configEnv?: Record<string, string>;
   tuning?: GatewayOptions['tuning'];
-  authenticateSatellite?: GatewayOptions['authenticateSatellite'];
 }): Promise<TestGateway> {
   const redis = new Redis(options.env.redisUrl);
   const gateway = await createGateway({
@@ -33,7 +32,6 @@ export async function startTestGateway(options: {
     redis,
     readiness: createReadiness(),
     ...(options.tuning ? { tuning: options.tuning } : {}),
-    ...(options.authenticateSatellite ? { authenticateSatellite: options.authenticateSatellite } : {}),
   });
   let stopped: Promise<void> | null = null;
   const stop = async () => {
