@@ -348,12 +348,20 @@ describe('status, logs and requests from satellite events', () => {
     });
     expect(recovered.last_credential_check_at).not.toBeNull();
 
-    // Every change reached JetStream on the team's status subjects, in order.
-    const seen: string[] = [];
-    for (const payload of await announcedOn(eventFilter(installationStatusChangedEvent, { team_id: teamA }))) {
-      const event = installationStatusChangedEvent.payload.parse(payload);
-      if (event.installation_id === created.id) seen.push(event.status);
-    }
+    // Every change reached JetStream on the team's status subjects, in order. The outbox publishes after
+    // the database commits, so the last announcement may trail the status read above: wait for all of them.
+    const announced = async () => {
+      const statuses: string[] = [];
+      for (const payload of await announcedOn(eventFilter(installationStatusChangedEvent, { team_id: teamA }))) {
+        const event = installationStatusChangedEvent.payload.parse(payload);
+        if (event.installation_id === created.id) statuses.push(event.status);
+      }
+      return statuses;
+    };
+    const seen = await eventually(async () => {
+      const statuses = await announced();
+      return statuses.length >= 8 ? statuses : undefined;
+    });
     expect(seen).toEqual([
       'provisioning',
       'discovering_tools',
