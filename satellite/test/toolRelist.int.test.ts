@@ -108,6 +108,15 @@ describe.each(transports)('the unasked re-list of a $transport server', ({ confi
     expect(reported?.definition_hash).not.toBe(hashes[changed]);
   });
 
+  it('reports nothing when a re-list finds the same tools', async () => {
+    const { rt, clock } = await approvedServer();
+    const before = listings();
+    await nextRelist(clock);
+    await waitUntil(() => relistArmed(clock), 10000, 'the re-list done and the next one armed');
+    expect(listings()).toBe(before);
+    expect(rt.lookup(`rug:${changed}`).kind).toBe('found');
+  });
+
   it('refuses a call whose confirmation was pending when a re-list found its tool changed', async () => {
     const policy = { disabled: [], confirm: [changed], no_confirm: [], without_elicitation: 'refuse' as const };
     const { rt, clock } = await approvedServer({ tool_policy: policy });

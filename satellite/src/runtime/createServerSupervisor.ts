@@ -182,7 +182,7 @@ export function createServerSupervisor(options: {
       settings.timeoutMs,
     );
     try {
-      await tools.discover(() => current.connection.listTools(controller.signal));
+      await tools.discover(() => current.connection.listTools(controller.signal), { onlyWhenChanged: true });
     } catch (error) {
       if (live === current)
         log.warn({ err: error }, 'the scheduled re-list of the tools failed; the last listing stays');

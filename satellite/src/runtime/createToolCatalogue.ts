@@ -57,8 +57,12 @@ export type ServerTools = {
   list(): readonly Tool[];
   /** Whether the tools have been listed once. */
   discovered(): boolean;
-  /** Runs `tools/list`; discoveries of one server run one after another, never interleaved. */
-  discover(listTools: () => Promise<Tool[]>): Promise<void>;
+  /**
+   * Runs `tools/list`; discoveries of one server run one after another, never interleaved. With
+   * `onlyWhenChanged`, a listing with the same definitions as the last one changes and reports nothing
+   * (the scheduled re-lists: most find nothing new, and need not send the backend every tool again).
+   */
+  discover(listTools: () => Promise<Tool[]>, options?: { onlyWhenChanged?: boolean }): Promise<void>;
 };
 
 type Listing = {
@@ -241,11 +245,13 @@ export function createToolCatalogue(options: {
       return {
         list: () => listing.tools,
         discovered: () => listing.discovered,
-        discover(listTools) {
+        discover(listTools, discoverOptions = {}) {
           const run = async () => {
             const tools = await listTools();
             // A server replaced or stopped meanwhile: its listing is not the catalogue's any more.
-            if (listings.get(config.installation_id) === listing) applyTools(listing, tools);
+            if (listings.get(config.installation_id) !== listing) return;
+            if (discoverOptions.onlyWhenChanged && listing.discovered && sameDefinitions(listing, tools)) return;
+            applyTools(listing, tools);
           };
           listing.discovering = listing.discovering.then(run, run);
           return listing.discovering;
@@ -333,6 +339,16 @@ export function createToolCatalogue(options: {
 }
 
 export type ToolCatalogue = ReturnType<typeof createToolCatalogue>;
+
+/** Whether `tools` are the listing's tools, in the same order, with the same definitions. */
+function sameDefinitions(listing: Listing, tools: readonly Tool[]): boolean {
+  return (
+    tools.length === listing.tools.length &&
+    tools.every(
+      (tool, i) => listing.tools[i]?.name === tool.name && listing.hashes.get(tool.name) === definitionHashOf(tool),
+    )
+  );
+}
 
 /** SHA-256 over the canonical JSON of the tool's definition: the hash the backend pins. */
 export function definitionHashOf(tool: Tool): string {
