@@ -11,14 +11,14 @@ import {
   auditSubjects,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
+import { alreadyInSnapshot, skipMessage } from '@orbital/sse';
 import { z } from 'zod';
 import { streamAuditExport } from '../audit/streamAuditExport.ts';
 import type { RouteInput } from '../http/defineRoute.ts';
 import { teamParams } from '../http/pathParams.ts';
 import { relayTable, type SendSubject, subjectTable } from '../http/proxyRoute.ts';
 import { matchesAuditFilter } from './liveFilters.ts';
-import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
+import { type StreamSettings, serveRouteStream, streamResponse } from './streamRouteOptions.ts';
 
 const tags = ['audit'];
 /** On a team's path the team is the path's: a query cannot name another. */
@@ -66,10 +66,8 @@ export function auditRoutes(deps: AuditRoutesDeps) {
   const relay = relayTable(bus, tags);
   const serve = subjectTable(bus, tags);
 
-  /** Serves the stream; the answer is the stream itself, written after the route hijacked the reply. */
-  async function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string, send: SendList) {
-    await serveEventStream({
-      ...streamRouteOptions(bus, logger, streams, input, route),
+  function stream(input: Input, filter: AuditFilter, teamId: string | undefined, route: string, send: SendList) {
+    return serveRouteStream({ bus, logger, settings: streams }, input, route, {
       event: auditEntryRecordedEvent,
       // A team's stream reads its team's subjects only, filtered by the server.
       ...(teamId ? { tokens: { scope: teamId } } : {}),
@@ -80,7 +78,6 @@ export function auditRoutes(deps: AuditRoutesDeps) {
         return entry;
       },
     });
-    return undefined as never;
   }
 
   async function exportLog(input: Input, query: ExportQuery, teamId: string | undefined, send: SendList) {

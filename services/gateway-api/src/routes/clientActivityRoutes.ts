@@ -8,10 +8,10 @@ import {
   installationSubjects as s,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
+import { alreadyInSnapshot, skipMessage } from '@orbital/sse';
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 import { inClientActivityScope } from './liveFilters.ts';
-import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
+import { type StreamSettings, serveRouteStream, streamResponse } from './streamRouteOptions.ts';
 
 const path = '/api/users/me/mcp/client-activity';
 
@@ -44,8 +44,7 @@ export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamS
           // The teams whose sessions the caller sees, by the rule the snapshot is answered by (already
           // judged for this request: this reads its scope).
           const teams = authorizeRequest(s.listClientActivity.access, identity, { query }).teams();
-          await serveEventStream({
-            ...streamRouteOptions(bus, logger, settings, input, 'client-activity/stream'),
+          return serveRouteStream({ bus, logger, settings }, input, 'client-activity/stream', {
             event: clientActivityRecordedEvent,
             // One team: a server-side filter; several teams or all: every team's subject, filtered below.
             ...(teams?.length === 1 && teams[0] ? { tokens: { team_id: teams[0] } } : {}),
@@ -59,7 +58,6 @@ export function clientActivityRoutes(bus: Bus, logger: Logger, settings: StreamS
               return { items: [session] };
             },
           });
-          return undefined as never;
         },
       },
     ),

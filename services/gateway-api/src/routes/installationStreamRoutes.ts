@@ -12,13 +12,12 @@ import {
   serverLogQuery,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, serveEventStream, skipMessage } from '@orbital/sse';
-import type { RouteInput } from '../http/defineRoute.ts';
+import { alreadyInSnapshot, skipMessage } from '@orbital/sse';
 import { installationParams } from '../http/pathParams.ts';
 import { subjectTable } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
 import { matchesRequestLogQuery, matchesServerLogQuery } from './liveFilters.ts';
-import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
+import { type StreamSettings, serveRouteStream, streamResponse } from './streamRouteOptions.ts';
 
 /**
  * The SSE twins of status, logs and requests: same path plus `/stream`, same query, and the access of the
@@ -26,8 +25,7 @@ import { type StreamSettings, streamResponse, streamRouteOptions } from './strea
  */
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   const serve = subjectTable(bus, ['installations']);
-  const common = (input: RouteInput<unknown, unknown, unknown>, route: string) =>
-    streamRouteOptions(bus, logger, settings, input, route);
+  const shared = { bus, logger, settings };
   const ref = (params: { teamId: string; installationId: string }) => ({
     team_id: params.teamId,
     installation_id: params.installationId,
@@ -40,8 +38,7 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
       toRequest: ({ params }) => ref(params),
       async handler(input, send) {
         const { params } = input;
-        await serveEventStream({
-          ...common(input, 'status/stream'),
+        return serveRouteStream(shared, input, 'status/stream', {
           event: installationStatusChangedEvent,
           tokens: ref(params),
           snapshot: (): Promise<InstallationStatusView> => send(),
@@ -53,7 +50,6 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
             return installationStatusView.parse(change);
           },
         });
-        return undefined as never;
       },
     }),
     serve(
@@ -67,8 +63,7 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
         toRequest: ({ params, query }) => ({ ...ref(params), query }),
         async handler(input, send) {
           const { params, query } = input;
-          await serveEventStream({
-            ...common(input, 'logs/stream'),
+          return serveRouteStream(shared, input, 'logs/stream', {
             event: installationLogAppendedEvent,
             tokens: { installation_id: params.installationId },
             snapshot: (): Promise<ServerLogPage> => send(),
@@ -80,7 +75,6 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
               return items.length > 0 ? { items } : skipMessage;
             },
           });
-          return undefined as never;
         },
       },
     ),
@@ -95,8 +89,7 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
         toRequest: ({ params, query }) => ({ ...ref(params), query }),
         async handler(input, send) {
           const { params, query } = input;
-          await serveEventStream({
-            ...common(input, 'requests/stream'),
+          return serveRouteStream(shared, input, 'requests/stream', {
             event: installationRequestLoggedEvent,
             tokens: { installation_id: params.installationId },
             snapshot: (): Promise<RequestLogPage> => send(),
@@ -115,7 +108,6 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
               return items.length > 0 ? { items } : skipMessage;
             },
           });
-          return undefined as never;
         },
       },
     ),

@@ -7,10 +7,10 @@ import {
   satelliteMetricsQuery,
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { alreadyInSnapshot, serveEventStream } from '@orbital/sse';
+import { alreadyInSnapshot } from '@orbital/sse';
 import { satelliteParams } from '../http/pathParams.ts';
 import { subjectTable } from '../http/proxyRoute.ts';
-import { type StreamSettings, streamResponse, streamRouteOptions } from './streamRouteOptions.ts';
+import { type StreamSettings, serveRouteStream, streamResponse } from './streamRouteOptions.ts';
 
 /**
  * The SSE twin of GET /api/satellites/:id/metrics: same query and access (the snapshot is that route's
@@ -38,8 +38,7 @@ export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: Stream
           const teams = authorizeRequest(registrySubjects.getMetrics.access, identity, {
             satellite_id: params.id,
           }).teams();
-          await serveEventStream({
-            ...streamRouteOptions(bus, logger, settings, input, 'satellites/metrics/stream'),
+          return serveRouteStream({ bus, logger, settings }, input, 'satellites/metrics/stream', {
             event: satelliteHeartbeatRecordedEvent,
             tokens: { satellite_id: params.id },
             snapshot: (): Promise<SatelliteMetrics> => send(),
@@ -55,7 +54,6 @@ export function satelliteStreamRoutes(bus: Bus, logger: Logger, settings: Stream
               return { heartbeats: [recorded.heartbeat], processes };
             },
           });
-          return undefined as never;
         },
       },
     ),
