@@ -213,6 +213,28 @@ describe('installations', () => {
     ).toBe('conflict');
   });
 
+  it('refuses a header value with a line break and an environment value with NUL, without echoing them', async () => {
+    await h.client.request(
+      s.createTemplate,
+      { slug: 'headered', name: 'Headered', transport: 'http', url: 'http://127.0.0.1:9/mcp' },
+      as(admin),
+    );
+    const secret = `sk-${randomUUID()}`;
+    for (const [installation, path] of [
+      [{ server_slug: 'headered', name: 'headered', headers: { 'X-Api-Key': `${secret}\r\nX-Other: 1` } }, 'headers'],
+      [{ server_slug: 'filesystem', name: 'fs-nul', env: { API_KEY: `${secret}\u0000` } }, 'env'],
+    ] as const) {
+      const error = await h.client
+        .request(s.createInstallation, { team_id: teamA, installation }, as(teamAdmin))
+        .catch((e: AppError) => e);
+      expect(error).toMatchObject({
+        code: 'validation_failed',
+        details: [expect.objectContaining({ path: expect.stringContaining(path) })],
+      });
+      expect(JSON.stringify(error)).not.toContain(secret);
+    }
+  });
+
   it('shows a team its own installations only', async () => {
     const list = await h.client.request(s.listInstallations, { team_id: teamA }, as(teamUser));
     expect(list.map((i) => i.name)).toContain('fs-main');

@@ -11,9 +11,14 @@ const uuid = uuidField();
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and "_", not starting with a digit');
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'a valid HTTP header name');
 const value = z.string().max(8192);
+// Refused here because the process spawn and the fetch that would use such a value throw an error that
+// quotes it, and these values are secrets: an environment value cannot hold NUL, a header value neither
+// NUL nor a line break.
+const envValue = value.regex(/^[^\0]*$/, 'must not contain a NUL character');
+const headerValue = value.regex(/^[^\0\r\n]*$/, 'must not contain a line break or a NUL character');
 const argList = z.array(z.string().max(4096)).max(200);
-export const envMap = z.record(envName, value);
-export const headerMap = z.record(headerName, value);
+export const envMap = z.record(envName, envValue);
+export const headerMap = z.record(headerName, headerValue);
 
 function requireTransportFields(
   template: {
