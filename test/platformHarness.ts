@@ -14,6 +14,8 @@ import { platformProcesses } from '../scripts/platformProcesses.ts';
 
 /** The e2e tests wait as the deployment rehearsal does. */
 export { eventually } from '../scripts/rehearsal/eventually.ts';
+/** The e2e tests call the platform's HTTP API as the deployment rehearsal does. */
+export { requestJson as call } from '../scripts/rehearsal/requestJson.ts';
 
 /**
  * The whole platform as real processes, as `npm start` runs it (the same list of processes), on this
@@ -138,26 +140,4 @@ export async function startPlatform(
       await env.cleanup();
     },
   };
-}
-
-/** JSON over HTTP with an optional bearer token; throws with the body when the status is not the expected one. */
-export async function call<T = unknown>(
-  base: string,
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; expect?: number } = {},
-): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  const expected = options.expect ?? (method === 'POST' ? [200, 201] : [200]);
-  const ok = Array.isArray(expected) ? expected.includes(response.status) : response.status === expected;
-  if (!ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
 }

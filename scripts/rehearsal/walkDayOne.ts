@@ -2,6 +2,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eventually } from './eventually.ts';
+import { requestJson } from './requestJson.ts';
 
 /**
  * The day-one path as an operator and a developer walk it, against gateway-api's Service address: the
@@ -11,26 +12,18 @@ import { eventually } from './eventually.ts';
 
 type Envelope<T> = { success: boolean; data: T; error?: { message: string } };
 
+/** The API of a deployment: the `data` of its answers, a request taking 30 s at the most. */
 export function createApi(base: string) {
   return async function api<T>(
     method: string,
     path: string,
     options: { token?: string; body?: unknown; expect?: number[] } = {},
   ): Promise<T> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      signal: AbortSignal.timeout(30000),
+    const body = await requestJson<Envelope<T> | T>(base, method, path, {
+      ...options,
+      expect: options.expect ?? [200, 201],
+      timeoutMs: 30000,
     });
-    const text = await response.text();
-    const expected = options.expect ?? [200, 201];
-    if (!expected.includes(response.status))
-      throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-    const body = (text ? JSON.parse(text) : null) as Envelope<T> | T;
     return body && typeof body === 'object' && 'success' in body ? body.data : (body as T);
   };
 }
