@@ -139,6 +139,8 @@ export function createSatelliteApp(options: {
   const clients = createSessionlessClients({
     idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
     maxClients: config.SESSIONLESS_CLIENTS_MAX,
+    maxClientsPerTeam:
+      satelliteTypeOf(config) === 'team' ? config.SESSIONLESS_CLIENTS_MAX : config.SESSIONLESS_CLIENTS_PER_TEAM_MAX,
     events,
     logger,
     teamId: config.SATELLITE_TEAM_ID ?? null,
@@ -240,6 +242,7 @@ export function createSatelliteApp(options: {
       servers: describeServers(servers, !oauth),
       sessions: sessions.size(),
       sessionless_clients: clients.size(),
+      sessionless_clients_not_followed: clients.notFollowed(),
       settings: { ...shownSettings(held.settings), source: held.source, hash: held.hash, updated_at: held.updated_at },
     };
   });

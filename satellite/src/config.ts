@@ -72,6 +72,9 @@ export const satelliteEnv = logEnv.extend({
   // until it is idle for SESSION_IDLE_TIMEOUT_MS; at most this many at once, so varying clientInfo
   // cannot grow the satellite's memory (one is a few hundred bytes, up to about 2.5 KB).
   SESSIONLESS_CLIENTS_MAX: positiveInt.default(2000),
+  // On a global satellite, the most of those places one team's clients take, so one team's users varying
+  // clientInfo cannot hide every other team's clients. A team satellite serves one team: it has them all.
+  SESSIONLESS_CLIENTS_PER_TEAM_MAX: positiveInt.default(200),
   // A 2026-07-28 client asked for input during a call (elicitation, sampling, roots) has this long to
   // retry with its answers; then the waiting upstream call is cancelled. A person may be answering.
   MCP_INPUT_ANSWER_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),

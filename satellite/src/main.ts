@@ -87,6 +87,10 @@ let ready = false;
 const metrics = createSatelliteMetrics({
   servers: () => satellite.runtime.snapshot(),
   sessions: () => satellite.sessions.size(),
+  sessionlessClients: () => ({
+    followed: satellite.clients.size(),
+    notFollowed: satellite.clients.notFollowed(),
+  }),
   discovery: () => satellite.discovery.stats(),
   ...(link ? { events: () => link.events.stats() } : {}),
 });

@@ -4,20 +4,25 @@ import { createSessionlessClients, maxClientsPerIdentity } from './createSession
 
 type Emitted = { type: string; data: Record<string, unknown> };
 
-function setUp(options: { maxClients?: number; teamId?: string | null } = {}) {
+function setUp(options: { maxClients?: number; maxClientsPerTeam?: number; teamId?: string | null } = {}) {
   const emitted: Emitted[] = [];
+  const warnings: Record<string, unknown>[] = [];
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  logger.warn = ((fields: Record<string, unknown>) => void warnings.push(fields)) as typeof logger.warn;
   let clock = 1_000_000;
   const clients = createSessionlessClients({
     idleTimeoutMs: 60_000,
     maxClients: options.maxClients ?? 100,
+    maxClientsPerTeam: options.maxClientsPerTeam ?? options.maxClients ?? 100,
     events: { emit: (type, data) => void emitted.push({ type, data: data as Record<string, unknown> }) },
-    logger: createLogger({ name: 'test', level: 'silent' }),
+    logger,
     teamId: options.teamId ?? null,
     now: () => clock,
   });
   return {
     clients,
     emitted,
+    warnings,
     advance: (ms: number) => {
       clock += ms;
     },
@@ -116,9 +121,11 @@ describe('2026-07-28 clients in the recent clients list', () => {
 
   it('follows at most maxClients, however many clientInfos a client invents, and serves the rest unlisted', () => {
     const t = setUp({ maxClients: 50 });
-    for (let i = 0; i < 10_000; i++) t.clients.seen(null, { ...cursor, version: String(i) }, true);
+    const someone = (i: number) => ({ userId: `u${i % 1000}`, teamId: 'team-a' });
+    for (let i = 0; i < 10_000; i++) t.clients.seen(someone(i), { ...cursor, version: String(i) }, true);
     expect(t.clients.size()).toBe(50);
-    expect(t.clients.unfollowed()).toBe(9_950);
+    // Distinct clients refused are told apart up to maxClients of them: the count reads "at least".
+    expect(t.clients.notFollowed()).toBe(50);
     expect(t.of('mcp.client.connected')).toHaveLength(50);
     // The followed clients' records stay true: none was ended to make room.
     expect(t.of('mcp.client.disconnected')).toHaveLength(0);
@@ -127,6 +134,56 @@ describe('2026-07-28 clients in the recent clients list', () => {
     t.clients.sweep();
     t.clients.seen(null, { ...cursor, version: 'late' }, false);
     expect(t.clients.size()).toBe(1);
+  });
+
+  it('counts each client refused a place once, per sweep interval, and warns once per sweep that saw some', () => {
+    const t = setUp({ maxClients: 2 });
+    t.clients.seen(alice, cursor, false);
+    t.clients.seen(alice, { ...cursor, version: '2' }, false);
+    for (let i = 0; i < 5; i++) {
+      t.clients.seen(alice, { ...cursor, version: 'x' }, false);
+      t.clients.seen(alice, { ...cursor, version: 'y' }, false);
+    }
+    expect(t.clients.notFollowed()).toBe(2);
+    expect(t.warnings).toHaveLength(0);
+    t.clients.sweep();
+    expect(t.warnings).toEqual([expect.objectContaining({ not_followed: 2, followed: 2, max_clients: 2 })]);
+    // The last interval's count stays shown until a sweep finds an interval without any.
+    expect(t.clients.notFollowed()).toBe(2);
+    t.clients.sweep();
+    expect(t.warnings).toHaveLength(1);
+    expect(t.clients.notFollowed()).toBe(0);
+    // A lasting overflow is logged again, once per sweep, not once per process life.
+    t.clients.seen(alice, { ...cursor, version: 'z' }, false);
+    t.clients.sweep();
+    expect(t.warnings).toHaveLength(2);
+    expect(t.warnings[1]).toMatchObject({ not_followed: 1 });
+  });
+
+  it('keeps one team to its own share of places, so other teams stay listed', () => {
+    const t = setUp({ maxClients: 100, maxClientsPerTeam: 30 });
+    for (let user = 0; user < 10; user++) {
+      for (let i = 0; i < 10; i++)
+        t.clients.seen({ userId: `u${user}`, teamId: 'team-a' }, { ...cursor, version: String(i) }, false);
+    }
+    expect(t.clients.size()).toBe(30);
+    expect(t.clients.notFollowed()).toBe(70);
+    t.clients.seen({ userId: 'carol', teamId: 'team-b' }, cursor, false);
+    expect(t.clients.size()).toBe(31);
+    expect(t.of('mcp.client.connected').at(-1)).toMatchObject({ team_id: 'team-b' });
+    // A place the team frees is the team's again.
+    t.advance(60_000);
+    t.clients.sweep();
+    t.clients.seen({ userId: 'u0', teamId: 'team-a' }, cursor, false);
+    expect(t.clients.size()).toBe(1);
+  });
+
+  it('counts everyone without authentication as one identity', () => {
+    const t = setUp({ maxClients: 100 });
+    for (let i = 0; i < 500; i++) t.clients.seen(null, { ...cursor, version: String(i) }, false);
+    expect(t.clients.size()).toBe(maxClientsPerIdentity);
+    t.clients.seen(alice, cursor, false);
+    expect(t.clients.size()).toBe(maxClientsPerIdentity + 1);
   });
 
   it('keeps one authenticated identity to its own share of places', () => {

@@ -9,6 +9,8 @@ export type SessionlessClientInfo = { name?: string; version?: string; userAgent
 type Visit = {
   id: string;
   ownerKey: string;
+  /** The token's team, which the per-team bound counts; null without authentication. */
+  ownerTeam: string | null;
   teamId: string | null;
   firstSeenAt: number;
   lastSeenAt: number;
@@ -19,6 +21,7 @@ type Visit = {
 /**
  * An authenticated person runs a handful of clients; more distinct `clientInfo`s under one identity are
  * not followed, so one identity varying its `clientInfo` cannot take the places of everyone else's.
+ * Everyone without authentication counts as one identity: nothing tells them apart.
  */
 export const maxClientsPerIdentity = 20;
 
@@ -30,22 +33,34 @@ export const maxClientsPerIdentity = 20;
  * tool calls of those that made some since their last report, and one without a request for
  * `idleTimeoutMs` is reported gone (`mcp.client.disconnected`, `timeout`); coming back starts a new one.
  *
- * Memory is bounded: at most `maxClients` are followed (and `maxClientsPerIdentity` per authenticated
- * identity). A client beyond the bound is served as any other but not listed until a place frees up,
- * which keeps every followed client's record true instead of ending records of clients still active.
+ * Memory is bounded: at most `maxClients` are followed, `maxClientsPerTeam` per team (so on a global
+ * satellite one team's clients cannot take every place) and `maxClientsPerIdentity` per identity. A
+ * client beyond a bound is served as any other but not listed until a place frees up, which keeps every
+ * followed client's record true instead of ending records of clients still active. Those not followed
+ * are counted per sweep interval (`notFollowed`), and each sweep after which some were is logged once.
  */
-export function createSessionlessClients(options: ClientRecordOptions & { maxClients: number }) {
+export function createSessionlessClients(
+  options: ClientRecordOptions & { maxClients: number; maxClientsPerTeam: number },
+) {
   const now = options.now ?? Date.now;
   const visits = new Map<string, Visit>();
   const perIdentity = new Map<string, number>();
-  let unfollowed = 0;
-  let warned = false;
+  const perTeam = new Map<string, number>();
+  // The distinct clients refused a place since the last sweep, held only up to maxClients keys (the
+  // count then reads "at least"), and how many the last completed interval saw.
+  const refused = new Set<string>();
+  let refusedLastInterval = 0;
+
+  const release = (counts: Map<string, number>, key: string) => {
+    const left = (counts.get(key) ?? 1) - 1;
+    if (left > 0) counts.set(key, left);
+    else counts.delete(key);
+  };
 
   const end = (key: string, visit: Visit, reason: DisconnectReason) => {
     visits.delete(key);
-    const left = (perIdentity.get(visit.ownerKey) ?? 1) - 1;
-    if (left > 0) perIdentity.set(visit.ownerKey, left);
-    else perIdentity.delete(visit.ownerKey);
+    release(perIdentity, visit.ownerKey);
+    if (visit.ownerTeam !== null) release(perTeam, visit.ownerTeam);
     options.events.emit('mcp.client.disconnected', {
       session_id: visit.id,
       team_id: visit.teamId,
@@ -57,13 +72,17 @@ export function createSessionlessClients(options: ClientRecordOptions & { maxCli
 
   const roomFor = (owner: SessionOwner, ownerKey: string): boolean => {
     if (visits.size >= options.maxClients) return false;
-    return owner === null || (perIdentity.get(ownerKey) ?? 0) < maxClientsPerIdentity;
+    if ((perIdentity.get(ownerKey) ?? 0) >= maxClientsPerIdentity) return false;
+    return owner === null || (perTeam.get(owner.teamId) ?? 0) < options.maxClientsPerTeam;
   };
 
   return {
     size: () => visits.size,
-    /** Clients seen while every place was taken, since the start. */
-    unfollowed: () => unfollowed,
+    /**
+     * Distinct clients refused a place in the last sweep interval, or in the current one if more
+     * (at least: beyond maxClients of them, no more are told apart).
+     */
+    notFollowed: () => Math.max(refusedLastInterval, refused.size),
     /**
      * A request of a 2026-07-28 client; `execution` when it starts an execute_mcp_tool call (a retry
      * with the client's input continues a call and is not one). Cheap enough for every request.
@@ -82,19 +101,13 @@ export function createSessionlessClients(options: ClientRecordOptions & { maxCli
       }
       if (!visit) {
         if (!roomFor(owner, ownerKey)) {
-          unfollowed++;
-          if (!warned) {
-            warned = true;
-            options.logger.warn(
-              { followed: visits.size, max_clients: options.maxClients },
-              'too many 2026-07-28 clients to list them all; those beyond the limit are served but not listed',
-            );
-          }
+          if (refused.size < options.maxClients) refused.add(key);
           return;
         }
         visit = {
           id: `client.${randomBytes(18).toString('base64url')}`,
           ownerKey,
+          ownerTeam: owner?.teamId ?? null,
           teamId: owner?.teamId ?? options.teamId,
           firstSeenAt: at,
           lastSeenAt: at,
@@ -103,6 +116,7 @@ export function createSessionlessClients(options: ClientRecordOptions & { maxCli
         };
         visits.set(key, visit);
         perIdentity.set(ownerKey, (perIdentity.get(ownerKey) ?? 0) + 1);
+        if (owner) perTeam.set(owner.teamId, (perTeam.get(owner.teamId) ?? 0) + 1);
         options.events.emit('mcp.client.connected', {
           session_id: visit.id,
           client_type: detectClientType(userAgent),
@@ -119,10 +133,26 @@ export function createSessionlessClients(options: ClientRecordOptions & { maxCli
     },
     /**
      * Reports the tool-call count of each client that made calls since its last report, and each one
-     * idle for the timeout as gone; the gateway calls it on the session sweep's timer.
+     * idle for the timeout as gone, and logs how many clients were refused a place since the last sweep
+     * (once per sweep, so a lasting overflow stays visible without a line per request); the gateway
+     * calls it on the session sweep's timer.
      */
     sweep(): number {
       const at = now();
+      refusedLastInterval = refused.size;
+      refused.clear();
+      if (refusedLastInterval > 0) {
+        options.logger.warn(
+          {
+            not_followed: refusedLastInterval,
+            followed: visits.size,
+            max_clients: options.maxClients,
+            max_clients_per_team: options.maxClientsPerTeam,
+            max_clients_per_identity: maxClientsPerIdentity,
+          },
+          'more 2026-07-28 clients than the recent clients list follows; those beyond the bounds are served but not listed',
+        );
+      }
       let gone = 0;
       for (const [key, visit] of visits) {
         if (at - visit.lastSeenAt >= options.idleTimeoutMs) {

@@ -6,6 +6,8 @@ import type { DiscoveryStats } from '../search/createDiscoveryEngine.ts';
 export type SatelliteMetricSources = {
   servers(): ServerSnapshot[];
   sessions(): number;
+  /** 2026-07-28 clients followed for the recent clients list, and those refused a place in the last sweep interval. */
+  sessionlessClients?: () => { followed: number; notFollowed: number };
   /** The backend link's event queue statistics (queued, sent, dropped, failed); absent in standalone mode. */
   events?: () => EventQueueStats;
   /** Discovery's statistics: calls by ranking, and the model endpoints' outcomes. */
@@ -57,6 +59,19 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
   metrics.gauge('orbital_satellite_sessions', 'Open MCP client sessions', [], (gauge) => {
     gauge.set(sources.sessions());
   });
+  if (sources.sessionlessClients) {
+    const clients = sources.sessionlessClients;
+    metrics.gauge(
+      'orbital_satellite_sessionless_clients',
+      '2026-07-28 clients followed for the recent clients list, and those not followed (refused a place) in the last sweep interval',
+      ['state'],
+      (gauge) => {
+        const counts = clients();
+        gauge.set({ state: 'followed' }, counts.followed);
+        gauge.set({ state: 'not_followed' }, counts.notFollowed);
+      },
+    );
+  }
   if (sources.events) {
     const events = sources.events;
     metrics.gauge('orbital_satellite_event_queue', 'Event queue statistics', ['stat'], (gauge) => {
