@@ -246,6 +246,10 @@ describe('a remote MCP server behind OAuth, from the catalogue to each member’
     await form.getByLabel(/Request headers/).fill('X-Workspace-Key without a colon');
     await form.getByRole('button', { name: 'Install' }).click();
     await form.getByRole('alert').filter({ hasText: 'Line 1 is not Name: value' }).waitFor();
+    // A header the MCP transport sets itself is refused by the API, which the field shows by name.
+    await form.getByLabel(/Request headers/).fill('X-Workspace-Key: k\nContent-Type: text/plain');
+    await form.getByRole('button', { name: 'Install' }).click();
+    await form.getByRole('alert').filter({ hasText: 'Content-Type: a header the MCP transport sets itself' }).waitFor();
     await form.getByLabel(/Request headers/).fill(`X-Workspace-Key: ${workspaceKey}`);
     await form.getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { name: 'Installation notes' }).waitFor();

@@ -183,6 +183,15 @@ function TemplateRuns({ template }: { template: TemplateView }) {
 }
 
 /**
+ * The API's refusal of one variable or header (path `installation.headers.Content-Type`), as the field
+ * shows it: the name it refused, then why, since the field holds several lines.
+ */
+function namedError([path, message]: [string, string], field: string): string {
+  const name = path.replace(/^installation\./, '').slice(field.length + 1);
+  return name ? `${name}: ${message}` : message;
+}
+
+/**
  * Installs a template: the team, the installation's name (the server part of tool paths), and what the
  * team adds. A local server takes arguments appended to the template's and environment variables; a
  * remote one takes request headers (an API key its documentation names, say). Values are write-only
@@ -228,8 +237,8 @@ function InstallForm(props: { template: TemplateView; teams: TeamView[]; onCance
   const fields = Object.entries(install.error?.fields ?? {});
   const nameError = install.error?.fields.name ?? install.error?.fields['installation.name'];
   const valuesField = remote ? 'headers' : 'env';
-  const valuesError =
-    localError ?? fields.find(([k]) => k.startsWith(`installation.${valuesField}`) || k.startsWith(valuesField))?.[1];
+  const refusedValue = fields.find(([k]) => k.startsWith(`installation.${valuesField}`) || k.startsWith(valuesField));
+  const valuesError = localError ?? (refusedValue && namedError(refusedValue, valuesField));
   // A few lines of text each; the ids carry the slug, so two open forms never share one.
   const lines = (name: 'args' | 'env' | 'headers', label: string, error?: string) => {
     const field = install.field(name);

@@ -235,6 +235,71 @@ describe('installations', () => {
     }
   });
 
+  it('refuses headers the MCP transport sets itself, in any case, naming the header; Authorization is allowed', async () => {
+    await h.client.request(
+      s.createTemplate,
+      { slug: 'transport-headers', name: 'Transport headers', transport: 'http', url: 'http://127.0.0.1:9/mcp' },
+      as(admin),
+    );
+    for (const name of [
+      'Content-Type',
+      'mcp-session-id',
+      'MCP-Protocol-Version',
+      'Mcp-Method',
+      'HOST',
+      'Transfer-Encoding',
+    ]) {
+      const error = await h.client
+        .request(
+          s.createInstallation,
+          {
+            team_id: teamA,
+            installation: {
+              server_slug: 'transport-headers',
+              name: 'owned-header',
+              headers: { 'X-Api-Key': 'k', [name]: 'v' },
+            },
+          },
+          as(teamAdmin),
+        )
+        .catch((e: AppError) => e);
+      expect(error, name).toMatchObject({
+        code: 'validation_failed',
+        details: [
+          expect.objectContaining({
+            path: expect.stringContaining(`headers.${name}`),
+            message: expect.stringContaining('MCP transport sets itself'),
+          }),
+        ],
+      });
+    }
+    const created = await h.client.request(
+      s.createInstallation,
+      {
+        team_id: teamA,
+        installation: {
+          server_slug: 'transport-headers',
+          name: 'static-credential',
+          headers: { Authorization: 'Bearer static', 'X-Content-Type-Hint': 'json' },
+        },
+      },
+      as(teamAdmin),
+    );
+    expect(created.name).toBe('static-credential');
+    // An update is held to the same rule.
+    const error = await h.client
+      .request(
+        s.updateInstallation,
+        { team_id: teamA, installation_id: created.id, changes: { headers: { Accept: 'text/plain' } } },
+        as(teamAdmin),
+      )
+      .catch((e: AppError) => e);
+    expect(error).toMatchObject({
+      code: 'validation_failed',
+      details: [expect.objectContaining({ path: expect.stringContaining('headers.Accept') })],
+    });
+  });
+
   it('shows a team its own installations only', async () => {
     const list = await h.client.request(s.listInstallations, { team_id: teamA }, as(teamUser));
     expect(list.map((i) => i.name)).toContain('fs-main');

@@ -5,3 +5,4 @@ export * from './installationSubjects.ts';
 export * from './remoteOAuth.ts';
 export * from './serverJsonImport.ts';
 export * from './toolPolicies.ts';
+export * from './transportOwnedHeaders.ts';

@@ -3,13 +3,17 @@ import { teamIdField, uuidField } from '../ids.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationSettings, mcpTransport, slug } from '../satellite/serverConfiguration.ts';
 import { templateOAuth } from './remoteOAuth.ts';
+import { isTransportOwnedHeader } from './transportOwnedHeaders.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 const uuid = uuidField();
 
 /** Environment variable names as shells accept them; header names as HTTP allows them. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and "_", not starting with a digit');
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'a valid HTTP header name');
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'a valid HTTP header name')
+  .refine((name) => !isTransportOwnedHeader(name), 'a header the MCP transport sets itself; it cannot be configured');
 const value = z.string().max(8192);
 // Refused here because the process spawn and the fetch that would use such a value throw an error that
 // quotes it, and these values are secrets: an environment value cannot hold NUL, a header value neither
@@ -17,8 +21,10 @@ const value = z.string().max(8192);
 const envValue = value.regex(/^[^\0]*$/, 'must not contain a NUL character');
 const headerValue = value.regex(/^[^\0\r\n]*$/, 'must not contain a line break or a NUL character');
 const argList = z.array(z.string().max(4096)).max(200);
-export const envMap = z.record(envName, envValue);
-export const headerMap = z.record(headerName, headerValue);
+// A refused name is reported with its key schema's own message (zod's is "Invalid key in record").
+const keyMessage = { error: (issue: { code?: string; issues?: { message: string }[] }) => issue.issues?.[0]?.message };
+export const envMap = z.record(envName, envValue, keyMessage);
+export const headerMap = z.record(headerName, headerValue, keyMessage);
 
 function requireTransportFields(
   template: {
