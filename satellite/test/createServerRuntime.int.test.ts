@@ -226,6 +226,24 @@ describe('remote servers over Streamable HTTP', () => {
     ]);
     expect(harness.found('remote:greet').transport).toBe('http');
   });
+
+  it('leaves out configured headers the transport sets itself, stored before installations refused them', async () => {
+    const port = await freePort();
+    fixtures.push(await startHttpFixture(port));
+    // Sent as configured, each of these would break the exchange: the server refuses a wrong content
+    // type, accept or protocol version, and knows no such session.
+    const forged = {
+      'x-fixture-key': 'fixture',
+      'content-type': 'text/plain',
+      Accept: 'text/plain',
+      'Mcp-Session-Id': 'forged-session',
+      'MCP-Protocol-Version': '1999-01-01',
+    };
+    const rt = harness.start([httpServer('forged', port, { headers: forged })]);
+    await rt.start();
+    expect(rt.snapshot()[0]).toMatchObject({ status: 'online' });
+    expect(textOf(await rt.callTool(harness.found('forged:greet'), { name: 'Ada' }))).toContain('Ada');
+  });
 });
 
 describe('remote servers over SSE', () => {

@@ -5,7 +5,7 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { ServerConfiguration } from '@orbital/contracts';
+import { isTransportOwnedHeader, type ServerConfiguration } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { withOrderedDelivery } from '../sdkAdaptation/withOrderedDelivery.ts';
 import type { InstallationGeneration } from './createGenerationCache.ts';
@@ -45,7 +45,14 @@ export function createRemoteConnector(options: {
 }): UpstreamConnector {
   const { config, settings, generation } = options;
   const log = options.logger.child({ installation_id: config.installation_id, server: options.serverName });
-  const headers = config.headers;
+  // Headers the transport sets itself (content type, session id, protocol version, framing) are never
+  // taken from the configuration: installations refuse them, and a row stored before that is served
+  // with them left out rather than with a broken protocol.
+  const ignored = Object.keys(config.headers).filter(isTransportOwnedHeader);
+  const headers = Object.entries(config.headers).filter(([name]) => !isTransportOwnedHeader(name));
+  if (ignored.length > 0) {
+    log.warn({ ignored_headers: ignored }, 'headers the MCP transport sets itself are left out of the configured ones');
+  }
   // Whose call a request belongs to: a call runs inside it, so every request the SDK makes for the call
   // (its POST, an SSE post) carries that person's token; requests outside calls (the handshake, listing
   // tools) carry any token of the installation.
@@ -80,7 +87,7 @@ export function createRemoteConnector(options: {
   };
   const fetchWithHeaders = createSizeLimitedFetch((url: string | URL, init?: RequestInit) => {
     const merged = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    for (const [name, value] of headers) merged.set(name, value);
     if (config.oauth) return withToken(url, init, merged);
     return fetch(url, { ...init, headers: merged });
   }, settings.maxMessageBytes);
