@@ -301,3 +301,27 @@ describe('/mcp and slow clients', () => {
     }
   });
 });
+
+describe('/mcp and a client inventing a new clientInfo on every request', () => {
+  it('follows at most its identity’s share of 2026-07-28 clients and shows how many it did not follow', async () => {
+    // A satellite of its own, whose sweep does not run during the test: the count is per sweep interval.
+    const own = await startTestSatellite({ servers: [], env: { SESSION_SWEEP_INTERVAL_MS: '3600000' } });
+    try {
+      for (let i = 0; i < 30; i++) {
+        const client = new Client(
+          { name: `invented-${i}`, version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+        await client.connect(new StreamableHTTPClientTransport(own.url));
+        await client.listTools();
+        await client.close();
+      }
+      const health = (await (await fetch(new URL('/', own.url))).json()) as Record<string, unknown>;
+      // Without authentication everyone is one identity, which has 20 places.
+      expect(health).toMatchObject({ sessionless_clients: 20, sessionless_clients_not_followed: 10 });
+      expect(own.events.ofType('mcp.client.connected')).toHaveLength(20);
+    } finally {
+      await own.satellite.close();
+    }
+  });
+});
