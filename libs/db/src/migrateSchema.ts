@@ -17,6 +17,12 @@ export type MigrateOptions = {
 export type MigrateResult = { schema: string; applied: string[] };
 
 const migrationFile = /^\d{4}_[a-z0-9_]+\.sql$/;
+/**
+ * Beside the migrations, the checksums an applied file had before only its comments were reworded:
+ * `{ "0003_x.sql": ["<sha-256 of the earlier text>"] }`. A database that recorded one of them takes the
+ * file as applied and records its new checksum; any other difference is still refused.
+ */
+export const rewordedChecksumsFile = 'reworded-checksums.json';
 const schemaName = /^[a-z][a-z0-9_]*$/;
 
 export class MigrationError extends Error {
@@ -37,7 +43,11 @@ export class MigrationError extends Error {
 export async function migrateSchema(options: MigrateOptions): Promise<MigrateResult> {
   const { schema, logger } = options;
   if (!schemaName.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  const files = (await readdir(options.migrationsDir)).filter((f) => migrationFile.test(f)).sort();
+  const entries = await readdir(options.migrationsDir);
+  const files = entries.filter((f) => migrationFile.test(f)).sort();
+  const reworded = entries.includes(rewordedChecksumsFile)
+    ? await readRewordedChecksums(join(options.migrationsDir, rewordedChecksumsFile))
+    : new Map<string, string[]>();
 
   const client = new pg.Client(pgClientConfig(options.connection));
   await client.connect();
@@ -62,9 +72,12 @@ export async function migrateSchema(options: MigrateOptions): Promise<MigrateRes
       const checksum = createHash('sha256').update(text).digest('hex');
       const previous = done.get(file);
       if (previous !== undefined) {
-        if (previous !== checksum) {
+        if (previous === checksum) continue;
+        if (!reworded.get(file)?.includes(previous)) {
           throw new MigrationError(file, 'was changed after it was applied; add a new migration instead');
         }
+        await client.query(`UPDATE ${schema}.migrations SET checksum = $2 WHERE name = $1`, [file, checksum]);
+        logger.info({ schema, migration: file }, 'migration comments reworded; its new checksum recorded');
         continue;
       }
       try {
@@ -86,4 +99,18 @@ export async function migrateSchema(options: MigrateOptions): Promise<MigrateRes
     await client.end();
   }
   return { schema, applied };
+}
+
+async function readRewordedChecksums(path: string): Promise<Map<string, string[]>> {
+  const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+  const valid =
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.entries(parsed).every(
+      ([file, sums]) =>
+        migrationFile.test(file) && Array.isArray(sums) && sums.every((sum) => /^[0-9a-f]{64}$/.test(String(sum))),
+    );
+  if (!valid) throw new MigrationError(rewordedChecksumsFile, 'must map migration file names to sha-256 checksums');
+  return new Map(Object.entries(parsed as Record<string, string[]>));
 }

@@ -1,4 +1,5 @@
-import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@orbital/logger';
@@ -7,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MigrationError, migrateSchema, type PostgresConnection } from '../src/index.ts';
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const logger = createLogger({ name: 'migrate-test', level: 'silent' });
 const fixtures = join(import.meta.dirname, 'fixtures');
 let env: TestEnvironment;
@@ -61,6 +63,39 @@ describe('migrateSchema', () => {
     await writeFile(join(dir, '0002_seed.sql'), "INSERT INTO things (name) VALUES ('c');");
     await expect(migrateSchema({ connection, schema: 'changed', migrationsDir: dir, logger })).rejects.toThrow(
       /was changed after it was applied/,
+    );
+  });
+
+  it('takes an applied file whose earlier checksum is listed as reworded, and records its new one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orbital-mig-'));
+    await cp(join(fixtures, 'good'), dir, { recursive: true });
+    await migrateSchema({ connection, schema: 'reworded', migrationsDir: dir, logger });
+    const earlier = await readFile(join(dir, '0002_seed.sql'), 'utf8');
+    const reworded = `-- a comment written after the file was applied\n${earlier}`;
+    await writeFile(join(dir, '0002_seed.sql'), reworded);
+    await expect(migrateSchema({ connection, schema: 'reworded', migrationsDir: dir, logger })).rejects.toThrow(
+      /was changed after it was applied/,
+    );
+    await writeFile(join(dir, 'reworded-checksums.json'), JSON.stringify({ '0002_seed.sql': [sha256(earlier)] }));
+    const run = await migrateSchema({ connection, schema: 'reworded', migrationsDir: dir, logger });
+    expect(run.applied).toEqual([]);
+    expect(await query("SELECT checksum FROM reworded.migrations WHERE name = '0002_seed.sql'")).toEqual([
+      { checksum: sha256(reworded) },
+    ]);
+    expect(await query('SELECT reworded.thing_count() AS n')).toEqual([{ n: '2' }]);
+    // Only the listed earlier text is taken: a change of what the file does is still refused.
+    await writeFile(join(dir, '0002_seed.sql'), "INSERT INTO things (name) VALUES ('c');");
+    await expect(migrateSchema({ connection, schema: 'reworded', migrationsDir: dir, logger })).rejects.toThrow(
+      /was changed after it was applied/,
+    );
+  });
+
+  it('refuses a list of reworded checksums it cannot read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orbital-mig-'));
+    await cp(join(fixtures, 'good'), dir, { recursive: true });
+    await writeFile(join(dir, 'reworded-checksums.json'), JSON.stringify({ '0002_seed.sql': 'not a list' }));
+    await expect(migrateSchema({ connection, schema: 'unreadable', migrationsDir: dir, logger })).rejects.toThrow(
+      /must map migration file names to sha-256 checksums/,
     );
   });
 

@@ -1,4 +1,4 @@
--- Tokens for MCP clients of satellites (issue 13): OAuth 2.1 clients registered dynamically (RFC 7591),
+-- Tokens for MCP clients of satellites: OAuth 2.1 clients registered dynamically (RFC 7591),
 -- authorization codes, and grants with their access and refresh tokens. A grant is what a user sees as
 -- "a token": a personal access token, or one authorization of one client. Every grant is for ONE team.
 -- Secrets (client secrets, codes, tokens) are stored only as SHA-256 hashes: they are 256 random bits,

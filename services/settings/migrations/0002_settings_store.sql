@@ -1,6 +1,6 @@
--- Setting groups and settings (spec "Setting group", "Setting"). Written so that it also upgrades a
--- database of an older version, whose settings table grouped keys by a `category` column
--- (spec rule 6): the table is kept with its rows, the column renamed to group_id.
+-- Setting groups and settings. Written so that it also upgrades a database of an older version, whose
+-- settings table grouped keys by a `category` column: the table is kept with its rows, the column renamed
+-- to group_id, so no stored value is lost.
 
 CREATE TABLE IF NOT EXISTS setting_groups (
   id text PRIMARY KEY,
