@@ -1,20 +1,11 @@
-import { heartbeatPoint, satelliteProcessView } from '@orbital/contracts';
+import { heartbeatPoint, satelliteProcessView, satelliteView } from '@orbital/contracts';
 import { z } from 'zod';
 
 /** slonik parses timestamptz to epoch milliseconds. */
 const millis = z.number();
 
-export const satelliteRow = z.object({
-  id: z.string(),
-  name: z.string(),
-  satellite_type: z.enum(['global', 'team']),
-  team_id: z.string().nullable(),
-  status: z.enum(['inactive', 'active', 'revoked']),
-  capabilities: z.array(z.string()),
-  system_info: z.record(z.string(), z.unknown()),
-  satellite_url: z.string().nullable(),
-  ip_allowlist: z.array(z.string()),
-  created_by: z.string().nullable(),
+/** A satellite as stored: the contract's view without the derived `online`, timestamps as slonik parses them. */
+export const satelliteRow = satelliteView.omit({ online: true }).extend({
   registered_at: millis,
   last_heartbeat_at: millis.nullable(),
   last_command_at: millis.nullable(),
