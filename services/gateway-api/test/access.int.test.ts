@@ -1,24 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routesOf } from '../src/app.ts';
 import { isProxyRoute } from '../src/http/proxyRoute.ts';
 import { type AccessContext, type AccessRole, accessMatrix, accessRoles } from './accessMatrix.ts';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  loginAdmin,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { adminCredentials, bearer, login, type Session } from './identityStack.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
-let stack: IdentityStack;
+const identity = useIdentityStack({
+  // The whole table logs in from one address; the per-address limit has its own test.
+  loginRateLimits: {
+    accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
+    account: { maxAttempts: 100, windowSeconds: 900 },
+    address: { maxAttempts: 1000, windowSeconds: 900 },
+  },
+});
 let ctx: AccessContext;
 const sessions = new Map<AccessRole, Session>();
 const passwords = new Map<AccessRole, { email: string; password: string }>();
 
 async function asAdmin(method: 'POST' | 'GET' | 'DELETE', url: string, payload?: unknown) {
-  const app = stack.app;
+  const app = identity.stack.app;
   if (!app) throw new Error('no gateway');
   const admin = sessions.get('global_admin');
   if (!admin) throw new Error('no admin session');
@@ -28,18 +28,9 @@ async function asAdmin(method: 'POST' | 'GET' | 'DELETE', url: string, payload?:
 }
 
 beforeAll(async () => {
-  stack = await startIdentityStack({
-    // The whole table logs in from one address; the per-address limit has its own test.
-    loginRateLimits: {
-      accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
-      account: { maxAttempts: 100, windowSeconds: 900 },
-      address: { maxAttempts: 1000, windowSeconds: 900 },
-    },
-  });
-  const app = stack.app;
-  if (!app) throw new Error('no gateway');
+  const app = identity.replica();
   passwords.set('global_admin', adminCredentials);
-  sessions.set('global_admin', await loginAdmin(app));
+  sessions.set('global_admin', identity.admin);
   const teamA = await asAdmin('POST', '/api/teams', { slug: 'team-a', name: 'Team A' });
   const teamB = await asAdmin('POST', '/api/teams', { slug: 'team-b', name: 'Team B' });
   const members: Array<[AccessRole, string | null, 'team_admin' | 'team_user' | null]> = [
@@ -66,13 +57,9 @@ beforeAll(async () => {
   ctx = { teamA: teamA.id, teamB: teamB.id, teamUserId };
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
-
 describe('the access matrix', () => {
   it('has a row for every route the gateway registers', () => {
-    const app = stack.app;
+    const app = identity.stack.app;
     if (!app) throw new Error('no gateway');
     const rows = new Set(accessMatrix.map((row) => `${row.method} ${row.route}`));
     const routes = routesOf(app).map((route) => `${route.method} ${route.url}`);
@@ -81,7 +68,7 @@ describe('the access matrix', () => {
   });
 
   it("gives every route that serves a subject the subject's own access, not one of its own", () => {
-    const app = stack.app;
+    const app = identity.stack.app;
     if (!app) throw new Error('no gateway');
     const relaying = routesOf(app).filter(isProxyRoute);
     expect(relaying.length).toBeGreaterThanOrEqual(60);
@@ -91,7 +78,7 @@ describe('the access matrix', () => {
 
   const cases = accessMatrix.flatMap((row) => accessRoles.map((role) => ({ row, role, status: row.expect[role] })));
   it.each(cases)('$row.method $row.route as $role answers $status', async ({ row, role, status }) => {
-    const app = stack.app;
+    const app = identity.stack.app;
     if (!app) throw new Error('no gateway');
     let headers: Record<string, string> = {};
     if (role !== 'anonymous') {
@@ -144,7 +131,7 @@ describe('the access matrix', () => {
 
 describe('credentials', () => {
   it('accepts the session cookie instead of the bearer token', async () => {
-    const app = stack.app;
+    const app = identity.stack.app;
     const session = sessions.get('team_user');
     if (!app || !session) throw new Error('missing fixture');
     const response = await app.inject({ method: 'GET', url: '/api/users/me', cookies: { session: session.cookie } });
@@ -165,7 +152,7 @@ describe('credentials', () => {
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
     ['an empty bearer', { authorization: 'Bearer ' }],
   ])('refuses %s with 401', async (_name, headers) => {
-    const app = stack.app;
+    const app = identity.stack.app;
     if (!app) throw new Error('no gateway');
     const response = await app.inject({ method: 'GET', url: '/api/users/me', headers });
     expect(response.statusCode).toBe(401);
@@ -173,7 +160,7 @@ describe('credentials', () => {
   });
 
   it('lists only their own teams to members, every team to the admin', async () => {
-    const app = stack.app;
+    const app = identity.stack.app;
     const user = sessions.get('team_user');
     const admin = sessions.get('global_admin');
     if (!app || !user || !admin) throw new Error('missing fixture');
@@ -203,7 +190,7 @@ describe('malformed input', () => {
   }
 
   async function asAdminRaw(method: string, url: string, payload?: unknown) {
-    const app = stack.app;
+    const app = identity.stack.app;
     const admin = sessions.get('global_admin');
     if (!app || !admin) throw new Error('missing fixture');
     return app.inject({

@@ -1,66 +1,39 @@
 import { linkIn, type MailServer, startMailServer } from '@orbital/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearer,
-  callerAs,
-  type IdentityStack,
-  login,
-  loginAdmin,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { bearer, callerAs, login } from './identityStack.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
 /**
  * The flows that go through a mailed link, against a real SMTP server (smtp-server, in this process):
  * registration and address confirmation, password reset, invitations, and the outbox that sends their
  * mail from two gateway replicas (once each), through a server that is down or refuses.
  */
-let stack: IdentityStack;
+const identity = useIdentityStack({
+  gateways: 2,
+  mail: { intervalMs: 200, retryBaseMs: 200, maxAttempts: 3 },
+  mailRequestLimits: {
+    perAddress: { maxAttempts: 3, windowSeconds: 600 },
+    perClient: { maxAttempts: 1000, windowSeconds: 600 },
+  },
+});
+const { replica: app, asAdmin, sql } = identity;
 let smtp: MailServer;
-let admin: Session;
 let teamId: string;
 const pageUrl = 'https://console.orbital.test';
 const strong = 'a fine long pass phrase 42';
 
-const app = (index = 0) => {
-  const found = stack.gateways[index]?.app;
-  if (!found) throw new Error(`no replica ${index}`);
-  return found;
-};
 const post = (url: string, payload: unknown, index = 0) =>
   app(index).inject({ method: 'POST', url, payload: payload as object });
-const asAdmin = (index = 0) => callerAs(app(index), admin);
 const setSetting = async (key: string, value: string | boolean | number) => {
   const response = await asAdmin()('PUT', `/api/settings/${key}`, { value });
   expect(response.statusCode, response.body).toBe(200);
 };
 
-async function sql(text: string, values: unknown[] = []) {
-  const client = new pg.Client({ ...stack.env.postgres });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
   smtp = await startMailServer();
-  stack = await startIdentityStack({
-    gateways: 2,
-    mail: { intervalMs: 200, retryBaseMs: 200, maxAttempts: 3 },
-    mailRequestLimits: {
-      perAddress: { maxAttempts: 3, windowSeconds: 600 },
-      perClient: { maxAttempts: 1000, windowSeconds: 600 },
-    },
-  });
-  admin = await loginAdmin(app());
   teamId = (await asAdmin()('POST', '/api/teams', { slug: 'mailers', name: 'Mail <Team>' })).json().data.id;
 });
 afterAll(async () => {
-  await stack?.stop();
   await smtp?.close();
 });
 
@@ -294,7 +267,9 @@ describe('invitations', () => {
     expect((await post('/api/invitations/preview', { token: link.token })).json().data.account_exists).toBe(true);
     const asNewPerson = await post('/api/invitations/accept', { token: link.token, name: 'Someone', password: strong });
     expect(asNewPerson.statusCode).toBe(409);
-    const stranger = await callerAs(app(), admin)('POST', '/api/users/me/invitations/accept', { token: link.token });
+    const stranger = await callerAs(app(), identity.admin)('POST', '/api/users/me/invitations/accept', {
+      token: link.token,
+    });
     expect(stranger.statusCode).toBe(403);
     const owner = await login(app(), email, strong);
     const joined = await callerAs(app(1), owner)('POST', '/api/users/me/invitations/accept', { token: link.token });
@@ -333,7 +308,7 @@ describe('the outbox', () => {
     }
     for (const email of addresses) await smtp.waitFor(email);
     // Give both senders more rounds: nothing is sent twice.
-    await Promise.all(stack.gateways.map((g) => g.identity.mail.flush()));
+    await Promise.all(identity.stack.gateways.map((g) => g.identity.mail.flush()));
     for (const email of addresses) expect(smtp.to(email)).toHaveLength(1);
   });
 
@@ -357,7 +332,7 @@ describe('the outbox', () => {
     const [row] = await sql('SELECT status, last_error FROM identity.mail_outbox WHERE recipient = $1', [email]);
     expect(row.status).toBe('pending');
     expect(row.last_error).toMatch(/ECONNREFUSED|connect/);
-    expect(stack.logs.lines().some((l) => l.event === 'mail.send_failed')).toBe(true);
+    expect(identity.stack.logs.lines().some((l) => l.event === 'mail.send_failed')).toBe(true);
     await setSetting('smtp.port', smtp.port);
     await smtp.waitFor(email);
   });
@@ -376,7 +351,7 @@ describe('the outbox', () => {
           },
         )
         .toBe('failed');
-      const failure = stack.logs.lines().find((l) => l.event === 'mail.failed');
+      const failure = identity.stack.logs.lines().find((l) => l.event === 'mail.failed');
       expect(failure).toMatchObject({ level: 'error', kind: 'password_reset', attempts: 3 });
     } finally {
       smtp.setRefusing(false);
@@ -388,7 +363,7 @@ describe('the outbox', () => {
     await asAdmin()('POST', '/api/users', { email, name: 'Held', password: strong });
     await post('/api/auth/password-reset', { email });
     await setSetting('global.send_mail', false);
-    await Promise.all(stack.gateways.map((g) => g.identity.mail.flush()));
+    await Promise.all(identity.stack.gateways.map((g) => g.identity.mail.flush()));
     const sentBefore = smtp.to(email).length;
     await setSetting('global.send_mail', true);
     await smtp.waitFor(email, Math.max(1, sentBefore));

@@ -1,26 +1,23 @@
 import type { AuditEntry } from '@orbital/contracts';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEntriesOnceThere } from './auditEntriesOnceThere.ts';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  loginAdmin,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { adminCredentials, bearer, login, loginAdmin, type Session } from './identityStack.ts';
 import { approve, pkcePair, postForm, redirectUri, registerClient } from './oauthFlow.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
-let stack: IdentityStack;
-let app: FastifyInstance;
-let admin: Session;
+const identity = useIdentityStack({
+  loginRateLimits: {
+    accountAtAddress: { maxAttempts: 3, windowSeconds: 60 },
+    account: { maxAttempts: 100, windowSeconds: 60 },
+    address: { maxAttempts: 1000, windowSeconds: 60 },
+  },
+});
+const app = () => identity.replica();
 const started = new Date().toISOString();
 
 async function entries(query: Record<string, string>): Promise<AuditEntry[]> {
   const search = new URLSearchParams({ from: started, limit: '500', ...query });
-  const response = await app.inject({ method: 'GET', url: `/api/audit?${search}`, headers: bearer(admin) });
+  const response = await app().inject({ method: 'GET', url: `/api/audit?${search}`, headers: bearer(identity.admin) });
   if (response.statusCode !== 200) throw new Error(`GET /api/audit: ${response.statusCode} ${response.body}`);
   return response.json().data.entries;
 }
@@ -29,27 +26,11 @@ const waitForEntries = (query: Record<string, string>, count = 1) =>
   auditEntriesOnceThere(() => entries(query), count, JSON.stringify(query));
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, session: Session, payload?: object) =>
-  app.inject({ method, url, headers: bearer(session), ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stack = await startIdentityStack({
-    loginRateLimits: {
-      accountAtAddress: { maxAttempts: 3, windowSeconds: 60 },
-      account: { maxAttempts: 100, windowSeconds: 60 },
-      address: { maxAttempts: 1000, windowSeconds: 60 },
-    },
-  });
-  app = stack.app;
-  admin = await loginAdmin(app);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+  app().inject({ method, url, headers: bearer(session), ...(payload ? { payload } : {}) });
 
 describe('sign-in', () => {
   it('records a login with who, how and from where, and a logout', async () => {
-    const session = await login(app, adminCredentials.email, adminCredentials.password);
+    const session = await login(app(), adminCredentials.email, adminCredentials.password);
     const [entry] = (await waitForEntries({ action: 'auth.login', outcome: 'success' }, 2)).filter(
       (e) => e.details.session_id !== undefined && e.request_id !== null,
     );
@@ -69,7 +50,7 @@ describe('sign-in', () => {
 
   it('records refused logins once each, and a rate-limited run of them once', async () => {
     const attempt = (email: string, password: string) =>
-      app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+      app().inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
     expect((await attempt('nobody@orbital.test', 'some password or other')).statusCode).toBe(401);
     const [unknown] = await waitForEntries({ action: 'auth.login', outcome: 'failure', actor: 'nobody@orbital.test' });
     expect(unknown).toMatchObject({
@@ -78,7 +59,11 @@ describe('sign-in', () => {
     });
 
     const victim = `victim-${Date.now()}@orbital.test`;
-    await call('POST', '/api/users', admin, { email: victim, name: 'Victim', password: 'a long enough pass phrase 1' });
+    await call('POST', '/api/users', identity.admin, {
+      email: victim,
+      name: 'Victim',
+      password: 'a long enough pass phrase 1',
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await attempt(victim, 'wrong guess number one')).statusCode);
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
@@ -98,18 +83,18 @@ describe('sign-in', () => {
 describe('people and teams', () => {
   it('records a user created and their sessions revoked', async () => {
     const email = `person-${Date.now()}@orbital.test`;
-    const made = await call('POST', '/api/users', admin, {
+    const made = await call('POST', '/api/users', identity.admin, {
       email,
       name: 'Person',
       password: 'a long enough pass phrase 2',
     });
     expect(made.statusCode).toBe(201);
     const id = made.json().data.id as string;
-    await login(app, email, 'a long enough pass phrase 2');
-    expect((await call('DELETE', `/api/users/${id}/sessions`, admin)).statusCode).toBe(200);
+    await login(app(), email, 'a long enough pass phrase 2');
+    expect((await call('DELETE', `/api/users/${id}/sessions`, identity.admin)).statusCode).toBe(200);
     const [created] = await waitForEntries({ action: 'user.created', target_id: id });
     expect(created).toMatchObject({
-      actor: { kind: 'user', id: admin.userId, email: adminCredentials.email },
+      actor: { kind: 'user', id: identity.admin.userId, email: adminCredentials.email },
       details: { email, name: 'Person', global_role: 'global_user' },
     });
     expect(JSON.stringify(created)).not.toContain('pass phrase');
@@ -118,21 +103,25 @@ describe('people and teams', () => {
   });
 
   it("records a team's life and its memberships under the team, for its admins to read", async () => {
-    const team = (await call('POST', '/api/teams', admin, { slug: `audited-${Date.now()}`, name: 'Audited' })).json()
-      .data as { id: string; slug: string };
+    const team = (
+      await call('POST', '/api/teams', identity.admin, { slug: `audited-${Date.now()}`, name: 'Audited' })
+    ).json().data as { id: string; slug: string };
     // The same slug again is refused: nothing was done, so nothing is recorded.
-    expect((await call('POST', '/api/teams', admin, { slug: team.slug, name: 'Twice' })).statusCode).toBe(409);
-    await call('PUT', `/api/teams/${team.id}`, admin, { name: 'Audited team' });
+    expect((await call('POST', '/api/teams', identity.admin, { slug: team.slug, name: 'Twice' })).statusCode).toBe(409);
+    await call('PUT', `/api/teams/${team.id}`, identity.admin, { name: 'Audited team' });
     const email = `member-${Date.now()}@orbital.test`;
     const password = 'a long enough pass phrase 3';
-    const member = (await call('POST', '/api/users', admin, { email, name: 'Member', password })).json().data.id;
+    const member = (await call('POST', '/api/users', identity.admin, { email, name: 'Member', password })).json().data
+      .id;
     expect(
-      (await call('POST', `/api/teams/${team.id}/members`, admin, { user_id: member, role: 'team_user' })).statusCode,
+      (await call('POST', `/api/teams/${team.id}/members`, identity.admin, { user_id: member, role: 'team_user' }))
+        .statusCode,
     ).toBe(201);
     expect(
-      (await call('POST', `/api/teams/${team.id}/members`, admin, { user_id: member, role: 'team_user' })).statusCode,
+      (await call('POST', `/api/teams/${team.id}/members`, identity.admin, { user_id: member, role: 'team_user' }))
+        .statusCode,
     ).toBe(409);
-    await call('PUT', `/api/teams/${team.id}/members/${member}`, admin, { role: 'team_admin' });
+    await call('PUT', `/api/teams/${team.id}/members/${member}`, identity.admin, { role: 'team_admin' });
 
     const found = await waitForEntries({ team_id: team.id }, 5);
     const actions = found.map((e) => e.action).reverse();
@@ -150,14 +139,14 @@ describe('people and teams', () => {
     });
 
     // The new team admin reads the team's entries, and only the team's.
-    const teamAdmin = await login(app, email, password);
+    const teamAdmin = await login(app(), email, password);
     const own = await call('GET', `/api/teams/${team.id}/audit`, teamAdmin);
     expect(own.statusCode).toBe(200);
     expect(own.json().data.entries.every((e: AuditEntry) => e.team_id === team.id)).toBe(true);
     expect((await call('GET', '/api/audit', teamAdmin)).statusCode).toBe(403);
 
-    await call('DELETE', `/api/teams/${team.id}/members/${member}`, admin);
-    await call('DELETE', `/api/teams/${team.id}`, admin);
+    await call('DELETE', `/api/teams/${team.id}/members/${member}`, identity.admin);
+    await call('DELETE', `/api/teams/${team.id}`, identity.admin);
     const all = await waitForEntries({ team_id: team.id }, 7);
     expect(all.slice(0, 2).map((e) => e.action)).toEqual(['team.deleted', 'team.member_removed']);
     expect(all.filter((e) => e.action === 'team.created')).toHaveLength(1);
@@ -168,10 +157,14 @@ describe('people and teams', () => {
 
 describe('tokens and OAuth', () => {
   it('records a personal access token by its id and name, never the token, and its revocation', async () => {
-    const team = (await call('POST', '/api/teams', admin, { slug: `tokens-${Date.now()}`, name: 'Tokens' })).json().data
-      .id as string;
-    await call('POST', `/api/teams/${team}/members`, admin, { user_id: admin.userId, role: 'team_admin' });
-    const fresh = await loginAdmin(app);
+    const team = (
+      await call('POST', '/api/teams', identity.admin, { slug: `tokens-${Date.now()}`, name: 'Tokens' })
+    ).json().data.id as string;
+    await call('POST', `/api/teams/${team}/members`, identity.admin, {
+      user_id: identity.admin.userId,
+      role: 'team_admin',
+    });
+    const fresh = await loginAdmin(app());
     const made = await call('POST', '/api/users/me/access-tokens', fresh, { team_id: team, name: 'ci' });
     expect(made.statusCode).toBe(201);
     const { id, token } = made.json().data as { id: string; token: string };
@@ -185,24 +178,28 @@ describe('tokens and OAuth', () => {
   });
 
   it("records a client's registration, a consent granted and one refused, and the client's own revocation", async () => {
-    const client = await registerClient(app, { client_name: 'Audited client' });
+    const client = await registerClient(app(), { client_name: 'Audited client' });
     const [registered] = await waitForEntries({ action: 'oauth.client_registered', target_id: client.client_id });
     expect(registered).toMatchObject({
       actor: { kind: 'anonymous' },
       details: { client_name: 'Audited client', redirect_uris: [redirectUri], auth_method: 'none' },
     });
 
-    const team = (await call('POST', '/api/teams', admin, { slug: `oauth-${Date.now()}`, name: 'OAuth' })).json().data
-      .id as string;
-    await call('POST', `/api/teams/${team}/members`, admin, { user_id: admin.userId, role: 'team_admin' });
-    const session = await loginAdmin(app);
+    const team = (
+      await call('POST', '/api/teams', identity.admin, { slug: `oauth-${Date.now()}`, name: 'OAuth' })
+    ).json().data.id as string;
+    await call('POST', `/api/teams/${team}/members`, identity.admin, {
+      user_id: identity.admin.userId,
+      role: 'team_admin',
+    });
+    const session = await loginAdmin(app());
     const pkce = pkcePair();
-    const granted = await approve(app, session, {
+    const granted = await approve(app(), session, {
       clientId: client.client_id,
       teamId: team,
       challenge: pkce.challenge,
     });
-    await approve(app, session, {
+    await approve(app(), session, {
       clientId: client.client_id,
       teamId: team,
       challenge: pkce.challenge,
@@ -216,11 +213,11 @@ describe('tokens and OAuth', () => {
     ]);
     expect(consents.find((e) => e.action === 'oauth.consent_granted')).toMatchObject({
       team_id: team,
-      actor: { kind: 'user', id: admin.userId },
+      actor: { kind: 'user', id: identity.admin.userId },
     });
 
     const code = granted.searchParams.get('code') ?? '';
-    const tokens = await postForm(app, '/token', {
+    const tokens = await postForm(app(), '/token', {
       grant_type: 'authorization_code',
       code,
       redirect_uri: redirectUri,
@@ -229,7 +226,7 @@ describe('tokens and OAuth', () => {
     });
     expect(tokens.statusCode).toBe(200);
     const accessToken = tokens.json().access_token as string;
-    await postForm(app, '/revoke', { token: accessToken, client_id: client.client_id });
+    await postForm(app(), '/revoke', { token: accessToken, client_id: client.client_id });
     const [revoked] = await waitForEntries({ action: 'oauth.token_revoked', actor: client.client_id });
     expect(revoked).toMatchObject({
       actor: { kind: 'client', name: 'Audited client' },

@@ -1,50 +1,34 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  callerAs,
-  type IdentityStack,
-  login,
-  loginAdmin,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminCredentials, bearer, callerAs, login, type Session } from './identityStack.ts';
 import { approve, exchangeCode, pkcePair, postForm, redirectUri, registerClient } from './oauthFlow.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
 /**
  * `global.enable_login` off: every way of obtaining a new session or token refuses with
  * `login_disabled`, on every replica at once, while sessions already handed out keep working, so the
  * global admin who turned it off can turn it back on.
  */
-let stack: IdentityStack;
-let admin: Session;
+const identity = useIdentityStack({ gateways: 2 });
 let member: Session;
 let teamId: string;
 const memberCredentials = { email: 'member@orbital.test', password: 'a long enough pass phrase 4 tests' };
 
 beforeAll(async () => {
-  stack = await startIdentityStack({ gateways: 2 });
-  const [first] = stack.gateways;
-  if (!first) throw new Error('no gateway');
-  admin = await loginAdmin(first.app);
-  const asAdmin = callerAs(first.app, admin);
+  const asAdmin = identity.asAdmin();
   await asAdmin('POST', '/api/users', { ...memberCredentials, name: 'Member' });
   teamId = (await asAdmin('POST', '/api/teams', { slug: 'switch', name: 'Switch' })).json().data.id;
   await asAdmin('POST', `/api/teams/${teamId}/members`, { email: memberCredentials.email, role: 'team_admin' });
-  member = await login(first.app, memberCredentials.email, memberCredentials.password);
+  member = await login(identity.replica(), memberCredentials.email, memberCredentials.password);
 });
-afterAll(() => stack.stop());
 
 const setLogin = async (value: boolean, replica = 0) => {
-  const app = stack.gateways[replica]?.app;
-  if (!app) throw new Error('no such replica');
-  const response = await callerAs(app, admin)('PUT', '/api/settings/global.enable_login', { value });
+  const response = await identity.asAdmin(replica)('PUT', '/api/settings/global.enable_login', { value });
   expect(response.statusCode).toBe(200);
 };
 
 describe('the login switch', () => {
   it('refuses password logins on every replica at once, and takes them again when turned back on', async () => {
-    const other = stack.gateways[1]?.app;
+    const other = identity.stack.gateways[1]?.app;
     if (!other) throw new Error('no second replica');
     await setLogin(false, 0);
     for (const { email, password } of [adminCredentials, memberCredentials]) {
@@ -65,7 +49,9 @@ describe('the login switch', () => {
     expect(wrong.json().error.code).toBe('login_disabled');
 
     // The admin's session still works (on the other replica too) and turns login back on.
-    expect((await other.inject({ method: 'GET', url: '/api/users/me', headers: bearer(admin) })).statusCode).toBe(200);
+    expect(
+      (await other.inject({ method: 'GET', url: '/api/users/me', headers: bearer(identity.admin) })).statusCode,
+    ).toBe(200);
     await setLogin(true, 1);
     expect((await login(other, adminCredentials.email, adminCredentials.password)).token).toBeTruthy();
   });
@@ -73,7 +59,7 @@ describe('the login switch', () => {
   it("keeps other people's sessions until they end, as documented", async () => {
     await setLogin(false);
     try {
-      const app = stack.gateways[0]?.app;
+      const app = identity.stack.gateways[0]?.app;
       const me = await app?.inject({ method: 'GET', url: '/api/users/me', headers: bearer(member) });
       expect(me?.statusCode).toBe(200);
     } finally {
@@ -82,7 +68,7 @@ describe('the login switch', () => {
   });
 
   it('refuses personal access tokens while login is off', async () => {
-    const app = stack.gateways[1]?.app;
+    const app = identity.stack.gateways[1]?.app;
     if (!app) throw new Error('no replica');
     const asMember = callerAs(app, member);
     await setLogin(false);
@@ -100,7 +86,7 @@ describe('the login switch', () => {
   });
 
   it('refuses OAuth consent and the exchange of a code given before login was turned off', async () => {
-    const app = stack.gateways[0]?.app;
+    const app = identity.stack.gateways[0]?.app;
     if (!app) throw new Error('no replica');
     const client = await registerClient(app);
     const earlier = pkcePair();

@@ -1,34 +1,18 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  callerAs,
-  type IdentityStack,
-  login,
-  loginAdmin,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminCredentials, bearer, callerAs, login } from './identityStack.ts';
 import { introspect, registerTestSatellite, type TestSatellite } from './oauthFlow.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
 /**
  * People as global admins manage them, over two gateway replicas: search and paging, disabling (sessions
  * and tokens stop at once everywhere), role changes, deletion (a tombstone keeps the id and name), the
  * last active global admin, and each person's own password.
  */
-let stack: IdentityStack;
-let admin: Session;
+const identity = useIdentityStack({ gateways: 2 });
+const { replica, asAdmin, sql } = identity;
 let teamId: string;
 let satellite: TestSatellite;
 const password = (who: string) => `a long pass phrase for ${who.length * 3} tests`;
-
-const replica = (index: number) => {
-  const app = stack.gateways[index]?.app;
-  if (!app) throw new Error(`no replica ${index}`);
-  return app;
-};
-const asAdmin = (index = 0) => callerAs(replica(index), admin);
 
 async function createPerson(name: string, teamRole?: 'team_admin' | 'team_user') {
   const email = `${name}@people.test`;
@@ -38,23 +22,10 @@ async function createPerson(name: string, teamRole?: 'team_admin' | 'team_user')
   return { id: made.json().data.id as string, email };
 }
 
-async function sql(text: string, values: unknown[] = []) {
-  const client = new pg.Client({ ...stack.env.postgres });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  stack = await startIdentityStack({ gateways: 2 });
-  admin = await loginAdmin(replica(0));
   teamId = (await asAdmin()('POST', '/api/teams', { slug: 'people', name: 'People' })).json().data.id;
-  satellite = await registerTestSatellite(replica(0), admin);
+  satellite = await registerTestSatellite(replica(0), identity.admin);
 });
-afterAll(() => stack.stop());
 
 describe('the list of people', () => {
   it('searches address and name, filters by status and pages, counting every match', async () => {
@@ -167,7 +138,7 @@ describe('the global role', () => {
     expect(n).toBe(1);
     // Put root back as the admin of the rest of the file, whichever demotion won.
     await sql("UPDATE identity.users SET global_role = 'global_admin' WHERE id = $1", [root.id]);
-    admin = await loginAdmin(replica(0));
+    await identity.signInAdminAgain();
   });
 });
 
