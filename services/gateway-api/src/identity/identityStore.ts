@@ -1,33 +1,26 @@
 import { type AuditRecord, recordAudit } from '@orbital/audit';
-import type { GlobalRole, TeamRole, UserStatus } from '@orbital/contracts';
+import { type GlobalRole, memberView, type TeamRole, teamView, type UserStatus, userView } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 
-const userRow = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  global_role: z.enum(['global_admin', 'global_user']),
-  has_password: z.boolean(),
-  email_verified_at: z.number().nullable(),
-  disabled_at: z.number().nullable(),
-  last_login_at: z.number().nullable(),
-  created_at: z.number(),
+/** Timestamps as slonik parses timestamptz: epoch milliseconds. */
+const millis = z.number();
+
+/** A user as stored: the contract's view, timestamps as read, without the status the view derives from them. */
+const userRow = userView.omit({ status: true }).extend({
+  email_verified_at: millis.nullable(),
+  disabled_at: millis.nullable(),
+  last_login_at: millis.nullable(),
+  created_at: millis,
 });
 export type UserRow = z.infer<typeof userRow>;
 
 const userWithHashRow = userRow.extend({ password_hash: z.string().nullable() });
 export type UserWithHash = z.infer<typeof userWithHashRow>;
 
-const teamRow = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  created_at: z.number(),
-  updated_at: z.number(),
-});
+const teamRow = teamView.extend({ created_at: millis, updated_at: millis });
 export type TeamRow = z.infer<typeof teamRow>;
 
 const membershipRow = z.object({
@@ -38,13 +31,7 @@ const membershipRow = z.object({
 });
 export type MembershipRow = z.infer<typeof membershipRow>;
 
-const memberRow = z.object({
-  user_id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  role: z.enum(['team_admin', 'team_user']),
-  created_at: z.number(),
-});
+const memberRow = memberView.extend({ created_at: millis });
 export type MemberRow = z.infer<typeof memberRow>;
 
 const sessionRow = z.object({

@@ -1,4 +1,5 @@
 import { type AuditRecord, recordAudit } from '@orbital/audit';
+import { accessTokenView } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 
@@ -27,20 +28,8 @@ const codeRow = z.object({
 });
 export type CodeRow = z.infer<typeof codeRow>;
 
-const grantView = z.object({
-  id: z.string(),
-  kind: z.enum(['oauth', 'personal']),
-  user_id: z.string(),
-  user_email: z.string(),
-  team_id: z.string(),
-  client_id: z.string().nullable(),
-  client_name: z.string().nullable(),
-  name: z.string(),
-  scope: z.string(),
-  resource: z.string().nullable(),
-  created_at: z.number(),
-  expires_at: z.number(),
-});
+/** A grant as listed: the contract's access-token view, with the timestamps as slonik parses them. */
+const grantView = accessTokenView.extend({ created_at: z.number(), expires_at: z.number() });
 export type GrantView = z.infer<typeof grantView>;
 
 const activeTokenRow = z.object({
