@@ -11,43 +11,31 @@ import {
   installationSubjects as s,
 } from '@orbital/contracts';
 import type { AppError } from '@orbital/errors';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,
   anonymous,
   eventually,
-  type Harness,
   jobs,
   otherTeamAdmin,
   refusal,
-  startInstallations,
   teamA,
   teamAdmin,
   teamB,
   teamUser,
 } from './installationsHarness.ts';
+import { as, useInstallations } from './useInstallations.ts';
 
 const streamName = (bus: Bus, name: string) => (bus.prefix ? `${bus.prefix}_${name}` : name);
 
-let env: TestEnvironment;
-let h: Harness;
-
-const as = (identity: typeof admin) => ({ identity });
+const h = useInstallations();
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  h = await startInstallations(env);
   await h.client.request(
     s.createTemplate,
     { slug: 'filesystem', name: 'Filesystem', transport: 'stdio', command: 'npx', args: ['-y', 'fs-server'] },
     as(admin),
   );
-});
-
-afterAll(async () => {
-  await h?.stop();
-  await env?.cleanup();
 });
 
 /**

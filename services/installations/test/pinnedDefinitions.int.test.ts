@@ -1,18 +1,8 @@
 import { createHash } from 'node:crypto';
-import { toolPolicySubjects as tp } from '@orbital/contracts';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type admin,
-  eventually,
-  type Harness,
-  installMemoryServers,
-  refusal,
-  startInstallations,
-  teamA,
-  teamAdmin,
-  teamUser,
-} from './installationsHarness.ts';
+import { type CallerIdentity, toolPolicySubjects as tp } from '@orbital/contracts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually, installMemoryServers, refusal, teamA, teamAdmin, teamUser } from './installationsHarness.ts';
+import { as, useInstallations } from './useInstallations.ts';
 
 /**
  * Pinned tool definitions kept by the installations service: the first listing approved as it is, a later
@@ -20,11 +10,9 @@ import {
  * and an installation that opts out carrying no pins at all.
  */
 
-let env: TestEnvironment;
-let h: Harness;
+const h = useInstallations();
 let pinned: string;
 let optedOut: string;
-const as = (identity: typeof admin) => ({ identity });
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
 type Tool = { tool_name: string; description: string; hash: string };
@@ -54,15 +42,8 @@ const pinsOf = async (installationId: string) =>
   (await h.app.configurationRecords([teamA])).find((r) => r.installation_id === installationId)?.tool_pins;
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  h = await startInstallations(env);
   [pinned, optedOut] = (await installMemoryServers(h, ['pinned', 'opted-out'])) as [string, string];
 }, 60000);
-
-afterAll(async () => {
-  await h?.stop();
-  await env?.cleanup();
-});
 
 describe('pinned tool definitions', () => {
   it("approves the server's first listing as it is and sends the pins to satellites", async () => {
@@ -99,7 +80,7 @@ describe('pinned tool definitions', () => {
     // Still the approved definitions only: satellites hold the other two back.
     expect(await pinsOf(pinned)).toEqual({ read_graph: readGraph.hash });
 
-    const approve = (identity: typeof admin, tool: Tool) =>
+    const approve = (identity: CallerIdentity, tool: Tool) =>
       h.client.request(
         tp.approveDefinition,
         { team_id: teamA, installation_id: pinned, tool_name: tool.tool_name, definition_hash: tool.hash },

@@ -1,31 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import {
   type CallerIdentity,
   remoteOAuthSubjects as o,
   type SatelliteTokenReply,
   installationSubjects as s,
 } from '@orbital/contracts';
-import {
-  createTestEnvironment,
-  type OAuthProtectedMcpServer,
-  startOAuthProtectedMcpServer,
-  type TestEnvironment,
-} from '@orbital/testing';
+import { type OAuthProtectedMcpServer, startOAuthProtectedMcpServer } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  admin,
-  eventually,
-  type Harness,
-  refusal,
-  startInstallations,
-  teamA,
-  teamAdmin,
-  teamB,
-  teamUser,
-} from './installationsHarness.ts';
+import { admin, eventually, refusal, teamA, teamAdmin, teamB, teamUser } from './installationsHarness.ts';
+import { useInstallations } from './useInstallations.ts';
 
-let env: TestEnvironment;
-let h: Harness;
+const h = useInstallations({
+  REMOTE_OAUTH_ALLOWED_NETWORKS: '127.0.0.0/8',
+  REMOTE_OAUTH_ALLOW_HTTP: 'true',
+  REMOTE_OAUTH_REFRESH_MARGIN_SECONDS: '1',
+});
 let upstream: OAuthProtectedMcpServer;
 let shortLived: OAuthProtectedMcpServer;
 
@@ -117,21 +105,13 @@ function accessToken(reply: SatelliteTokenReply): string {
 }
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
   upstream = await startOAuthProtectedMcpServer();
   shortLived = await startOAuthProtectedMcpServer({ accessTokenTtlSeconds: 3 });
-  h = await startInstallations(env, randomUUID(), {
-    REMOTE_OAUTH_ALLOWED_NETWORKS: '127.0.0.0/8',
-    REMOTE_OAUTH_ALLOW_HTTP: 'true',
-    REMOTE_OAUTH_REFRESH_MARGIN_SECONDS: '1',
-  });
 });
 
 afterAll(async () => {
-  await h?.stop();
   await upstream?.close();
   await shortLived?.close();
-  await env?.cleanup();
 });
 
 describe('the MCP authorization flow for a per-user remote server', () => {

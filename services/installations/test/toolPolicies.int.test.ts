@@ -1,34 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { toolPolicySubjects as tp } from '@orbital/contracts';
-import { createTestEnvironment, type TestEnvironment } from '@orbital/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type admin,
   eventually,
-  type Harness,
   installMemoryServers,
   otherTeamAdmin,
   refusal,
-  startInstallations,
   teamA,
   teamAdmin,
   teamUser,
 } from './installationsHarness.ts';
+import { as, useInstallations } from './useInstallations.ts';
 
 /**
  * Tool rules kept by the installations service: per installation and per team, combined into the
  * policy each installation's configuration carries to satellites, changed by team admins only, audited.
  */
 
-let env: TestEnvironment;
-let h: Harness;
+const h = useInstallations();
 let first: string;
 let second: string;
-const as = (identity: typeof admin) => ({ identity });
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  h = await startInstallations(env);
   [first, second] = (await installMemoryServers(h, ['memory-one', 'memory-two'])) as [string, string];
   await h.emit('mcp.tools.discovered', {
     installation_id: first,
@@ -54,11 +47,6 @@ beforeAll(async () => {
       (await h.client.request(tp.get, { team_id: teamA, installation_id: first }, as(teamUser))).tools.length === 2,
   );
 }, 60000);
-
-afterAll(async () => {
-  await h?.stop();
-  await env?.cleanup();
-});
 
 const policyOf = async (installationId: string) =>
   (await h.app.configurationRecords([teamA])).find((r) => r.installation_id === installationId)?.tool_policy;
