@@ -1,21 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
-import { errorReply, type ScriptedBackend, startScriptedBackend } from './createScriptedBackend.ts';
-import { createCapturedLogger, createLinkParts, storedCredentials, tempStateDir } from './linkFixture.ts';
+import { describe, expect, it } from 'vitest';
+import { errorReply } from './createScriptedBackend.ts';
+import { createLinkParts, storedCredentials, tempStateDir } from './linkFixture.ts';
+import { useScriptedLink } from './useScriptedLink.ts';
 
-let backend: ScriptedBackend;
-let scheduler: ManualScheduler;
-let log: ReturnType<typeof createCapturedLogger>;
-
-beforeEach(async () => {
-  backend = await startScriptedBackend();
-  scheduler = createManualScheduler();
-  log = createCapturedLogger();
-});
-afterEach(async () => {
-  await backend.close();
-});
+const link = useScriptedLink();
 
 const registered = (n: number) => ({
   status: 201,
@@ -33,17 +22,17 @@ const registered = (n: number) => ({
 
 describe('registration and credentials', () => {
   it('registers with the token, then keeps the key in an owner-only file written in place of nothing', async () => {
-    backend.respond(() => registered(1));
+    link.backend.respond(() => registered(1));
     const parts = await createLinkParts({
-      backendUrl: backend.url,
-      scheduler,
-      logger: log.logger,
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
       token: 'the-token',
       credentials: null,
     });
     const credentials = await parts.identity.ensure();
     expect(credentials).toMatchObject({ satellite_id: '00000000-0000-4000-8000-000000000001', team_id: 'team-a' });
-    expect(backend.requests[0]).toMatchObject({
+    expect(link.backend.requests[0]).toMatchObject({
       method: 'POST',
       path: '/api/satellites/register',
       authorization: 'Bearer service_satellite_the-token',
@@ -53,21 +42,31 @@ describe('registration and credentials', () => {
     expect((await stat(parts.store.path)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(parts.store.path, 'utf8'))).toMatchObject({ api_key: credentials.api_key });
     // Neither the token nor the key is logged.
-    expect(log.text()).not.toContain('the-token');
-    expect(log.text()).not.toContain('new-secret');
+    expect(link.log.text()).not.toContain('the-token');
+    expect(link.log.text()).not.toContain('new-secret');
   });
 
   it('starts from stored credentials without a token and without asking the backend', async () => {
-    const parts = await createLinkParts({ backendUrl: backend.url, scheduler, logger: log.logger });
-    expect(await parts.identity.ensure()).toEqual(storedCredentials(backend.url));
-    expect(backend.requests).toHaveLength(0);
+    const parts = await createLinkParts({
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
+    });
+    expect(await parts.identity.ensure()).toEqual(storedCredentials(link.backend.url));
+    expect(link.backend.requests).toHaveLength(0);
   });
 
   it('keeps stored credentials when the backend is down at start and every call fails', async () => {
     const stateDir = await tempStateDir();
-    const url = backend.url;
-    await backend.close();
-    const parts = await createLinkParts({ backendUrl: url, scheduler, logger: log.logger, stateDir, token: 'spare' });
+    const url = link.backend.url;
+    await link.backend.close();
+    const parts = await createLinkParts({
+      backendUrl: url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
+      stateDir,
+      token: 'spare',
+    });
     const before = await readFile(parts.store.path, 'utf8');
     await parts.identity.ensure();
     for (let i = 0; i < 3; i++) {
@@ -80,32 +79,32 @@ describe('registration and credentials', () => {
 
   it('retries registration through 5xx and an unreachable backend with backoff, registering once', async () => {
     let n = 0;
-    backend.respond(() => (n++ < 2 ? errorReply(503, 'unavailable') : registered(2)));
+    link.backend.respond(() => (n++ < 2 ? errorReply(503, 'unavailable') : registered(2)));
     const parts = await createLinkParts({
-      backendUrl: backend.url,
-      scheduler,
-      logger: log.logger,
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
       token: 'tok',
       credentials: null,
     });
     const ensuring = parts.identity.ensure();
-    await backend.waitForRequests(1);
-    await scheduler.advance(1000);
-    await backend.waitForRequests(2);
-    await scheduler.advance(2000);
+    await link.backend.waitForRequests(1);
+    await link.scheduler.advance(1000);
+    await link.backend.waitForRequests(2);
+    await link.scheduler.advance(2000);
     const credentials = await ensuring;
     expect(credentials.satellite_id).toBe('00000000-0000-4000-8000-000000000002');
-    expect(backend.requests).toHaveLength(3);
+    expect(link.backend.requests).toHaveLength(3);
   });
 
   it('stops with the backend instructions when the token is refused', async () => {
-    backend.respond(() =>
+    link.backend.respond(() =>
       errorReply(401, 'unauthenticated', { instructions: 'Generate a new registration token and try again.' }),
     );
     const parts = await createLinkParts({
-      backendUrl: backend.url,
-      scheduler,
-      logger: log.logger,
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
       token: 'used',
       credentials: null,
     });
@@ -113,20 +112,30 @@ describe('registration and credentials', () => {
   });
 
   it('without credentials or token, refuses to start and names SATELLITE_REGISTRATION_TOKEN', async () => {
-    const parts = await createLinkParts({ backendUrl: backend.url, scheduler, logger: log.logger, credentials: null });
+    const parts = await createLinkParts({
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
+      credentials: null,
+    });
     await expect(parts.identity.ensure()).rejects.toThrow(/no registration token \(SATELLITE_REGISTRATION_TOKEN or/);
   });
 
   it('re-registers on a 401 when a token is available, once; after that keeps the key and tells the operator', async () => {
     let registrations = 0;
-    backend.respond((request) => {
+    link.backend.respond((request) => {
       if (request.path === '/api/satellites/register') {
         registrations++;
         return registrations === 1 ? registered(3) : errorReply(401, 'unauthenticated');
       }
       return errorReply(401, 'unauthenticated');
     });
-    const parts = await createLinkParts({ backendUrl: backend.url, scheduler, logger: log.logger, token: 'spare' });
+    const parts = await createLinkParts({
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
+      token: 'spare',
+    });
     await parts.identity.ensure();
     await parts.api.call('GET', '/commands');
     expect(parts.identity.current()?.satellite_id).toBe('00000000-0000-4000-8000-000000000003');
@@ -138,22 +147,27 @@ describe('registration and credentials', () => {
     await parts.api.call('GET', '/commands');
     expect(registrations).toBe(1);
     expect(parts.identity.current()?.satellite_id).toBe('00000000-0000-4000-8000-000000000003');
-    expect(log.lines().filter((l) => String(l.msg).includes('To re-register'))).toHaveLength(1);
+    expect(link.log.lines().filter((l) => String(l.msg).includes('To re-register'))).toHaveLength(1);
   });
 
   it('a transient failure of the re-registration keeps the old credentials and tries again later', async () => {
     let registrations = 0;
-    backend.respond((request) => {
+    link.backend.respond((request) => {
       if (request.path === '/api/satellites/register') {
         registrations++;
         return registrations === 1 ? errorReply(502, 'unavailable') : registered(4);
       }
       return errorReply(401, 'unauthenticated');
     });
-    const parts = await createLinkParts({ backendUrl: backend.url, scheduler, logger: log.logger, token: 'spare' });
+    const parts = await createLinkParts({
+      backendUrl: link.backend.url,
+      scheduler: link.scheduler,
+      logger: link.log.logger,
+      token: 'spare',
+    });
     await parts.identity.ensure();
     await parts.api.call('GET', '/commands');
-    expect(parts.identity.current()).toEqual(storedCredentials(backend.url));
+    expect(parts.identity.current()).toEqual(storedCredentials(link.backend.url));
     await parts.api.call('GET', '/commands');
     expect(parts.identity.current()?.satellite_id).toBe('00000000-0000-4000-8000-000000000004');
   });

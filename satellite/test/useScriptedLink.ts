@@ -1,0 +1,45 @@
+import { afterEach, beforeEach } from 'vitest';
+import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
+import { type ScriptedBackend, startScriptedBackend } from './createScriptedBackend.ts';
+import { createCapturedLogger } from './linkFixture.ts';
+
+type ScriptedLink = {
+  backend: ScriptedBackend;
+  scheduler: ManualScheduler;
+  log: ReturnType<typeof createCapturedLogger>;
+};
+
+/**
+ * Gives every test of the file a fresh scripted backend, a manual scheduler and a logger it can read
+ * back, and closes the backend after the test, so no test sees another's requests or lines. The
+ * returned object reads the current test's parts.
+ */
+export function useScriptedLink(): Readonly<ScriptedLink> {
+  let current: ScriptedLink | undefined;
+  beforeEach(async () => {
+    current = {
+      backend: await startScriptedBackend(),
+      scheduler: createManualScheduler(),
+      log: createCapturedLogger(),
+    };
+  });
+  afterEach(async () => {
+    await current?.backend.close();
+    current = undefined;
+  });
+  const now = () => {
+    if (!current) throw new Error('the scripted link exists only inside a test');
+    return current;
+  };
+  return {
+    get backend() {
+      return now().backend;
+    },
+    get scheduler() {
+      return now().scheduler;
+    },
+    get log() {
+      return now().log;
+    },
+  };
+}
