@@ -235,19 +235,15 @@ export const requestLogQuery = z
   .strict();
 export type RequestLogQuery = z.infer<typeof requestLogQuery>;
 
-export const serverLogPage = z.object({
-  items: z.array(serverLogView),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+/** Where a page of a log sits: how many entries match over every page, and the window it shows. */
+const pagePosition = { total: z.number().int(), limit: z.number().int(), offset: z.number().int() };
+
+export const serverLogPage = z.object({ items: z.array(serverLogView), ...pagePosition });
 export type ServerLogPage = z.infer<typeof serverLogPage>;
 
 export const requestLogPage = z.object({
   items: z.array(requestLogView),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...pagePosition,
   request_logging_enabled: z.boolean(),
 });
 export type RequestLogPage = z.infer<typeof requestLogPage>;

@@ -1,4 +1,10 @@
-import { heartbeatPoint, satelliteProcessView, satelliteView } from '@orbital/contracts';
+import {
+  commandView,
+  heartbeatPoint,
+  registrationTokenView,
+  satelliteProcessView,
+  satelliteView,
+} from '@orbital/contracts';
 import { z } from 'zod';
 
 /** slonik parses timestamptz to epoch milliseconds. */
@@ -16,37 +22,17 @@ export const apiKeyRow = satelliteRow
   .pick({ id: true, satellite_type: true, team_id: true, status: true, ip_allowlist: true })
   .extend({ api_key_hash: z.string(), api_key_digest: z.string().nullable() });
 
-export const tokenRow = z.object({
-  id: z.string(),
-  scope: z.enum(['global', 'team']),
-  team_id: z.string().nullable(),
-  description: z.string().nullable(),
-  created_by: z.string().nullable(),
+/** A registration token as stored: the contract's view without the derived `state`, timestamps as slonik parses them. */
+export const tokenRow = registrationTokenView.omit({ state: true }).extend({
   created_at: millis,
   expires_at: millis,
   used_at: millis.nullable(),
-  used_by_satellite_id: z.string().nullable(),
   revoked_at: millis.nullable(),
 });
 export type TokenRow = z.infer<typeof tokenRow>;
 
-export const commandRow = z.object({
-  id: z.string(),
-  satellite_id: z.string(),
-  team_id: z.string(),
-  command_type: z.enum(['spawn', 'kill', 'restart', 'configure', 'health_check']),
-  priority: z.enum(['immediate', 'high', 'normal', 'low']),
-  payload: z.record(z.string(), z.unknown()),
-  correlation_id: z.string().nullable(),
-  status: z.enum(['pending', 'leased', 'acknowledged', 'executing', 'completed', 'failed', 'expired']),
-  attempts: z.number().int(),
-  max_attempts: z.number().int(),
-  result: z.record(z.string(), z.unknown()).nullable(),
-  error_message: z.string().nullable(),
-  created_at: millis,
-  expires_at: millis.nullable(),
-  updated_at: millis,
-});
+/** A queued command as stored: the contract's view, timestamps as slonik parses them. */
+export const commandRow = commandView.extend({ created_at: millis, expires_at: millis.nullable(), updated_at: millis });
 export type CommandRow = z.infer<typeof commandRow>;
 
 /** A heartbeat as stored: the contract's point, with the timestamp as slonik parses it. */
