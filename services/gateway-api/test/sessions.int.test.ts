@@ -1,24 +1,23 @@
 import { type CallerIdentity, identityTeamGetSubject, serviceIdentity } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from './identityStack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminCredentials, bearer, login, type Session } from './identityStack.ts';
+import { useIdentityStack } from './useIdentityStack.ts';
 
 /**
  * Sessions on two gateway replicas sharing NATS, PostgreSQL and Redis: login, logout, revocation and
  * membership changes take effect on the very next request, whichever replica serves it.
  */
-let stack: IdentityStack;
+const identity = useIdentityStack({
+  gateways: 2,
+  loginRateLimits: {
+    accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
+    account: { maxAttempts: 100, windowSeconds: 900 },
+    address: { maxAttempts: 1000, windowSeconds: 900 },
+  },
+});
 let a: FastifyInstance;
 let b: FastifyInstance;
-let admin: Session;
 const secrets: string[] = [adminCredentials.password];
 
 async function createUser(email: string, password: string) {
@@ -36,7 +35,7 @@ async function loginOn(app: FastifyInstance, email: string, password: string) {
 
 /** The global admin's call on replica a, where these tests make their teams and memberships. */
 const asAdmin = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload: Record<string, unknown>) =>
-  a.inject({ method, url, headers: bearer(admin), payload });
+  a.inject({ method, url, headers: bearer(identity.admin), payload });
 
 async function createTeam(slug: string, name: string): Promise<{ id: string }> {
   return (await asAdmin('POST', '/api/teams', { slug, name })).json().data;
@@ -48,21 +47,9 @@ const addMember = (teamId: string, member: Record<string, unknown>) =>
 const me = (app: FastifyInstance, session: Session) =>
   app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(session) });
 
-beforeAll(async () => {
-  stack = await startIdentityStack({
-    gateways: 2,
-    loginRateLimits: {
-      accountAtAddress: { maxAttempts: 5, windowSeconds: 900 },
-      account: { maxAttempts: 100, windowSeconds: 900 },
-      address: { maxAttempts: 1000, windowSeconds: 900 },
-    },
-  });
-  [a, b] = stack.gateways.map((g) => g.app) as [FastifyInstance, FastifyInstance];
-  admin = await loginOn(a, adminCredentials.email, adminCredentials.password);
-});
-
-afterAll(async () => {
-  await stack?.stop();
+beforeAll(() => {
+  [a, b] = [identity.replica(0), identity.replica(1)];
+  secrets.push(identity.admin.token);
 });
 
 describe('login', () => {
@@ -144,7 +131,11 @@ describe('logout and revocation across replicas', () => {
     expect((await me(a, first)).statusCode).toBe(200);
     expect((await me(a, second)).statusCode).toBe(200);
 
-    const revoke = await b.inject({ method: 'DELETE', url: `/api/users/${user.id}/sessions`, headers: bearer(admin) });
+    const revoke = await b.inject({
+      method: 'DELETE',
+      url: `/api/users/${user.id}/sessions`,
+      headers: bearer(identity.admin),
+    });
     expect(revoke.json()).toEqual({ success: true, data: { revoked: 2 } });
     expect((await me(a, first)).statusCode).toBe(401);
     expect((await me(a, second)).statusCode).toBe(401);
@@ -172,7 +163,7 @@ describe('logout and revocation across replicas', () => {
     expect((await me(b, session)).json().data.memberships).toMatchObject([{ team_id: team.id, role: 'team_admin' }]);
     expect((await addCookieAsMover()).statusCode).toBe(201);
 
-    await a.inject({ method: 'DELETE', url: `${members}/${user.id}`, headers: bearer(admin) });
+    await a.inject({ method: 'DELETE', url: `${members}/${user.id}`, headers: bearer(identity.admin) });
     expect((await b.inject({ method: 'GET', url: `/api/teams/${team.id}`, headers: bearer(session) })).statusCode).toBe(
       403,
     );
@@ -210,10 +201,14 @@ describe('teams and members', () => {
   });
 
   it("makes the team's creator its first team admin", async () => {
-    const members = await a.inject({ method: 'GET', url: `/api/teams/${team.id}/members`, headers: bearer(admin) });
+    const members = await a.inject({
+      method: 'GET',
+      url: `/api/teams/${team.id}/members`,
+      headers: bearer(identity.admin),
+    });
     expect(members.json().data).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ user_id: admin.userId, role: 'team_admin' }),
+        expect.objectContaining({ user_id: identity.admin.userId, role: 'team_admin' }),
         expect.objectContaining({ user_id: leadId, role: 'team_admin' }),
       ]),
     );
@@ -223,8 +218,8 @@ describe('teams and members', () => {
     // The creator steps back, so the lead is the team's last team admin.
     const stepBack = await a.inject({
       method: 'DELETE',
-      url: `/api/teams/${team.id}/members/${admin.userId}`,
-      headers: bearer(admin),
+      url: `/api/teams/${team.id}/members/${identity.admin.userId}`,
+      headers: bearer(identity.admin),
     });
     expect(stepBack.statusCode).toBeLessThan(300);
     const url = `/api/teams/${team.id}/members/${leadId}`;
@@ -232,7 +227,12 @@ describe('teams and members', () => {
     expect(demote.statusCode).toBe(409);
     expect(demote.json().error.instructions).toContain('team_admin');
     expect((await a.inject({ method: 'DELETE', url, headers: bearer(lead) })).statusCode).toBe(409);
-    const byAdmin = await a.inject({ method: 'PUT', url, headers: bearer(admin), payload: { role: 'team_user' } });
+    const byAdmin = await a.inject({
+      method: 'PUT',
+      url,
+      headers: bearer(identity.admin),
+      payload: { role: 'team_user' },
+    });
     expect(byAdmin.statusCode).toBe(200);
     expect(byAdmin.json().data).toMatchObject({ user_id: leadId, role: 'team_user' });
   });
@@ -271,7 +271,7 @@ describe('teams and members', () => {
     const response = await a.inject({
       method: method as 'POST' | 'PUT',
       url: url.replace(':team', team.id).replace(':lead', leadId),
-      headers: bearer(admin),
+      headers: bearer(identity.admin),
       payload,
     });
     expect(response.statusCode).toBe(400);
@@ -288,20 +288,20 @@ describe('teams and members', () => {
       200,
     );
     expect(
-      (await a.inject({ method: 'DELETE', url: `/api/teams/${gone.id}`, headers: bearer(admin) })).statusCode,
+      (await a.inject({ method: 'DELETE', url: `/api/teams/${gone.id}`, headers: bearer(identity.admin) })).statusCode,
     ).toBe(200);
     expect((await b.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(lead) })).statusCode).toBe(
       403,
     );
-    expect((await a.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(admin) })).statusCode).toBe(
-      404,
-    );
+    expect(
+      (await a.inject({ method: 'GET', url: `/api/teams/${gone.id}`, headers: bearer(identity.admin) })).statusCode,
+    ).toBe(404);
   });
 });
 
 describe('identity subjects for other services', () => {
   it('answers a team by id to the installations service, and to no one else', async () => {
-    const bus = stack.gateways[0]?.bus;
+    const bus = identity.stack.gateways[0]?.bus;
     if (!bus) throw new Error('no bus');
     const team = await createTeam('facts', 'Facts');
     const installations = serviceIdentity('installations');
@@ -337,22 +337,19 @@ describe('identity subjects for other services', () => {
 
 describe('the first admin', () => {
   it('exists once, created when setup ran while the gateways were up, and a new replica does not add another', async () => {
-    await stack.addGateway();
-    const client = new pg.Client({ ...stack.env.postgres });
-    await client.connect();
-    const admins = await client.query(`SELECT email FROM identity.users WHERE global_role = 'global_admin'`);
-    const hash = await client.query(`SELECT password_hash FROM identity.users WHERE email = $1`, [
+    await identity.stack.addGateway();
+    const admins = await identity.sql(`SELECT email FROM identity.users WHERE global_role = 'global_admin'`);
+    const hash = await identity.sql(`SELECT password_hash FROM identity.users WHERE email = $1`, [
       adminCredentials.email,
     ]);
-    await client.end();
-    expect(admins.rows).toEqual([{ email: adminCredentials.email }]);
-    expect(hash.rows[0].password_hash).toMatch(/^\$argon2id\$/);
+    expect(admins).toEqual([{ email: adminCredentials.email }]);
+    expect(hash[0].password_hash).toMatch(/^\$argon2id\$/);
   });
 });
 
 describe('logs', () => {
   it('never contain a password or a session token', () => {
-    const text = stack.logs.text();
+    const text = identity.stack.logs.text();
     expect(text).toContain('auth.login_failed');
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
