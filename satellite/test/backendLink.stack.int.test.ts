@@ -2,16 +2,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { loadConfig } from '@orbital/config';
 import { registrySubjects, serviceIdentity } from '@orbital/contracts';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  adminCredentials,
-  bearer,
-  type IdentityStack,
-  login,
-  type Session,
-  startIdentityStack,
-} from '../../services/gateway-api/test/identityStack.ts';
+import { bearer } from '../../services/gateway-api/test/identityStack.ts';
+import { useIdentityStack } from '../../services/gateway-api/test/useIdentityStack.ts';
 import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
 import { type BackendLink, createBackendLink } from '../src/backend/createBackendLink.ts';
 import { satelliteEnv } from '../src/config.ts';
@@ -24,10 +17,9 @@ import { tempStateDir } from './linkFixture.ts';
  * real PostgreSQL, NATS and Redis (gateway-api's identity stack), the satellite talking to gateway-api
  * over HTTP. The link's clock is manual; the backend, the MCP servers and HTTP run in real time.
  */
-let stack: IdentityStack;
+const identity = useIdentityStack();
 let gateway: FastifyInstance;
 let backendUrl = '';
-let admin: Session;
 let teamId = '';
 let firstInstallation = '';
 let scheduler: ManualScheduler;
@@ -35,13 +27,12 @@ let link: BackendLink;
 let satellite: SatelliteApp;
 let mcp: Client;
 let mcpUrl: URL;
-let db: pg.Client;
 
 async function api(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
   const response = await gateway.inject({
     method,
     url,
-    headers: bearer(admin),
+    headers: bearer(identity.admin),
     ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
   });
   return { status: response.statusCode, body: response.json() };
@@ -59,28 +50,22 @@ async function sendEvents() {
 const satelliteId = () => link.identity.current()?.satellite_id ?? '';
 
 async function commandsOf(status?: string) {
-  const rows = await db.query(
+  const rows = await identity.sql(
     `SELECT id, command_type, priority, status, payload FROM registry.satellite_commands WHERE satellite_id = $1 ${
       status ? 'AND status = $2' : ''
     } ORDER BY created_at`,
     status ? [satelliteId(), status] : [satelliteId()],
   );
-  return rows.rows as Array<{ id: string; command_type: string; priority: string; status: string; payload: object }>;
+  return rows as Array<{ id: string; command_type: string; priority: string; status: string; payload: object }>;
 }
 
 beforeAll(async () => {
-  stack = await startIdentityStack();
-  const first = stack.gateways[0];
-  if (!first) throw new Error('no gateway');
-  gateway = first.app;
+  gateway = identity.replica();
   await gateway.listen({ port: 0, host: '127.0.0.1' });
   const address = gateway.server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
   backendUrl = `http://127.0.0.1:${address.port}`;
-  db = new pg.Client({ ...stack.env.postgres });
-  await db.connect();
 
-  admin = await login(gateway, adminCredentials.email, adminCredentials.password);
   teamId = (await api('POST', '/api/teams', { slug: 'team-a', name: 'A' })).body.data.id;
   const template = {
     slug: 'fixture',
@@ -127,8 +112,6 @@ afterAll(async () => {
   await mcp?.close();
   await link?.stop();
   await satellite?.close();
-  await db?.end();
-  await stack?.stop();
 });
 
 describe('the satellite linked to the real backend', () => {
@@ -267,7 +250,7 @@ describe('the satellite linked to the real backend', () => {
       { timeout: 10000 },
     );
     // Something urgent puts the satellite in immediate mode (2 s).
-    await stack.gateways[0]?.bus.request(
+    await identity.stack.gateways[0]?.bus.request(
       registrySubjects.createCommand,
       {
         satellite_id: satelliteId(),
@@ -284,7 +267,7 @@ describe('the satellite linked to the real backend', () => {
     expect(healthCheck?.status).toBe('completed');
 
     // An immediate configure queued now is applied within that one 2-second interval.
-    await stack.gateways[0]?.bus.request(
+    await identity.stack.gateways[0]?.bus.request(
       registrySubjects.createCommand,
       {
         satellite_id: satelliteId(),
