@@ -1,46 +1,17 @@
-import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, publishEvent, streamName } from '@orbital/bus';
-import { defineEvent } from '@orbital/contracts';
-import { defineTestStream, openStreamBus } from '@orbital/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishEvent } from '@orbital/bus';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type FeedMessage, openJetStreamFeed } from '../src/index.ts';
+import { useTestEventStream } from './useTestEventStream.ts';
 
-let closeBus: () => Promise<void>;
-let bus: Bus;
+const fixture = useTestEventStream('feed', z.object({ n: z.number() }));
+const { serverConsumers } = fixture;
 
-/** A stream of this file's own, so the tests do not depend on the platform's definitions. */
-const feedStream = defineTestStream('SSE_FEED_TEST', ['sse.feed.test.>'], {
-  discard: 'old',
-  maxBytes: 4 * 1024 * 1024,
-});
-
-const feedEvent = defineEvent({
-  subject: 'sse.feed.test.{part}',
-  stream: feedStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
-  description: 'test',
-  payload: z.object({ n: z.number() }),
-});
-
-/** Consumers the server holds on the stream: a closed feed must leave none. */
-async function serverConsumers(): Promise<number> {
-  const jsm = await jetstreamManager(bus.connection);
-  const info = await jsm.streams.info(streamName(bus, feedStream.name));
-  return info.state.consumer_count;
-}
-
-const open = (startSeq = 1) => openJetStreamFeed(bus, { event: feedEvent, startSeq });
+const open = (startSeq = 1) => openJetStreamFeed(fixture.bus, { event: fixture.event, startSeq });
 
 beforeAll(async () => {
-  ({ bus, close: closeBus } = await openStreamBus('sse-feed-test', feedStream));
-  await publishEvent(bus, feedEvent, { n: 1 }, { tokens: { part: 'a' } });
-  await publishEvent(bus, feedEvent, { n: 2 }, { tokens: { part: 'a' } });
-});
-
-afterAll(async () => {
-  await closeBus?.();
+  await publishEvent(fixture.bus, fixture.event, { n: 1 }, { tokens: { part: 'a' } });
+  await publishEvent(fixture.bus, fixture.event, { n: 2 }, { tokens: { part: 'a' } });
 });
 
 describe('openJetStreamFeed', () => {

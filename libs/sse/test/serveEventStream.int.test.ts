@@ -1,16 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { type Bus, publishEvent, streamName } from '@orbital/bus';
-import { defineEvent } from '@orbital/contracts';
+import { publishEvent } from '@orbital/bus';
 import { createLogger } from '@orbital/logger';
-import { defineTestStream, openStreamBus } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLiveStreams, createSseParser, type ReceivedSseEvent, serveEventStream } from '../src/index.ts';
+import { useTestEventStream } from './useTestEventStream.ts';
 
-let closeBus: () => Promise<void>;
-let bus: Bus;
+const fixture = useTestEventStream('stream', z.object({ items: z.array(z.string()) }));
+const { serverConsumers } = fixture;
 let server: Server;
 let base: string;
 const live = createLiveStreams();
@@ -20,37 +18,17 @@ const served: Promise<void>[] = [];
 /** Per request path: the buffer limit the stream runs with. */
 const bufferLimits = new Map<string, number>();
 
-const testStream = defineTestStream('SSE_STREAM_TEST', ['sse.stream.test.>'], {
-  discard: 'old',
-  maxBytes: 4 * 1024 * 1024,
-});
-
-const testEvent = defineEvent({
-  subject: 'sse.stream.test.{part}',
-  stream: testStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
-  description: 'test',
-  payload: z.object({ items: z.array(z.string()) }),
-});
-
-async function serverConsumers(): Promise<number> {
-  const jsm = await jetstreamManager(bus.connection);
-  return (await jsm.streams.info(streamName(bus, testStream.name))).state.consumer_count;
-}
-
 beforeAll(async () => {
-  ({ bus, close: closeBus } = await openStreamBus('sse-stream-test', testStream));
   server = createServer((request, response) => {
     const stream = serveEventStream({
       request,
       response,
       hijack: () => {},
-      bus,
+      bus: fixture.bus,
       live,
       logger: silent,
       route: 'test',
-      event: testEvent,
+      event: fixture.event,
       lastEventId: undefined,
       keepAliveMs: 60_000,
       retryMs: 1000,
@@ -67,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  await closeBus?.();
 });
 
 /** Reads events until `count` have arrived, then leaves (aborts the request). */
@@ -92,7 +69,8 @@ async function readThenLeave(url: string, count: number, onEvent?: (events: Rece
 describe('serveEventStream clean-up', () => {
   it('ends and releases everything when the client leaves mid-stream', async () => {
     const events = await readThenLeave(`${base}/live`, 2, (received) => {
-      if (received.length === 1) void publishEvent(bus, testEvent, { items: ['x'] }, { tokens: { part: 'a' } });
+      if (received.length === 1)
+        void publishEvent(fixture.bus, fixture.event, { items: ['x'] }, { tokens: { part: 'a' } });
     });
     expect(events.map((e) => e.event)).toEqual(['snapshot', 'update']);
     await Promise.all(served);
