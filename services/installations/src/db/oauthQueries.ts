@@ -1,5 +1,6 @@
 import { type CommonQueryMethods, isoTimestampColumn, sql } from '@orbital/db';
 import { z } from 'zod';
+import { templateRow } from './rows.ts';
 
 const flowRow = z.object({
   installation_id: z.string(),
@@ -187,12 +188,10 @@ export async function retryRevocation(db: CommonQueryMethods, id: string, error:
     WHERE id = ${id}`);
 }
 
-const oauthInstallationRow = z.object({
-  id: z.string(),
-  team_id: z.string(),
-  url: z.string().nullable(),
-  oauth: z.object({ token_scope: z.enum(['user', 'team']), scopes: z.array(z.string()).optional() }).nullable(),
-});
+/** The template's URL and OAuth statement are read as the template row reads them. */
+const oauthInstallationRow = templateRow
+  .pick({ url: true, oauth: true })
+  .extend({ id: z.string(), team_id: z.string() });
 
 /** An installation with its template's URL and OAuth statement; a team id narrows it to that team. */
 export async function findOAuthInstallation(db: CommonQueryMethods, installationId: string, teamId: string | null) {
