@@ -1,16 +1,13 @@
 import type { AuditRecord } from '@orbital/audit';
-import type { GlobalRole, TeamRole } from '@orbital/contracts';
+import { accountSummary, type GlobalRole, type TeamRole } from '@orbital/contracts';
 import { type DatabaseTransactionConnection, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 import type { ExternalAccount } from './externalAccount.ts';
 import type { MappedTeams } from './mapClaims.ts';
 import { SignInFailure } from './signInFailure.ts';
 
-const signedInUser = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  global_role: z.enum(['global_admin', 'global_user']),
+/** The account a sign-in found or made: its summary, and (epoch milliseconds) whether it may sign in. */
+const signedInUser = accountSummary.extend({
   email_verified_at: z.number().nullable(),
   disabled_at: z.number().nullable(),
 });
