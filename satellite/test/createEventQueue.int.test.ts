@@ -2,18 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { createEventQueue, type EventQueue } from '../src/backend/createEventQueue.ts';
 import { createEventBatchSender } from '../src/backend/sendEventBatch.ts';
 import { acceptAll, batchReply, errorReply, type RecordedRequest } from './createScriptedBackend.ts';
-import { createLinkParts } from './linkFixture.ts';
 import { useScriptedLink } from './useScriptedLink.ts';
 
 const link = useScriptedLink();
 
 async function buildQueue(overrides: { maxQueueSize?: number; timeoutMs?: number } = {}): Promise<EventQueue> {
-  const parts = await createLinkParts({
-    backendUrl: link.backend.url,
-    scheduler: link.scheduler,
-    logger: link.log.logger,
-    ...(overrides.timeoutMs ? { timeoutMs: overrides.timeoutMs } : {}),
-  });
+  const parts = await link.parts({ ...(overrides.timeoutMs ? { timeoutMs: overrides.timeoutMs } : {}) });
   await parts.identity.ensure();
   return createEventQueue({
     send: createEventBatchSender(parts.api),

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { errorReply } from './createScriptedBackend.ts';
-import { createLinkParts, storedCredentials, tempStateDir } from './linkFixture.ts';
+import { storedCredentials, tempStateDir } from './linkFixture.ts';
 import { useScriptedLink } from './useScriptedLink.ts';
 
 const link = useScriptedLink();
@@ -23,13 +23,7 @@ const registered = (n: number) => ({
 describe('registration and credentials', () => {
   it('registers with the token, then keeps the key in an owner-only file written in place of nothing', async () => {
     link.backend.respond(() => registered(1));
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      token: 'the-token',
-      credentials: null,
-    });
+    const parts = await link.parts({ token: 'the-token', credentials: null });
     const credentials = await parts.identity.ensure();
     expect(credentials).toMatchObject({ satellite_id: '00000000-0000-4000-8000-000000000001', team_id: 'team-a' });
     expect(link.backend.requests[0]).toMatchObject({
@@ -47,11 +41,7 @@ describe('registration and credentials', () => {
   });
 
   it('starts from stored credentials without a token and without asking the backend', async () => {
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-    });
+    const parts = await link.parts();
     expect(await parts.identity.ensure()).toEqual(storedCredentials(link.backend.url));
     expect(link.backend.requests).toHaveLength(0);
   });
@@ -60,13 +50,7 @@ describe('registration and credentials', () => {
     const stateDir = await tempStateDir();
     const url = link.backend.url;
     await link.backend.close();
-    const parts = await createLinkParts({
-      backendUrl: url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      stateDir,
-      token: 'spare',
-    });
+    const parts = await link.parts({ backendUrl: url, stateDir, token: 'spare' });
     const before = await readFile(parts.store.path, 'utf8');
     await parts.identity.ensure();
     for (let i = 0; i < 3; i++) {
@@ -80,13 +64,7 @@ describe('registration and credentials', () => {
   it('retries registration through 5xx and an unreachable backend with backoff, registering once', async () => {
     let n = 0;
     link.backend.respond(() => (n++ < 2 ? errorReply(503, 'unavailable') : registered(2)));
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      token: 'tok',
-      credentials: null,
-    });
+    const parts = await link.parts({ token: 'tok', credentials: null });
     const ensuring = parts.identity.ensure();
     await link.backend.waitForRequests(1);
     await link.scheduler.advance(1000);
@@ -101,23 +79,12 @@ describe('registration and credentials', () => {
     link.backend.respond(() =>
       errorReply(401, 'unauthenticated', { instructions: 'Generate a new registration token and try again.' }),
     );
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      token: 'used',
-      credentials: null,
-    });
+    const parts = await link.parts({ token: 'used', credentials: null });
     await expect(parts.identity.ensure()).rejects.toThrow(/Generate a new registration token/);
   });
 
   it('without credentials or token, refuses to start and names SATELLITE_REGISTRATION_TOKEN', async () => {
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      credentials: null,
-    });
+    const parts = await link.parts({ credentials: null });
     await expect(parts.identity.ensure()).rejects.toThrow(/no registration token \(SATELLITE_REGISTRATION_TOKEN or/);
   });
 
@@ -130,12 +97,7 @@ describe('registration and credentials', () => {
       }
       return errorReply(401, 'unauthenticated');
     });
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      token: 'spare',
-    });
+    const parts = await link.parts({ token: 'spare' });
     await parts.identity.ensure();
     await parts.api.call('GET', '/commands');
     expect(parts.identity.current()?.satellite_id).toBe('00000000-0000-4000-8000-000000000003');
@@ -159,12 +121,7 @@ describe('registration and credentials', () => {
       }
       return errorReply(401, 'unauthenticated');
     });
-    const parts = await createLinkParts({
-      backendUrl: link.backend.url,
-      scheduler: link.scheduler,
-      logger: link.log.logger,
-      token: 'spare',
-    });
+    const parts = await link.parts({ token: 'spare' });
     await parts.identity.ensure();
     await parts.api.call('GET', '/commands');
     expect(parts.identity.current()).toEqual(storedCredentials(link.backend.url));

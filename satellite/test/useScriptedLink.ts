@@ -1,20 +1,24 @@
 import { afterEach, beforeEach } from 'vitest';
 import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
 import { type ScriptedBackend, startScriptedBackend } from './createScriptedBackend.ts';
-import { createCapturedLogger } from './linkFixture.ts';
+import { createCapturedLogger, createLinkParts } from './linkFixture.ts';
 
 type ScriptedLink = {
   backend: ScriptedBackend;
   scheduler: ManualScheduler;
   log: ReturnType<typeof createCapturedLogger>;
 };
+type LinkPartsOptions = Parameters<typeof createLinkParts>[0];
 
 /**
  * Gives every test of the file a fresh scripted backend, a manual scheduler and a logger it can read
  * back, and closes the backend after the test, so no test sees another's requests or lines. The
  * returned object reads the current test's parts.
  */
-export function useScriptedLink(): Readonly<ScriptedLink> {
+export function useScriptedLink(): Readonly<ScriptedLink> & {
+  /** The link's parts on this test's backend, scheduler and logger; a test gives only what differs. */
+  parts(options?: Partial<LinkPartsOptions>): ReturnType<typeof createLinkParts>;
+} {
   let current: ScriptedLink | undefined;
   beforeEach(async () => {
     current = {
@@ -40,6 +44,10 @@ export function useScriptedLink(): Readonly<ScriptedLink> {
     },
     get log() {
       return now().log;
+    },
+    parts(options = {}) {
+      const { backend, scheduler, log } = now();
+      return createLinkParts({ backendUrl: backend.url, scheduler, logger: log.logger, ...options });
     },
   };
 }
