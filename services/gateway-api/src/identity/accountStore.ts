@@ -1,4 +1,4 @@
-import type { TeamRole } from '@orbital/contracts';
+import { type TeamRole, teamRole } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 
@@ -17,7 +17,7 @@ const invitationRow = z.object({
   team_id: z.string(),
   team_name: z.string(),
   email: z.string(),
-  role: z.enum(['team_admin', 'team_user']),
+  role: teamRole,
   invited_by: z.string().nullable(),
   inviter_name: z.string().nullable(),
   created_at: z.number(),

@@ -1,5 +1,14 @@
 import { type AuditRecord, recordAudit } from '@orbital/audit';
-import { type GlobalRole, memberView, type TeamRole, teamView, type UserStatus, userView } from '@orbital/contracts';
+import {
+  type GlobalRole,
+  globalRole,
+  memberView,
+  type TeamRole,
+  teamRole,
+  teamView,
+  type UserStatus,
+  userView,
+} from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import { ForeignKeyIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
@@ -27,7 +36,7 @@ const membershipRow = z.object({
   team_id: z.string(),
   team_slug: z.string(),
   team_name: z.string(),
-  role: z.enum(['team_admin', 'team_user']),
+  role: teamRole,
 });
 export type MembershipRow = z.infer<typeof membershipRow>;
 
@@ -41,7 +50,7 @@ const sessionRow = z.object({
   revoked_at: z.number().nullable(),
   email: z.string(),
   name: z.string(),
-  global_role: z.enum(['global_admin', 'global_user']),
+  global_role: globalRole,
 });
 
 export type StoredSession = {

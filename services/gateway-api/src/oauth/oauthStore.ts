@@ -34,7 +34,7 @@ export type GrantView = z.infer<typeof grantView>;
 
 const activeTokenRow = z.object({
   grant_id: z.string(),
-  grant_kind: z.enum(['oauth', 'personal']),
+  grant_kind: accessTokenView.shape.kind,
   user_id: z.string(),
   team_id: z.string(),
   client_id: z.string().nullable(),

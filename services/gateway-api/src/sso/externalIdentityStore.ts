@@ -1,5 +1,5 @@
 import type { AuditRecord } from '@orbital/audit';
-import { accountSummary, type GlobalRole, type TeamRole } from '@orbital/contracts';
+import { accountSummary, type GlobalRole, type TeamRole, teamRole } from '@orbital/contracts';
 import { type DatabaseTransactionConnection, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 import type { ExternalAccount } from './externalAccount.ts';
@@ -136,7 +136,7 @@ export function createExternalIdentityStore(pool: LivePool) {
     const existing = await tx.any(sql.type(z.object({ id: z.string(), slug: z.string() }))`
       SELECT id, slug FROM identity.teams WHERE slug = ANY(${sql.array(teams.managed, 'text')})`);
     const unknownTeams = teams.managed.filter((slug) => !existing.some((team) => team.slug === slug));
-    const current = await tx.any(sql.type(z.object({ team_id: z.string(), role: z.enum(['team_admin', 'team_user']) }))`
+    const current = await tx.any(sql.type(z.object({ team_id: z.string(), role: teamRole }))`
       SELECT team_id, role FROM identity.memberships
       WHERE user_id = ${userId} AND team_id = ANY(${sql.array(
         existing.map((team) => team.id),

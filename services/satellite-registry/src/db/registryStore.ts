@@ -277,10 +277,7 @@ export async function satellitesServingTeam(db: CommonQueryMethods, teamId: stri
 }
 
 /** What a poll learns in its one statement: the satellite as it stands, and the commands it leased. */
-const polledRow = z.object({
-  status: z.enum(['inactive', 'active', 'revoked']),
-  registered_at: z.number(),
-  last_command_at: z.number().nullable(),
+const polledRow = satelliteRow.pick({ status: true, registered_at: true, last_command_at: true }).extend({
   still_pending: z.boolean(),
   id: z.string().nullable(),
   command_type: commandRow.shape.command_type.nullable(),
@@ -398,12 +395,12 @@ export async function peekCommands(
 ): Promise<PollOutcome | null> {
   const satellite = await db.maybeOne(
     sql.type(
-      z.object({
-        status: z.enum(['inactive', 'active', 'revoked']),
-        satellite_type: z.enum(['global', 'team']),
-        team_id: z.string().nullable(),
-        registered_at: z.number(),
-        last_command_at: z.number().nullable(),
+      satelliteRow.pick({
+        status: true,
+        satellite_type: true,
+        team_id: true,
+        registered_at: true,
+        last_command_at: true,
       }),
     )`SELECT status, satellite_type, team_id, registered_at, last_command_at FROM satellites WHERE id = ${q.satelliteId}`,
   );

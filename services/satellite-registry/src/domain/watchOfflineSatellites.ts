@@ -1,5 +1,5 @@
 import type { Bus } from '@orbital/bus';
-import { identitySatelliteOfflineNoticeSubject, serviceIdentity } from '@orbital/contracts';
+import { identitySatelliteOfflineNoticeSubject, satelliteType, serviceIdentity } from '@orbital/contracts';
 import { type LivePool, sql, timestampToIso } from '@orbital/db';
 import type { Logger } from '@orbital/logger';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ const batchSize = 100;
 const wentOffline = z.object({
   id: z.string(),
   name: z.string(),
-  satellite_type: z.enum(['global', 'team']),
+  satellite_type: satelliteType,
   team_id: z.string().nullable(),
   last_heartbeat_at: z.number(),
 });
