@@ -5,12 +5,23 @@ import type { Scheduler } from '../src/backend/scheduler.ts';
 import { createRecordingEventSink, type RecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import { createServerRuntime, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import type { UpstreamTokens } from '../src/runtime/upstreamTokens.ts';
-import { type SettingsOverrides, silentLogger, stopChild, withSettings } from './helpers.ts';
+import {
+  type SettingsOverrides,
+  silentLogger,
+  startHttpFixture,
+  startModernHttpFixture,
+  startSseFixture,
+  stopChild,
+  withSettings,
+} from './helpers.ts';
+
+/** The fixture servers a test can run beside the runtime: 2025 Streamable HTTP, 2026-07-28 HTTP, SSE. */
+const fixtureStarters = { http: startHttpFixture, modern: startModernHttpFixture, sse: startSseFixture } as const;
 
 /**
  * A runtime over real processes for one test at a time: `start` builds it with the test settings,
  * `found` looks a tool up (failing loudly when it is not callable), and after each test the runtime
- * and every fixture process the test started are stopped, and no event may have failed its schema.
+ * and every fixture process the test started (`serve`) are stopped, and no event may have failed its schema.
  * Call it at the top of a test file.
  */
 export function createRuntimeHarness() {
@@ -46,6 +57,18 @@ export function createRuntimeHarness() {
         ...(scheduler ? { scheduler } : {}),
       });
       return runtime;
+    },
+    /** Starts a fixture server on a port for this test; `fixtures` lists it in the order started. */
+    async serve(kind: keyof typeof fixtureStarters, port: number): Promise<ChildProcess> {
+      const child = await fixtureStarters[kind](port);
+      fixtures.push(child);
+      return child;
+    },
+    /** Stops the first or last fixture still running, to take its server away while the runtime runs. */
+    async stopFixture(which: 'first' | 'last' = 'last') {
+      const child = which === 'first' ? fixtures.shift() : fixtures.pop();
+      if (!child) throw new Error('no fixture is running');
+      await stopChild(child);
     },
     found(path: string) {
       const lookup = runtime?.lookup(path);

@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import type { ToolCallOptions } from '../src/runtime/managedServer.ts';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import {
-  fixtureModernServer,
-  freePort,
-  httpServer,
-  startHttpFixture,
-  startModernHttpFixture,
-  stdioServer,
-  textOf,
-  waitUntil,
-} from './helpers.ts';
+import { fixtureModernServer, freePort, httpServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -20,7 +11,7 @@ type Progress = Parameters<NonNullable<ToolCallOptions['onProgress']>>[0];
 /** The three kinds of server the calls below run against: 2025 stdio, 2026 stdio, 2026 HTTP. */
 async function threeGenerations(settings: Parameters<typeof harness.start>[1] = {}) {
   const port = await freePort();
-  harness.fixtures.push(await startModernHttpFixture(port));
+  await harness.serve('modern', port);
   const rt = harness.start(
     [stdioServer('legacy'), stdioServer('modern', { args: [fixtureModernServer] }), httpServer('web', port)],
     settings,
@@ -250,7 +241,7 @@ describe('requests from the server during a call', () => {
 
   it('routes each request to its own caller over Streamable HTTP, however many calls are in flight', async () => {
     const port = await freePort();
-    harness.fixtures.push(await startHttpFixture(port));
+    await harness.serve('http', port);
     const rt = harness.start([httpServer('remote', port)]);
     await rt.start();
     const cities = ['Lisbon', 'Oslo', 'Quito', 'Hanoi'];

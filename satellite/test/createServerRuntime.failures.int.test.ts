@@ -1,18 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import {
-  freePort,
-  httpServer,
-  sseServer,
-  startHttpFixture,
-  startModernHttpFixture,
-  startSseFixture,
-  stdioServer,
-  stopChild,
-  textOf,
-  waitUntil,
-} from './helpers.ts';
+import { freePort, httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -85,11 +73,9 @@ describe('large messages from a stdio server', () => {
 describe('large messages from a remote server', () => {
   it('passes 12 MB and refuses 64 MB with a tool error, over Streamable HTTP (2025 and 2026) and SSE, the connection kept', async () => {
     const [legacyPort, modernPort, ssePort] = [await freePort(), await freePort(), await freePort()];
-    harness.fixtures.push(
-      await startHttpFixture(legacyPort),
-      await startModernHttpFixture(modernPort),
-      await startSseFixture(ssePort),
-    );
+    await harness.serve('http', legacyPort);
+    await harness.serve('modern', modernPort);
+    await harness.serve('sse', ssePort);
     const rt = harness.start([
       httpServer('web', legacyPort),
       httpServer('modern', modernPort),
@@ -169,18 +155,18 @@ describe('errors an agent and an operator can act on', () => {
 
   it('brings a remote server that has just come back online for the call that finds it offline', async () => {
     const port = await freePort();
-    harness.fixtures.push(await startHttpFixture(port));
+    await harness.serve('http', port);
     const rt = harness.start([httpServer('remote', port)], {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });
     await rt.start();
-    await stopChild(harness.fixtures.pop() as ChildProcess);
+    await harness.stopFixture();
     await rt.checkHealth();
     const refused = await rt.resolve('remote:greet');
     expect(refused).toMatchObject({ kind: 'unavailable', status: 'offline' });
     expect(refused.kind === 'unavailable' && refused.reason).toMatch(/^connection lost: /);
 
-    harness.fixtures.push(await startHttpFixture(port));
+    await harness.serve('http', port);
     const back = await rt.resolve('remote:greet');
     expect(back.kind).toBe('found');
     if (back.kind === 'found') expect(textOf(await rt.callTool(back.tool, { name: 'eve' }))).toBe('hello eve');
@@ -188,15 +174,15 @@ describe('errors an agent and an operator can act on', () => {
 
   it('retries a call to an SSE server restarted between two calls instead of failing it', async () => {
     const port = await freePort();
-    harness.fixtures.push(await startSseFixture(port));
+    await harness.serve('sse', port);
     const rt = harness.start([sseServer('legacy', port)], {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });
     await rt.start();
     const tool = harness.found('legacy:server_pid');
     const first = Number(textOf(await rt.callTool(tool, {})));
-    await stopChild(harness.fixtures.pop() as ChildProcess);
-    harness.fixtures.push(await startSseFixture(port));
+    await harness.stopFixture();
+    await harness.serve('sse', port);
     const second = Number(textOf(await rt.callTool(tool, {})));
     expect(second).toBe(harness.fixtures[0]?.pid);
     expect(second).not.toBe(first);

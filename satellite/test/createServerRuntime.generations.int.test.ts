@@ -1,19 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import {
-  fixtureModernServer,
-  freePort,
-  httpServer,
-  sseServer,
-  startHttpFixture,
-  startModernHttpFixture,
-  startSseFixture,
-  stdioServer,
-  stopChild,
-  textOf,
-  waitUntil,
-} from './helpers.ts';
+import { fixtureModernServer, freePort, httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -76,16 +63,16 @@ describe('each upstream server in its own generation', () => {
 
   it('serves a 2026-07-28-only Streamable HTTP server statelessly, and notices when it goes away and comes back', async () => {
     const port = await freePort();
-    harness.fixtures.push(await startModernHttpFixture(port));
+    await harness.serve('modern', port);
     const rt = harness.start([httpServer('modern', port)]);
     await rt.start();
     expect(snapshotOf(rt, 'modern')).toMatchObject({ status: 'online', protocol_version: '2026-07-28' });
     expect(textOf(await rt.callTool(harness.found('modern:echo'), { text: 'over http' }))).toBe('over http');
 
-    await stopChild(harness.fixtures.pop() as ChildProcess);
+    await harness.stopFixture();
     await rt.checkHealth();
     expect(snapshotOf(rt, 'modern')?.status).toBe('offline');
-    harness.fixtures.push(await startModernHttpFixture(port));
+    await harness.serve('modern', port);
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery');
     const pid = Number(textOf(await rt.callTool(harness.found('modern:server_pid'), {})));
     expect(pid).toBe(harness.fixtures[0]?.pid);
@@ -93,7 +80,8 @@ describe('each upstream server in its own generation', () => {
 
   it('keeps legacy Streamable HTTP and SSE servers on their 2025 revision, probing an HTTP server only once', async () => {
     const [httpPort, ssePort] = [await freePort(), await freePort()];
-    harness.fixtures.push(await startHttpFixture(httpPort), await startSseFixture(ssePort));
+    await harness.serve('http', httpPort);
+    await harness.serve('sse', ssePort);
     const rt = harness.start([httpServer('http', httpPort), sseServer('sse', ssePort)]);
     await rt.start();
     expect(snapshotOf(rt, 'http')).toMatchObject({ status: 'online', protocol_version: '2025-11-25' });
@@ -102,9 +90,9 @@ describe('each upstream server in its own generation', () => {
     expect(textOf(await rt.callTool(harness.found('http:probe_count'), {}))).toBe('1');
 
     // A new process behind the same URL: the reconnection goes straight to initialize.
-    await stopChild(harness.fixtures.shift() as ChildProcess);
+    await harness.stopFixture('first');
     await rt.checkHealth();
-    harness.fixtures.push(await startHttpFixture(httpPort));
+    await harness.serve('http', httpPort);
     await harness.events.waitFor(
       'mcp.server.status_changed',
       (d) => d.installation_name === 'http' && d.status === 'online' && d.reason === 'recovery',

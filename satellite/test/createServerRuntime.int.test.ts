@@ -1,19 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import {
-  freePort,
-  groupMembers,
-  httpServer,
-  pidAlive,
-  sseServer,
-  startHttpFixture,
-  startSseFixture,
-  stdioServer,
-  stopChild,
-  textOf,
-  waitUntil,
-} from './helpers.ts';
+import { freePort, groupMembers, httpServer, pidAlive, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 const { fixtures } = harness;
@@ -146,14 +133,14 @@ describe('stdio servers', () => {
 
 // What a remote server does when it goes away and comes back is the same over both transports.
 const remoteTransports = [
-  { transport: 'Streamable HTTP', startFixture: startHttpFixture, server: httpServer },
-  { transport: 'SSE', startFixture: startSseFixture, server: sseServer },
+  { transport: 'Streamable HTTP', kind: 'http', server: httpServer },
+  { transport: 'SSE', kind: 'sse', server: sseServer },
 ] as const;
 
-describe.each(remoteTransports)('remote servers over $transport, lost and found', ({ startFixture, server }) => {
+describe.each(remoteTransports)('remote servers over $transport, lost and found', ({ kind, server }) => {
   it('reconnects a server that goes away and comes back', async () => {
     const port = await freePort();
-    fixtures.push(await startFixture(port));
+    await harness.serve(kind, port);
     const rt = harness.start([server('remote', port)]);
     await rt.start();
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
@@ -161,12 +148,12 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 
     // Marked before the kill: the end of an SSE stream may report the loss before any health check.
     const mark = harness.events.events.length;
-    await stopChild(fixtures.pop() as ChildProcess);
+    await harness.stopFixture();
     await rt.checkHealth();
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
     expect(rt.lookup('remote:greet')).toMatchObject({ kind: 'unavailable', status: 'offline' });
 
-    fixtures.push(await startFixture(port));
+    await harness.serve(kind, port);
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'online' && d.reason === 'recovery', {
       after: mark,
     });
@@ -178,16 +165,16 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 
   it('recovers at once when a call reaches an offline server that answers again', async () => {
     const port = await freePort();
-    fixtures.push(await startFixture(port));
+    await harness.serve(kind, port);
     const rt = harness.start([server('lazy', port)], { remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 } });
     await rt.start();
     const tool = harness.found('lazy:greet');
-    await stopChild(fixtures.pop() as ChildProcess);
+    await harness.stopFixture();
     await rt.checkHealth();
     expect(rt.snapshot()[0]?.status).toBe('offline');
     await expect(rt.callTool(tool, { name: 'x' })).rejects.toThrow(/offline/);
 
-    fixtures.push(await startFixture(port));
+    await harness.serve(kind, port);
     const mark = harness.events.events.length;
     expect(textOf(await rt.callTool(tool, { name: 'eve' }))).toBe('hello eve');
     expect(harness.events.events.slice(mark).find((e) => e.type === 'mcp.server.status_changed')?.data).toMatchObject({
@@ -200,7 +187,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
     const port = await freePort();
-    fixtures.push(await startFixture(port));
+    await harness.serve(kind, port);
     const rt = harness.start([server('noheaders', port, { headers: {} })], { remote: { reconnectBaseMs: 600000 } });
     await rt.start();
     expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'restarting' });
@@ -211,7 +198,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 describe('remote servers over Streamable HTTP', () => {
   it('discovers the tools of a Streamable HTTP server', async () => {
     const port = await freePort();
-    fixtures.push(await startHttpFixture(port));
+    await harness.serve('http', port);
     const rt = harness.start([httpServer('remote', port)]);
     await rt.start();
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
@@ -229,7 +216,7 @@ describe('remote servers over Streamable HTTP', () => {
 
   it('leaves out configured headers the transport sets itself, stored before installations refused them', async () => {
     const port = await freePort();
-    fixtures.push(await startHttpFixture(port));
+    await harness.serve('http', port);
     // Sent as configured, each of these would break the exchange: the server refuses a wrong content
     // type, accept or protocol version, and knows no such session.
     const forged = {
@@ -249,7 +236,7 @@ describe('remote servers over Streamable HTTP', () => {
 describe('remote servers over SSE', () => {
   it('discovers the tools of an SSE server and calls them with the configured headers', async () => {
     const port = await freePort();
-    fixtures.push(await startSseFixture(port));
+    await harness.serve('sse', port);
     const rt = harness.start([sseServer('legacy', port)]);
     await rt.start();
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
@@ -274,14 +261,14 @@ describe('remote servers over SSE', () => {
 
   it('notices a stream that ends without waiting for a health check', async () => {
     const port = await freePort();
-    fixtures.push(await startSseFixture(port));
+    await harness.serve('sse', port);
     // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
     const rt = harness.start([sseServer('watched', port)], {
       remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 },
     });
     await rt.start();
     const mark = harness.events.events.length;
-    await stopChild(fixtures.pop() as ChildProcess);
+    await harness.stopFixture();
     const offline = await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', {
       after: mark,
     });
@@ -290,7 +277,7 @@ describe('remote servers over SSE', () => {
 
   it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
     const port = await freePort();
-    fixtures.push(await startSseFixture(port));
+    await harness.serve('sse', port);
     const rt = harness.start([sseServer('flaky', port)]);
     await rt.start();
     const mark = harness.events.events.length;
