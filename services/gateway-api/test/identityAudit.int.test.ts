@@ -28,6 +28,17 @@ const waitForEntries = (query: Record<string, string>, count = 1) =>
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, session: Session, payload?: object) =>
   app().inject({ method, url, headers: bearer(session), ...(payload ? { payload } : {}) });
 
+/** A new team (its slug made unique) with the first admin among its team admins. */
+async function teamLedByAdmin(slug: string, name: string): Promise<string> {
+  const made = await call('POST', '/api/teams', identity.admin, { slug: `${slug}-${Date.now()}`, name });
+  const team = made.json().data.id as string;
+  await call('POST', `/api/teams/${team}/members`, identity.admin, {
+    user_id: identity.admin.userId,
+    role: 'team_admin',
+  });
+  return team;
+}
+
 describe('sign-in', () => {
   it('records a login with who, how and from where, and a logout', async () => {
     const session = await login(app(), adminCredentials.email, adminCredentials.password);
@@ -157,13 +168,7 @@ describe('people and teams', () => {
 
 describe('tokens and OAuth', () => {
   it('records a personal access token by its id and name, never the token, and its revocation', async () => {
-    const team = (
-      await call('POST', '/api/teams', identity.admin, { slug: `tokens-${Date.now()}`, name: 'Tokens' })
-    ).json().data.id as string;
-    await call('POST', `/api/teams/${team}/members`, identity.admin, {
-      user_id: identity.admin.userId,
-      role: 'team_admin',
-    });
+    const team = await teamLedByAdmin('tokens', 'Tokens');
     const fresh = await loginAdmin(app());
     const made = await call('POST', '/api/users/me/access-tokens', fresh, { team_id: team, name: 'ci' });
     expect(made.statusCode).toBe(201);
@@ -185,13 +190,7 @@ describe('tokens and OAuth', () => {
       details: { client_name: 'Audited client', redirect_uris: [redirectUri], auth_method: 'none' },
     });
 
-    const team = (
-      await call('POST', '/api/teams', identity.admin, { slug: `oauth-${Date.now()}`, name: 'OAuth' })
-    ).json().data.id as string;
-    await call('POST', `/api/teams/${team}/members`, identity.admin, {
-      user_id: identity.admin.userId,
-      role: 'team_admin',
-    });
+    const team = await teamLedByAdmin('oauth', 'OAuth');
     const session = await loginAdmin(app());
     const pkce = pkcePair();
     const granted = await approve(app(), session, {
