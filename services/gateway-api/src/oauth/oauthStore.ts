@@ -32,26 +32,21 @@ export type CodeRow = z.infer<typeof codeRow>;
 const grantView = accessTokenView.extend({ created_at: z.number(), expires_at: z.number() });
 export type GrantView = z.infer<typeof grantView>;
 
-const activeTokenRow = z.object({
-  grant_id: z.string(),
-  grant_kind: accessTokenView.shape.kind,
-  user_id: z.string(),
-  team_id: z.string(),
-  client_id: z.string().nullable(),
-  scope: z.string(),
-  resource: z.string().nullable(),
+/** What a grant allows, read from its columns: whose it is, for which team, client, scope and resource. */
+const grantTerms = grantView.pick({ user_id: true, team_id: true, client_id: true, scope: true, resource: true });
+
+/** An access token in force: its grant's terms, and the token's own start and (capped by the grant) end. */
+const activeTokenRow = grantTerms.extend({
+  grant_id: grantView.shape.id,
+  grant_kind: grantView.shape.kind,
   created_at: z.number(),
   expires_at: z.number(),
 });
 export type ActiveToken = z.infer<typeof activeTokenRow>;
 
-const refreshRow = z.object({
-  grant_id: z.string(),
-  client_id: z.string().nullable(),
-  user_id: z.string(),
-  team_id: z.string(),
-  scope: z.string(),
-  resource: z.string().nullable(),
+/** A refresh token with its grant's terms and everything that decides whether it may still be used. */
+const refreshRow = grantTerms.extend({
+  grant_id: grantView.shape.id,
   token_expires_at: z.number(),
   token_revoked_at: z.number().nullable(),
   grant_revoked_at: z.number().nullable(),
