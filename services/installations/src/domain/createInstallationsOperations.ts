@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AuditContext, recordAudit } from '@orbital/audit';
 import {
+  type AuditAction,
+  type AuditDetails,
   type InstallationCreate,
   type InstallationStatusChanged,
   type InstallationUpdate,
@@ -21,7 +23,7 @@ import * as m from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import * as t from '../db/templateQueries.ts';
 import { applyStatusTrigger } from './applyStatusTrigger.ts';
-import { type OutboxRelay, queueCommand, queueEvent } from './outboxRelay.ts';
+import { inRelayedTransaction, type OutboxRelay, queueCommand, queueEvent } from './outboxRelay.ts';
 import { installationView, requestLogView, statusView, templateView, userConfigView } from './views.ts';
 
 export type TeamSlugLookup = (teamId: string) => Promise<string>;
@@ -64,6 +66,47 @@ export function configureCommand(row: Pick<InstallationRow, 'id' | 'team_id'>, e
   };
 }
 
+/** The installation of that team, optionally locked for a change; not_found when the team has no such one. */
+export async function mustFindInstallation(
+  db: CommonQueryMethods,
+  teamId: string,
+  id: string,
+  lock = false,
+): Promise<InstallationRow> {
+  const row = await q.findInstallation(db, teamId, id, lock);
+  if (!row) throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
+  return row;
+}
+
+/** Tells the satellites serving each installation's team to configure it again (queued in the transaction). */
+export async function reconfigureEach(
+  tx: CommonQueryMethods,
+  installations: readonly Pick<InstallationRow, 'id' | 'team_id'>[],
+): Promise<void> {
+  for (const installation of installations) {
+    await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+  }
+}
+
+/**
+ * A change to one installation, in its transaction: the satellites serving its team are told to configure
+ * it again (after commit, by the relay), and the change is audited against the installation and its team.
+ */
+export async function reconfigureAudited(
+  tx: CommonQueryMethods,
+  installation: Pick<InstallationRow, 'id' | 'team_id'>,
+  change: { who: AuditContext; action: AuditAction; details: AuditDetails; event?: ConfigureEvent },
+): Promise<void> {
+  await queueCommand(tx, configureCommand(installation, change.event ?? 'mcp_installation_updated'));
+  await recordAudit(tx, {
+    ...change.who,
+    action: change.action,
+    target: { kind: 'installation', id: installation.id },
+    team_id: installation.team_id,
+    details: change.details,
+  });
+}
+
 export function createInstallationsOperations(deps: InstallationsDeps) {
   /** Refuses a template URL that points where satellites must not be sent, naming the field. */
   async function checkTemplateUrl(url: string | null | undefined, path: string): Promise<void> {
@@ -77,19 +120,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
   }
   const { pool, box, relay } = deps;
 
-  async function inTransaction<T>(run: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
-    const result = await pool.get().transaction(run);
-    // Deliver what the transaction queued now; the relay retries anything that fails.
-    await relay.flush();
-    return result;
-  }
-
-  async function mustFindInstallation(db: CommonQueryMethods, teamId: string, id: string, lock = false) {
-    const row = await q.findInstallation(db, teamId, id, lock);
-    if (!row)
-      throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
-    return row;
-  }
+  const inTransaction = <T>(run: (tx: CommonQueryMethods) => Promise<T>) => inRelayedTransaction(pool, relay, run);
 
   async function mustFindTemplate(db: CommonQueryMethods, slug: string, lock = false) {
     const row = await t.findTemplate(db, slug, lock);
@@ -159,9 +190,7 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         const updated = await t.updateTemplateRow(tx, slug, merged);
         // Satellites running its installations must pick up the new template level.
         const installations = await q.listInstallationsOfTemplate(tx, current.id);
-        for (const installation of installations) {
-          await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-        }
+        await reconfigureEach(tx, installations);
         await recordAudit(tx, {
           ...who,
           action: 'template.updated',
@@ -216,13 +245,11 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           reason: 'created',
         };
         await queueEvent(tx, installationStatusChangedEvent, event);
-        await queueCommand(tx, configureCommand(created, 'mcp_installation_created'));
         // The names of the secrets given, never their values.
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, created, {
+          who,
           action: 'installation.created',
-          target: { kind: 'installation', id },
-          team_id: teamId,
+          event: 'mcp_installation_created',
           details: {
             name: body.name,
             server_slug: body.server_slug,
@@ -250,12 +277,9 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           headerKeys: Object.keys(next.headers).sort(),
         });
         const updated = await mustFindInstallation(tx, teamId, id, true);
-        await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, updated, {
+          who,
           action: 'installation.updated',
-          target: { kind: 'installation', id },
-          team_id: teamId,
           details: {
             name: updated.name,
             changed: Object.keys(stripUndefined(changes)).sort(),
@@ -272,12 +296,10 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         const current = await mustFindInstallation(tx, teamId, id, true);
         await deps.onDeleteInstallation?.(tx, id);
         await q.deleteInstallationRow(tx, id);
-        await queueCommand(tx, configureCommand(current, 'mcp_installation_deleted'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, current, {
+          who,
           action: 'installation.deleted',
-          target: { kind: 'installation', id },
-          team_id: teamId,
+          event: 'mcp_installation_deleted',
           details: { name: current.name, server_slug: current.server_slug },
         });
       });
@@ -294,12 +316,9 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
           secretConfig: sealUserSecrets(box, id, userId, body.env),
           envKeys: Object.keys(body.env).sort(),
         });
-        await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, installation, {
+          who,
           action: 'installation.user_config_updated',
-          target: { kind: 'installation', id },
-          team_id: teamId,
           details: { name: installation.name, user_id: userId, env_keys: Object.keys(body.env).sort() },
         });
         return stored;
@@ -348,12 +367,9 @@ export function createInstallationsOperations(deps: InstallationsDeps) {
         await q.updateInstallationSettings(tx, id, settings);
         const updated = await mustFindInstallation(tx, teamId, id);
         // Satellites include tool responses in their events only when told so through configuration.
-        await queueCommand(tx, configureCommand(updated, 'mcp_installation_updated'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, updated, {
+          who,
           action: 'installation.settings_updated',
-          target: { kind: 'installation', id },
-          team_id: teamId,
           details: {
             name: updated.name,
             request_logging_enabled: settings.request_logging_enabled,

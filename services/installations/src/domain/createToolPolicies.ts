@@ -1,14 +1,13 @@
 import { type AuditContext, recordAudit } from '@orbital/audit';
 import type { TeamToolPolicyUpdate, ToolPolicyUpdate, ToolPolicyView } from '@orbital/contracts';
 import type { CommonQueryMethods, LivePool } from '@orbital/db';
-import { AppError } from '@orbital/errors';
 import * as q from '../db/installationQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { pinsDefinitions, setPinsDefinitions } from '../db/toolDefinitionQueries.ts';
 import * as p from '../db/toolPolicyQueries.ts';
 import { effectiveTool, rulesByTool } from './combineToolRules.ts';
-import { configureCommand } from './createInstallationsOperations.ts';
-import { type OutboxRelay, queueCommand } from './outboxRelay.ts';
+import { mustFindInstallation, reconfigureAudited, reconfigureEach } from './createInstallationsOperations.ts';
+import { inRelayedTransaction, type OutboxRelay } from './outboxRelay.ts';
 
 /**
  * Tool rules of installations and teams: read with what they come to, changed by team admins (audited),
@@ -16,13 +15,6 @@ import { type OutboxRelay, queueCommand } from './outboxRelay.ts';
  */
 export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay }) {
   const { pool, relay } = deps;
-
-  async function mustFind(db: CommonQueryMethods, teamId: string, id: string, lock = false) {
-    const row = await q.findInstallation(db, teamId, id, lock);
-    if (!row)
-      throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
-    return row;
-  }
 
   async function view(db: CommonQueryMethods, installation: InstallationRow): Promise<ToolPolicyView> {
     const [rules, listed, withoutElicitation, pinning] = await Promise.all([
@@ -66,7 +58,7 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
   return {
     async get(teamId: string, installationId: string) {
       const db = pool.get();
-      return view(db, await mustFind(db, teamId, installationId));
+      return view(db, await mustFindInstallation(db, teamId, installationId));
     },
     async update(
       teamId: string,
@@ -75,8 +67,8 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
       userId: string | null,
       who: AuditContext,
     ) {
-      const result = await pool.get().transaction(async (tx) => {
-        const installation = await mustFind(tx, teamId, installationId, true);
+      return inRelayedTransaction(pool, relay, async (tx) => {
+        const installation = await mustFindInstallation(tx, teamId, installationId, true);
         const before = await p.unconfirmedCallsOf(tx, installationId);
         const pinnedBefore = await pinsDefinitions(tx, installationId);
         if (changes.without_elicitation) await p.setUnconfirmedCalls(tx, installationId, changes.without_elicitation);
@@ -90,12 +82,9 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
             userId,
           );
         }
-        await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, installation, {
+          who,
           action: 'installation.tool_policy_updated',
-          target: { kind: 'installation', id: installationId },
-          team_id: teamId,
           details: {
             name: installation.name,
             tools: changes.tools ?? [],
@@ -109,14 +98,12 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
         });
         return view(tx, installation);
       });
-      await relay.flush();
-      return result;
     },
     async listTeam(teamId: string) {
       return teamView(pool.get(), teamId);
     },
     async updateTeam(teamId: string, changes: TeamToolPolicyUpdate, userId: string | null, who: AuditContext) {
-      const result = await pool.get().transaction(async (tx) => {
+      return inRelayedTransaction(pool, relay, async (tx) => {
         for (const change of changes.tools) {
           await p.putRule(
             tx,
@@ -129,9 +116,7 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
         const installations = (await q.listTeamInstallations(tx, teamId)).filter(
           (row) => row.server_slug === changes.server_slug,
         );
-        for (const installation of installations) {
-          await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-        }
+        await reconfigureEach(tx, installations);
         await recordAudit(tx, {
           ...who,
           action: 'team.tool_policy_updated',
@@ -141,8 +126,6 @@ export function createToolPolicies(deps: { pool: LivePool; relay: OutboxRelay })
         });
         return teamView(tx, teamId);
       });
-      await relay.flush();
-      return result;
     },
   };
 }

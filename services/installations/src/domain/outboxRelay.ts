@@ -34,6 +34,20 @@ export async function queueEvent<E extends EventDef>(
   await db.query(sql.unsafe`INSERT INTO event_outbox (subject, payload) VALUES (${subject}, ${data}::jsonb)`);
 }
 
+/**
+ * Runs a change in one transaction, then has the relay deliver what it queued at once (the relay retries
+ * anything that fails). The change's result is returned after the delivery attempt.
+ */
+export async function inRelayedTransaction<T>(
+  pool: LivePool,
+  relay: OutboxRelay,
+  run: (tx: CommonQueryMethods) => Promise<T>,
+): Promise<T> {
+  const result = await pool.get().transaction(run);
+  await relay.flush();
+  return result;
+}
+
 /** Sends one command to the registry, which queues it for every satellite serving the payload's team. */
 export type SendCommand = (command: OutboxCommand) => Promise<void>;
 

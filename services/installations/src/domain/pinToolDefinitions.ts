@@ -1,13 +1,12 @@
-import { type AuditContext, recordAudit } from '@orbital/audit';
+import type { AuditContext } from '@orbital/audit';
 import { type ToolDefinitionsView, toolDefinitionOf } from '@orbital/contracts';
 import type { CommonQueryMethods, LivePool } from '@orbital/db';
 import { AppError } from '@orbital/errors';
-import * as q from '../db/installationQueries.ts';
 import type { DiscoveredTool } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import * as d from '../db/toolDefinitionQueries.ts';
-import { configureCommand } from './createInstallationsOperations.ts';
-import { type OutboxRelay, queueCommand } from './outboxRelay.ts';
+import { configureCommand, mustFindInstallation, reconfigureAudited } from './createInstallationsOperations.ts';
+import { inRelayedTransaction, type OutboxRelay, queueCommand } from './outboxRelay.ts';
 
 type ListedTool = DiscoveredTool & { output_schema?: Record<string, unknown>; definition_hash?: string };
 
@@ -48,13 +47,6 @@ export async function recordListedDefinitions(
 export function createPinnedDefinitions(deps: { pool: LivePool; relay: OutboxRelay }) {
   const { pool, relay } = deps;
 
-  async function mustFind(db: CommonQueryMethods, teamId: string, id: string) {
-    const row = await q.findInstallation(db, teamId, id);
-    if (!row)
-      throw new AppError('not_found', 'No such installation in this team', { details: { installation_id: id } });
-    return row;
-  }
-
   async function view(db: CommonQueryMethods, installationId: string): Promise<ToolDefinitionsView> {
     const [pinning, rows] = await Promise.all([
       d.pinsDefinitions(db, installationId),
@@ -81,7 +73,7 @@ export function createPinnedDefinitions(deps: { pool: LivePool; relay: OutboxRel
   return {
     async list(teamId: string, installationId: string) {
       const db = pool.get();
-      await mustFind(db, teamId, installationId);
+      await mustFindInstallation(db, teamId, installationId);
       return view(db, installationId);
     },
     async approve(
@@ -92,25 +84,20 @@ export function createPinnedDefinitions(deps: { pool: LivePool; relay: OutboxRel
       userId: string | null,
       who: AuditContext,
     ) {
-      const result = await pool.get().transaction(async (tx) => {
-        const installation = await mustFind(tx, teamId, installationId);
+      return inRelayedTransaction(pool, relay, async (tx) => {
+        const installation = await mustFindInstallation(tx, teamId, installationId);
         if (!(await d.approveDefinition(tx, installationId, toolName, hash, userId))) {
           throw new AppError('not_found', 'No such held-back definition of this tool', {
             details: { tool_name: toolName, definition_hash: hash },
           });
         }
-        await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-        await recordAudit(tx, {
-          ...who,
+        await reconfigureAudited(tx, installation, {
+          who,
           action: 'installation.tool_definition_approved',
-          target: { kind: 'installation', id: installationId },
-          team_id: teamId,
           details: { name: installation.name, tool_name: toolName, definition_hash: hash },
         });
         return view(tx, installationId);
       });
-      await relay.flush();
-      return result;
     },
   };
 }
