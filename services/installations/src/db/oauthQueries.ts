@@ -1,22 +1,14 @@
+import { installationView } from '@orbital/contracts';
 import { type CommonQueryMethods, isoTimestampColumn, sql } from '@orbital/db';
 import { z } from 'zod';
 import { templateRow } from './rows.ts';
 
-const flowRow = z.object({
-  installation_id: z.string(),
-  team_id: z.string(),
-  started_by: z.string(),
-  token_owner: z.string(),
-  binding_hash: z.string(),
-  sealed_flow: z.string(),
-  expired: z.boolean(),
-});
-export type FlowRow = z.infer<typeof flowRow>;
-
+/** A token Orbital holds for an installation: its team's, or one person's (`token_owner`), sealed. */
 export const tokenRow = z.object({
-  installation_id: z.string(),
+  installation_id: installationView.shape.id,
+  /** `team`, or the id of the user whose token it is. */
   token_owner: z.string(),
-  team_id: z.string(),
+  team_id: installationView.shape.team_id,
   sealed_tokens: z.string(),
   scope: z.string().nullable(),
   expires_at: isoTimestampColumn.nullable(),
@@ -29,6 +21,15 @@ export const tokenRow = z.object({
   refreshed_at: isoTimestampColumn.nullable(),
 });
 export type TokenRow = z.infer<typeof tokenRow>;
+
+/** A flow under way: it ends in the token of the same installation, team and owner. */
+const flowRow = tokenRow.pick({ installation_id: true, team_id: true, token_owner: true }).extend({
+  started_by: z.string(),
+  binding_hash: z.string(),
+  sealed_flow: z.string(),
+  expired: z.boolean(),
+});
+export type FlowRow = z.infer<typeof flowRow>;
 
 const tokenColumns = sql.fragment`installation_id, token_owner, team_id, sealed_tokens, scope, expires_at, issuer,
   redirect_uri, resource, server_metadata, authorized_by, authorized_at, refreshed_at`;
