@@ -53,6 +53,8 @@ export type Harness = {
   /** Makes the registry unreachable (true) or reachable again. */
   registryDown(down: boolean): void;
   sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  /** The entries of the service's audit outbox whose action is LIKE the pattern (`%`: any run of characters). */
+  auditEntries<E>(actionLike: string): Promise<E[]>;
   emit<T extends SatelliteEventType>(
     type: T,
     data: SatelliteEventData<T>,
@@ -99,6 +101,15 @@ export async function startInstallations(
     stopApp: (app) => app.stop(),
     release: (app) => app.database.pool.end(),
   });
+  async function sql<T>(text: string, values: unknown[] = []) {
+    const c = new pg.Client({ ...env.postgres });
+    await c.connect();
+    try {
+      return (await c.query(text, values)).rows as T[];
+    } finally {
+      await c.end();
+    }
+  }
   return {
     app: installations.app,
     bus: installations.bus,
@@ -107,14 +118,13 @@ export async function startInstallations(
     registryDown: (value) => {
       down = value;
     },
-    async sql<T>(text: string, values: unknown[] = []) {
-      const c = new pg.Client({ ...env.postgres });
-      await c.connect();
-      try {
-        return (await c.query(text, values)).rows as T[];
-      } finally {
-        await c.end();
-      }
+    sql,
+    async auditEntries<E>(actionLike: string) {
+      const rows = await sql<{ entry: E }>(
+        `SELECT entry FROM installations.audit_outbox WHERE entry->>'action' LIKE $1`,
+        [actionLike],
+      );
+      return rows.map((r) => r.entry);
     },
     async emit(type, data, options = {}) {
       const id = options.id ?? randomUUID();

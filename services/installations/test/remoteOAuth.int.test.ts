@@ -258,10 +258,9 @@ describe('the MCP authorization flow for a per-user remote server', () => {
 
 describe('the audit log', () => {
   it('has an entry for each authorization given, refused and removed, naming no token', async () => {
-    const rows = await h.sql<{ entry: { action: string; outcome: string; actor: { id: string }; reason: string } }>(
-      `SELECT entry FROM installations.audit_outbox WHERE entry->>'action' LIKE 'installation.oauth_%'`,
+    const entries = await h.auditEntries<{ action: string; outcome: string; actor: { id: string }; reason: string }>(
+      'installation.oauth_%',
     );
-    const entries = rows.map((r) => r.entry);
     expect(entries).toEqual(
       expect.arrayContaining([
         expect.objectContaining({

@@ -167,10 +167,9 @@ describe('tool policies', () => {
   });
 
   it('records each change in the audit log as the admin who made it', async () => {
-    const rows = await h.sql<{ entry: { action: string; actor: { id: string }; details: Record<string, unknown> } }>(
-      `SELECT entry FROM installations.audit_outbox WHERE entry->>'action' LIKE '%tool_policy_updated'`,
+    const entries = await h.auditEntries<{ action: string; actor: { id: string }; details: Record<string, unknown> }>(
+      '%tool_policy_updated',
     );
-    const entries = rows.map((r) => r.entry);
     expect(entries).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
