@@ -13,7 +13,7 @@ export {
 } from './infrastructure.ts';
 export { closeNow, listenLocally } from './listenLocally.ts';
 export { markDatabaseSetUp } from './markDatabaseSetUp.ts';
-export { migrateUpTo } from './migrateUpTo.ts';
+export { migrateUpTo, startMigrationTest } from './migrateUpTo.ts';
 export { defineTestStream, openStreamBus } from './openStreamBus.ts';
 export { type PlatformNats, startPlatformNats } from './platformNats.ts';
 export {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { migrateSchema } from '@orbital/db';
 import { createLogger } from '@orbital/logger';
 import pg from 'pg';
-import type { TestEnvironment } from './createTestEnvironment.ts';
+import { createTestEnvironment, type TestEnvironment } from './createTestEnvironment.ts';
 
 /**
  * A service's schema in the test environment's database migrated up to, not including, `migration`,
@@ -40,4 +40,30 @@ export async function migrateUpTo(options: {
       await rm(before, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The same on a test environment of its own, for a file that tests one migration: `stop()` closes the
+ * client and removes the environment (for `stackForFile`).
+ */
+export async function startMigrationTest(options: {
+  schema: string;
+  migrationsDir: string;
+  migration: string;
+}): Promise<{ db: pg.Client; migrateRest: () => Promise<void>; stop: () => Promise<void> }> {
+  const env = await createTestEnvironment();
+  try {
+    const { db, migrateRest, close } = await migrateUpTo({ env, ...options });
+    return {
+      db,
+      migrateRest,
+      stop: async () => {
+        await close();
+        await env.cleanup();
+      },
+    };
+  } catch (error) {
+    await env.cleanup();
+    throw error;
+  }
 }

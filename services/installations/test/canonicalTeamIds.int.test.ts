@@ -1,30 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { createTestEnvironment, migrateUpTo, type TestEnvironment } from '@orbital/testing';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMigrationTest } from '@orbital/testing';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it } from 'vitest';
 import { migrationsDir } from '../src/app.ts';
 
 /**
  * Rows written before ids took one form keep their team: a team's UUID in capitals becomes the lower
  * case gateway-api now hands on, so the team finds them again. A real PostgreSQL, the real migrations.
  */
-let env: TestEnvironment;
-let schema: Awaited<ReturnType<typeof migrateUpTo>>;
-let db: pg.Client;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  schema = await migrateUpTo({ env, schema: 'installations', migrationsDir, migration: '0006_canonical_team_ids.sql' });
-  db = schema.db;
-});
-
-afterAll(async () => {
-  await schema?.close();
-  await env?.cleanup();
-});
+const schema = stackForFile(() =>
+  startMigrationTest({ schema: 'installations', migrationsDir, migration: '0006_canonical_team_ids.sql' }),
+);
 
 describe('the migration to canonical team ids', () => {
   it("gives every row its team's id in lower case, and leaves other ids as they are", async () => {
+    const { db } = schema;
     const team = randomUUID();
     const template = randomUUID();
     await db.query(

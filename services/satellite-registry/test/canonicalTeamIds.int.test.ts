@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createTestEnvironment, migrateUpTo, type TestEnvironment } from '@orbital/testing';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMigrationTest } from '@orbital/testing';
+import { stackForFile } from '@orbital/testing/stackForFile';
+import { describe, expect, it } from 'vitest';
 import { migrationsDir } from '../src/app.ts';
 
 /**
@@ -9,23 +9,13 @@ import { migrationsDir } from '../src/app.ts';
  * team's (or an installation's) UUID in capitals becomes the lower case gateway-api now hands on. A
  * real PostgreSQL, the real migrations.
  */
-let env: TestEnvironment;
-let schema: Awaited<ReturnType<typeof migrateUpTo>>;
-let db: pg.Client;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  schema = await migrateUpTo({ env, schema: 'registry', migrationsDir, migration: '0003_canonical_team_ids.sql' });
-  db = schema.db;
-});
-
-afterAll(async () => {
-  await schema?.close();
-  await env?.cleanup();
-});
+const schema = stackForFile(() =>
+  startMigrationTest({ schema: 'registry', migrationsDir, migration: '0003_canonical_team_ids.sql' }),
+);
 
 describe('the migration to canonical team ids', () => {
   it("gives every record its team's id in lower case, and leaves other ids as they are", async () => {
+    const { db } = schema;
     const team = randomUUID();
     const installation = randomUUID();
     const satellite = randomUUID();
