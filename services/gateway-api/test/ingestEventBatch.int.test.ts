@@ -1,35 +1,38 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { type Bus, consumeDurable, createBus, type DurableConsumer } from '@orbital/bus';
-import { headerNames, type SatelliteEvent, type SatelliteIdentity, satelliteEventBatches } from '@orbital/contracts';
+import {
+  headerNames,
+  type SatelliteEvent,
+  type SatelliteIdentity,
+  satelliteEventBatches,
+  satelliteEventsStream,
+} from '@orbital/contracts';
 import { AppError } from '@orbital/errors';
 import { createLogger } from '@orbital/logger';
-import type { TestEnvironment } from '@orbital/testing';
+import { openStreamBus, type TestEnvironment } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestEventBatch } from '../src/events/ingestEventBatch.ts';
 import { runMessageId } from '../src/events/publishEventRuns.ts';
 import { configRefreshedEvent, crashedEvent, toolExecutedEvent } from './eventFixtures.ts';
-import { startSatelliteEventBus } from './satelliteEventBus.ts';
 
 const logger = createLogger({ name: 'ingest-test', level: 'silent' });
 let env: TestEnvironment;
 let bus: Bus;
+let closeBus: () => Promise<void>;
 let consumer: DurableConsumer;
 type Stored = { event: SatelliteEvent; subject: string; seq: number; headers: Record<string, string> };
 const stored: Stored[] = [];
 const waiters: Array<() => void> = [];
 
-const globalSatellite: SatelliteIdentity = {
+/** A satellite as its API key identifies it: a team's own, or global (of no team). */
+const satellite = (satelliteId: string, teamId: string | null): SatelliteIdentity => ({
   kind: 'satellite',
-  satellite_id: 'sat-global',
-  satellite_type: 'global',
-  team_id: null,
-};
-const teamSatellite: SatelliteIdentity = {
-  kind: 'satellite',
-  satellite_id: 'sat-team',
-  satellite_type: 'team',
-  team_id: 'team-1',
-};
+  satellite_id: satelliteId,
+  satellite_type: teamId === null ? 'global' : 'team',
+  team_id: teamId,
+});
+const globalSatellite = satellite('sat-global', null);
+const teamSatellite = satellite('sat-team', 'team-1');
 
 function record(payload: unknown, msg: JsMsg) {
   const headers: Record<string, string> = {};
@@ -40,20 +43,20 @@ function record(payload: unknown, msg: JsMsg) {
   for (const wake of waiters.splice(0)) wake();
 }
 
-/** The consumer's view once it has `count` events; a marker event published last proves nothing more is coming. */
-async function storedUpTo(marker: string): Promise<Stored[]> {
-  while (!stored.some((s) => s.event.id === marker)) await new Promise<void>((resolve) => waiters.push(resolve));
-  return stored.splice(0);
-}
-
-async function sendMarker(): Promise<string> {
+/**
+ * What the consumer stored since the last call, marker left out: a marker event sent last and seen
+ * stored proves nothing sent before it is still coming.
+ */
+async function storedSoFar(): Promise<Stored[]> {
   const marker = configRefreshedEvent();
   await ingestEventBatch(bus, globalSatellite, { events: [marker] });
-  return marker.id;
+  while (!stored.some((s) => s.event.id === marker.id)) await new Promise<void>((resolve) => waiters.push(resolve));
+  return stored.splice(0).filter((s) => s.event.id !== marker.id);
 }
 
 beforeAll(async () => {
-  ({ env, bus } = await startSatelliteEventBus(logger));
+  // The satellite events stream the registry would have created: where event batches are stored.
+  ({ env, bus, close: closeBus } = await openStreamBus('ingest-test', satelliteEventsStream));
   consumer = await consumeDurable(bus, {
     events: Object.values(satelliteEventBatches),
     durable: 'ingest-test',
@@ -63,8 +66,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await consumer.stop();
-  await bus.drain();
-  await env.cleanup();
+  await closeBus();
 });
 
 describe('ingestEventBatch over JetStream', () => {
@@ -94,8 +96,7 @@ describe('ingestEventBatch over JetStream', () => {
     });
     expect(reply.results[4]).toMatchObject({ id: null, error: { code: 'validation_failed' } });
 
-    const marker = await sendMarker();
-    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    const seen = await storedSoFar();
     expect(seen.map((s) => s.event.id)).toEqual(valid.map((e) => e.id));
     expect(seen[0]).toMatchObject({
       subject: `${env.subjectPrefix}.evt.satellite.sat-global.batch.mcp.server.crashed`,
@@ -115,8 +116,7 @@ describe('ingestEventBatch over JetStream', () => {
     const reply = await ingestEventBatch(bus, globalSatellite, { events });
     expect(reply.accepted).toBe(5);
 
-    const marker = await sendMarker();
-    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    const seen = await storedSoFar();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     // crashed | three tool calls | crashed: three messages.
     expect(new Set(seen.map((s) => s.seq)).size).toBe(3);
@@ -125,16 +125,12 @@ describe('ingestEventBatch over JetStream', () => {
 
   it('cuts a run that would outgrow a stream message into several, and stores every event', async () => {
     // About 400 KB each: three of them do not fit in one 1 MiB message.
-    const big = () => {
-      const event = toolExecutedEvent();
-      return { ...event, data: { ...event.data, request_params: { blob: 'x'.repeat(400_000) } } };
-    };
+    const big = () => toolExecutedEvent('team-1', { request_params: { blob: 'x'.repeat(400_000) } });
     const events = [big(), big(), big()];
     const reply = await ingestEventBatch(bus, globalSatellite, { events });
     expect(reply.accepted).toBe(3);
 
-    const marker = await sendMarker();
-    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    const seen = await storedSoFar();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     expect(new Set(seen.map((s) => s.seq)).size).toBe(2);
   });
@@ -146,8 +142,7 @@ describe('ingestEventBatch over JetStream', () => {
     expect(first.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([false, false]);
     expect(retry.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([true, true]);
 
-    const marker = await sendMarker();
-    const seen = (await storedUpTo(marker)).filter((s) => s.event.id !== marker);
+    const seen = await storedSoFar();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     expect(seen[0]?.headers).toMatchObject({ [headerNames.satelliteId]: 'sat-team', [headerNames.teamId]: 'team-1' });
   });
@@ -157,8 +152,7 @@ describe('ingestEventBatch over JetStream', () => {
     await ingestEventBatch(bus, globalSatellite, { events: [event] });
     const other = await ingestEventBatch(bus, teamSatellite, { events: [event] });
     expect(other.results[0]).toMatchObject({ status: 'accepted', duplicate: false });
-    const marker = await sendMarker();
-    expect((await storedUpTo(marker)).filter((s) => s.event.id === event.id)).toHaveLength(2);
+    expect((await storedSoFar()).filter((s) => s.event.id === event.id)).toHaveLength(2);
   });
 
   it("rejects a team satellite's event about another team, and accepts its team's", async () => {
