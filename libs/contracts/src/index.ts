@@ -7,6 +7,7 @@ export * from './identity/index.ts';
 export * from './identity.ts';
 export * from './ids.ts';
 export * from './installations/index.ts';
+export * from './isoTimestamp.ts';
 export * from './jobs/index.ts';
 export * from './oauth/index.ts';
 export * from './processes.ts';

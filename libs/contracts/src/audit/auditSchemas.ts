@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { teamIdField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { processName } from '../processes.ts';
-
-const isoTime = z.iso.datetime({ offset: true });
 
 /**
  * Who acted. `process`: a platform process on its own account (a schedule's tick, database setup);
@@ -89,7 +88,7 @@ export type AuditDetails = z.infer<typeof auditDetails>;
  */
 export const auditEntry = z.object({
   id: z.uuid(),
-  occurred_at: isoTime,
+  occurred_at: isoTimestamp,
   /** The process that performed the action and recorded it. */
   source: processName,
   action: auditActionName,
@@ -135,8 +134,8 @@ export const auditFilter = z
     team_id: teamIdField.optional(),
     outcome: auditOutcome.optional(),
     source: processName.optional(),
-    from: isoTime.optional(),
-    to: isoTime.optional(),
+    from: isoTimestamp.optional(),
+    to: isoTimestamp.optional(),
   })
   .strict();
 export type AuditFilter = z.infer<typeof auditFilter>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
 import { defineEvent } from '../events/defineEvent.ts';
 import { auditEventsStream } from '../events/eventStreams.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { defineSubject } from '../subject.ts';
 import { auditEntry, auditEntryInput, auditPage, auditQuery } from './auditSchemas.ts';
 
@@ -42,11 +43,11 @@ export const auditSubjects = {
     service: 'audit',
     access: serviceAccess('jobs'),
     description: 'Removes entries older than the audit.retention_days setting (the 10-minute schedule asks).',
-    request: z.object({ tick_at: z.iso.datetime({ offset: true }).optional() }).strict(),
+    request: z.object({ tick_at: isoTimestamp.optional() }).strict(),
     reply: z.object({
       removed: z.number().int(),
       retention_days: z.number().int(),
-      cutoff: z.iso.datetime({ offset: true }),
+      cutoff: isoTimestamp,
     }),
   }),
 } as const;

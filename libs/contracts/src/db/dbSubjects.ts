@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { publicAccess, serviceAccess } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { defineSubject, emptyRequest, type ServiceName } from '../subject.ts';
 
 export const databaseType = z.literal('postgresql', {
@@ -25,7 +26,7 @@ export type DbSetupReply = z.infer<typeof dbSetupReply>;
 /** The database selection record: persistent_data/db.selection.json, written by setup, never edited by hand. */
 export const dbSelectionRecord = z.object({
   type: databaseType,
-  selectedAt: z.iso.datetime({ offset: true }),
+  selectedAt: isoTimestamp,
   version: z.literal('1.0'),
 });
 export type DbSelectionRecord = z.infer<typeof dbSelectionRecord>;
@@ -92,5 +93,5 @@ export const databaseSetupCompletedBroadcast = defineBroadcast({
   producer: 'settings',
   listeners: ['gateway-api', 'settings', 'satellite-registry', 'installations'],
   description: 'Database setup has completed: every replica of every database owner opens its schema.',
-  payload: z.object({ completed_at: z.iso.datetime({ offset: true }) }),
+  payload: z.object({ completed_at: isoTimestamp }),
 });

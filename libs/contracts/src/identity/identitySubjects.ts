@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { serviceAccess } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
 import { uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { defineSubject } from '../subject.ts';
 
 export const teamFacts = z.object({ id: z.string(), slug: z.string(), name: z.string() });
@@ -36,7 +37,7 @@ export const identitySatelliteOfflineNoticeSubject = defineSubject({
       satellite_type: z.enum(['global', 'team']),
       team_id: z.string().nullable(),
       /** The last heartbeat before the outage: with the satellite, the outage's identity. */
-      last_heartbeat_at: z.iso.datetime({ offset: true }),
+      last_heartbeat_at: isoTimestamp,
     })
     .strict(),
   reply: z.object({ mail: z.enum(['queued', 'off']), queued: z.number().int() }),

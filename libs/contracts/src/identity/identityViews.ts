@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { globalRole, teamRole } from '../identity.ts';
 import { uuidField } from '../ids.ts';
+import { isoTimestamp, recordTimestamps } from '../isoTimestamp.ts';
 import { globalPermission, teamPermission } from './permissions.ts';
 
 /**
@@ -30,10 +31,10 @@ export const userView = z.object({
   status: userStatus,
   /** Whether the account has a password (one that signs in only with single sign-on has none). */
   has_password: z.boolean(),
-  email_verified_at: z.string().nullable(),
-  disabled_at: z.string().nullable(),
-  last_login_at: z.string().nullable(),
-  created_at: z.string(),
+  email_verified_at: isoTimestamp.nullable(),
+  disabled_at: isoTimestamp.nullable(),
+  last_login_at: isoTimestamp.nullable(),
+  created_at: isoTimestamp,
 });
 export type UserView = z.infer<typeof userView>;
 
@@ -90,7 +91,7 @@ export type MembershipView = z.infer<typeof membershipView>;
 export const meView = accountSummary.extend({
   memberships: z.array(membershipView),
   permissions: z.array(globalPermission),
-  session_expires_at: z.string(),
+  session_expires_at: isoTimestamp,
 });
 export type MeView = z.infer<typeof meView>;
 
@@ -98,8 +99,7 @@ export const teamView = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  ...recordTimestamps,
 });
 export type TeamView = z.infer<typeof teamView>;
 
@@ -108,7 +108,7 @@ export const memberView = z.object({
   email: z.string(),
   name: z.string(),
   role: teamRole,
-  created_at: z.string(),
+  created_at: isoTimestamp,
 });
 export type MemberView = z.infer<typeof memberView>;
 
@@ -131,7 +131,7 @@ export type LoginBody = z.input<typeof loginBody>;
 export const loginReply = z.object({
   token: z.string(),
   token_type: z.literal('Bearer'),
-  expires_at: z.string(),
+  expires_at: isoTimestamp,
   user: accountSummary,
 });
 export type LoginReply = z.infer<typeof loginReply>;

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
 import { installationEventsStream } from '../events/eventStreams.ts';
 import { teamIdField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { clientType } from '../satellite/events.ts';
-
-const isoTime = z.iso.datetime({ offset: true });
 
 /**
  * One MCP client session of a satellite, from its `mcp.client.connected` and `mcp.client.disconnected`
@@ -23,14 +22,14 @@ export const clientSessionView = z.object({
   user_agent: z.string().nullable(),
   transport: z.string().nullable(),
   /** Null when only the disconnection was seen (the connection fell outside the event window). */
-  connected_at: isoTime.nullable(),
-  disconnected_at: isoTime.nullable(),
+  connected_at: isoTimestamp.nullable(),
+  disconnected_at: isoTimestamp.nullable(),
   active: z.boolean(),
   connection_duration_seconds: z.number().nullable(),
   tool_execution_count: z.number().int().nullable(),
   disconnect_reason: z.string().nullable(),
   /** When the last event of the session was recorded; the list is ordered by it, newest first. */
-  updated_at: isoTime,
+  updated_at: isoTimestamp,
 });
 export type ClientSessionView = z.infer<typeof clientSessionView>;
 

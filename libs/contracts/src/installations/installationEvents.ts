@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
 import { installationEventsStream } from '../events/eventStreams.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationStatusView, requestLogView, serverLogView } from './installationSchemas.ts';
-
-const isoTime = z.iso.datetime({ offset: true });
 
 export const statusChangeReasons = [
   'created',
@@ -23,7 +22,7 @@ export type StatusChangeReason = (typeof statusChangeReasons)[number];
  */
 export const installationStatusChangedPayload = installationStatusView.extend({
   previous_status: installationStatus.nullable(),
-  changed_at: isoTime,
+  changed_at: isoTimestamp,
   reason: z.enum(statusChangeReasons),
 });
 export type InstallationStatusChanged = z.infer<typeof installationStatusChangedPayload>;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { teamIdField, uuidField } from '../ids.ts';
+import { isoTimestamp, recordTimestamps } from '../isoTimestamp.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationSettings, mcpTransport, slug } from '../satellite/serverConfiguration.ts';
 import { templateOAuth } from './remoteOAuth.ts';
 import { isTransportOwnedHeader } from './transportOwnedHeaders.ts';
 
-const isoTime = z.iso.datetime({ offset: true });
 const uuid = uuidField();
 
 /** Environment variable names as shells accept them; header names as HTTP allows them. */
@@ -67,10 +67,9 @@ export const templateView = z.object({
   documentation_url: z.string().nullable(),
   /** Aggregated over the template's installations by the template health job: healthy, unhealthy or unknown. */
   health_status: z.string().nullable(),
-  last_health_check_at: isoTime.nullable(),
+  last_health_check_at: isoTimestamp.nullable(),
   health_check_error: z.string().nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
+  ...recordTimestamps,
 });
 export type TemplateView = z.infer<typeof templateView>;
 
@@ -127,13 +126,12 @@ export const installationView = z.object({
   header_keys: z.array(z.string()),
   status: installationStatus,
   status_message: z.string().nullable(),
-  status_updated_at: isoTime,
-  last_health_check_at: isoTime.nullable(),
-  last_credential_check_at: isoTime.nullable(),
+  status_updated_at: isoTimestamp,
+  last_health_check_at: isoTimestamp.nullable(),
+  last_credential_check_at: isoTimestamp.nullable(),
   settings: installationSettings,
   created_by: z.string().nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
+  ...recordTimestamps,
 });
 export type InstallationView = z.infer<typeof installationView>;
 
@@ -166,7 +164,7 @@ export const userConfigView = z.object({
   user_id: z.string(),
   args: z.array(z.string()),
   env_keys: z.array(z.string()),
-  updated_at: isoTime,
+  updated_at: isoTimestamp,
 });
 export type UserConfigView = z.infer<typeof userConfigView>;
 
@@ -177,9 +175,9 @@ export const installationStatusView = z.object({
   team_id: z.string(),
   status: installationStatus,
   status_message: z.string().nullable(),
-  status_updated_at: isoTime,
-  last_health_check_at: isoTime.nullable(),
-  last_credential_check_at: isoTime.nullable(),
+  status_updated_at: isoTimestamp,
+  last_health_check_at: isoTimestamp.nullable(),
+  last_credential_check_at: isoTimestamp.nullable(),
   /** Only `online` makes the installation's tools available. */
   available: z.boolean(),
 });
@@ -194,7 +192,7 @@ export const serverLogView = z.object({
   team_id: z.string(),
   log_level: logLevel,
   message: z.string(),
-  timestamp: isoTime,
+  timestamp: isoTimestamp,
 });
 export type ServerLogView = z.infer<typeof serverLogView>;
 
@@ -209,7 +207,7 @@ export const requestLogView = z.object({
   duration_ms: z.number(),
   success: z.boolean(),
   error_message: z.string().nullable(),
-  timestamp: isoTime,
+  timestamp: isoTimestamp,
 });
 export type RequestLogView = z.infer<typeof requestLogView>;
 

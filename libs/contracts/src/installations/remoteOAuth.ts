@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { satelliteAccess, teamAccess } from '../access/subjectAccess.ts';
 import { teamIdField, uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { defineSubject } from '../subject.ts';
 
-const isoTime = z.iso.datetime({ offset: true });
 const uuid = uuidField();
 
 /** One OAuth scope token (RFC 6749 section 3.3: printable ASCII but space, `"` and `\`). */
@@ -33,10 +33,10 @@ export const oauthConnectionView = z.object({
   /** `team` for the team's token, else the user whose token it is. */
   owner: z.union([z.literal('team'), z.object({ user_id: z.string() })]),
   authorized_by: z.string(),
-  authorized_at: isoTime,
+  authorized_at: isoTimestamp,
   /** When the access token ends; it is refreshed before then while a refresh token is held. */
-  expires_at: isoTime.nullable(),
-  refreshed_at: isoTime.nullable(),
+  expires_at: isoTimestamp.nullable(),
+  refreshed_at: isoTimestamp.nullable(),
   scope: z.string().nullable(),
   authorization_server: z.string(),
 });
@@ -139,7 +139,7 @@ export const remoteOAuthSubjects = {
       authorization_url: z.string(),
       /** Bound to the browser that started the flow (a cookie): the callback must present it. */
       browser_binding: z.string(),
-      expires_at: isoTime,
+      expires_at: isoTimestamp,
     }),
   }),
   complete: defineSubject({

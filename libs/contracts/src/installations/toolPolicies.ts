@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { teamAccess } from '../access/subjectAccess.ts';
 import { teamIdField, uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { slug } from '../satellite/serverConfiguration.ts';
 import { toolDefinitionHash, unconfirmedCallPolicy } from '../satellite/toolPolicy.ts';
 import { defineSubject } from '../subject.ts';
@@ -85,7 +86,7 @@ export const pendingToolDefinition = z.object({
   definition: toolDefinitionView,
   /** The approved definition it would replace; null for a new tool. */
   approved: toolDefinitionView.nullable(),
-  first_seen_at: z.string(),
+  first_seen_at: isoTimestamp,
 });
 export type PendingToolDefinition = z.infer<typeof pendingToolDefinition>;
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { globalAccess, serviceAccess } from '../access/subjectAccess.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { defineSubject, emptyRequest } from '../subject.ts';
 
 /** The tick's scheduled time: the tick's id, the same through every retry and every replica that runs it. */
-const tickAt = z.iso.datetime({ offset: true });
+const tickAt = isoTimestamp;
 
 /**
  * True when the owning service had already done this tick (a retry after a lost reply, or a replica
@@ -75,11 +76,11 @@ export type ScheduleName = z.infer<typeof scheduleName>;
 export const scheduleStatus = z.object({
   schedule: scheduleName,
   every_ms: z.number().int(),
-  next_run_at: z.iso.datetime({ offset: true }).nullable(),
+  next_run_at: isoTimestamp.nullable(),
   last_run: z
     .object({
-      started_at: z.iso.datetime({ offset: true }),
-      finished_at: z.iso.datetime({ offset: true }).nullable(),
+      started_at: isoTimestamp,
+      finished_at: isoTimestamp.nullable(),
       duration_ms: z.number().nullable(),
       outcome: z.enum(['succeeded', 'failed', 'retrying']),
       attempts: z.number().int(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimestamp } from '../isoTimestamp.ts';
 
 /**
  * A token an MCP client presents to a satellite: an OAuth grant a client obtained, or a personal access
@@ -15,8 +16,8 @@ export const accessTokenView = z.object({
   client_name: z.string().nullable(),
   scope: z.string(),
   resource: z.string().nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp,
 });
 export type AccessTokenView = z.infer<typeof accessTokenView>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
 import { commandEventsStream, heartbeatEventsStream } from '../events/eventStreams.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { commandPriority, commandType } from '../satellite/commands.ts';
 import { heartbeatPoint, satelliteProcessView } from './registrySchemas.ts';
 
@@ -41,8 +42,8 @@ export const commandCreatedPayload = z.object({
   command_type: commandType,
   priority: commandPriority,
   correlation_id: z.string().nullable(),
-  created_at: z.iso.datetime({ offset: true }),
-  expires_at: z.iso.datetime({ offset: true }).nullable(),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp.nullable(),
 });
 export type CommandCreated = z.infer<typeof commandCreatedPayload>;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { teamIdField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { processHealth } from '../satellite/installationStatus.ts';
 
-const isoTime = z.iso.datetime({ offset: true });
 /** Ids a satellite or a caller names (installations, teams): any short id, a UUID in lower case. */
 const id = teamIdField;
 
@@ -71,11 +71,11 @@ export const registrationTokenView = z.object({
   team_id: z.string().nullable(),
   description: z.string().nullable(),
   created_by: z.string().nullable(),
-  created_at: isoTime,
-  expires_at: isoTime,
-  used_at: isoTime.nullable(),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp,
+  used_at: isoTimestamp.nullable(),
   used_by_satellite_id: z.string().nullable(),
-  revoked_at: isoTime.nullable(),
+  revoked_at: isoTimestamp.nullable(),
   /** Derived: `active` (usable), `used`, `expired` or `revoked`. */
   state: z.enum(['active', 'used', 'expired', 'revoked']),
 });
@@ -180,15 +180,15 @@ export const satelliteView = z.object({
   satellite_url: z.string().nullable(),
   ip_allowlist: z.array(z.string()),
   created_by: z.string().nullable(),
-  registered_at: isoTime,
-  last_heartbeat_at: isoTime.nullable(),
+  registered_at: isoTimestamp,
+  last_heartbeat_at: isoTimestamp.nullable(),
   /** True when active and no two heartbeats in a row are missing (offline 75 s after the last at the 30 s interval). */
   online: z.boolean(),
 });
 export type SatelliteView = z.infer<typeof satelliteView>;
 
 export const heartbeatPoint = z.object({
-  received_at: isoTime,
+  received_at: isoTimestamp,
   cpu_percent: z.number(),
   memory_used_mb: z.number(),
   memory_total_mb: z.number(),
@@ -212,13 +212,13 @@ export const satelliteProcessView = z.object({
   p95_response_time_ms: z.number().nullable(),
   cpu_percent: z.number().nullable(),
   memory_mb: z.number().nullable(),
-  updated_at: isoTime,
+  updated_at: isoTimestamp,
 });
 
 export const satelliteMetricsQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(2880).default(120),
-    since: isoTime.optional(),
+    since: isoTimestamp.optional(),
   })
   .strict();
 

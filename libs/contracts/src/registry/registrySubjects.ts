@@ -8,6 +8,7 @@ import {
 } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
 import { teamIdField, uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import {
   commandPollReply,
   commandPriority,
@@ -81,9 +82,9 @@ export const commandView = z.object({
   max_attempts: z.number().int(),
   result: z.record(z.string(), z.unknown()).nullable(),
   error_message: z.string().nullable(),
-  created_at: z.iso.datetime({ offset: true }),
-  expires_at: z.iso.datetime({ offset: true }).nullable(),
-  updated_at: z.iso.datetime({ offset: true }),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp.nullable(),
+  updated_at: isoTimestamp,
 });
 export type CommandView = z.infer<typeof commandView>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { canonicalId, uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 
 export const commandTypes = ['spawn', 'kill', 'restart', 'configure', 'health_check'] as const;
 export const commandType = z.enum(commandTypes);
@@ -53,8 +54,8 @@ export const satelliteCommand = z.discriminatedUnion('command_type', [
       priority: commandPriority,
       payload: commandPayloads[type],
       correlation_id: z.string().nullable(),
-      created_at: z.iso.datetime({ offset: true }),
-      expires_at: z.iso.datetime({ offset: true }).nullable(),
+      created_at: isoTimestamp,
+      expires_at: isoTimestamp.nullable(),
     }),
   ),
 ] as unknown as [z.ZodObject, ...z.ZodObject[]]);
@@ -102,7 +103,7 @@ export const commandPollQuery = z
  */
 export const commandPollAnswer = commandPollReply.extend({
   long_poll_ms: z.number().int().min(0).optional(),
-  settings_changed_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  settings_changed_at: isoTimestamp.nullable().optional(),
 });
 export type CommandPollAnswer = z.infer<typeof commandPollAnswer>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { canonicalId, isUuidShaped } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { installationStatus } from './installationStatus.ts';
 
 /**
@@ -8,7 +9,6 @@ import { installationStatus } from './installationStatus.ts';
  * fields and leaves a thirteenth type unshown, so we define them below, the AsyncAPI document marks them
  * and docs/events.md describes them.
  */
-const isoTime = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(200);
 /**
  * The server an event is about. `server_slug` is the catalogue template's slug in every event (the
@@ -55,13 +55,13 @@ export const eventDataSchemas = {
     ...serverRef,
     total_crashes: z.number().int().min(1),
     last_error: z.string().max(4000),
-    failed_at: isoTime,
+    failed_at: isoTimestamp,
   }),
   'mcp.server.dormant': z.object({
     ...serverRef,
     process_id: z.number().int(),
     idle_duration_seconds: z.number().min(0),
-    last_activity_at: isoTime,
+    last_activity_at: isoTimestamp,
   }),
   'mcp.server.respawned': z.object({
     ...serverRef,
@@ -87,7 +87,7 @@ export const eventDataSchemas = {
     session_id: z.string().min(1).max(200),
     team_id: id.nullable(),
     tool_execution_count: z.number().int().min(0),
-    last_activity_at: isoTime,
+    last_activity_at: isoTimestamp,
   }),
   'mcp.client.disconnected': z.object({
     session_id: z.string().min(1).max(200),
@@ -119,7 +119,7 @@ export const eventDataSchemas = {
           .optional(),
       }),
     ),
-    discovered_at: isoTime,
+    discovered_at: isoTimestamp,
   }),
   'mcp.tools.updated': z.object({
     ...serverRef,
@@ -148,7 +148,7 @@ export const eventDataSchemas = {
     status_message: z.string().max(4000).nullable(),
     /** What moved the status: a credential check, an offline server's recovery, the process, or a new configuration. */
     reason: z.enum(['credential_validation', 'recovery', 'process', 'configuration']),
-    changed_at: isoTime,
+    changed_at: isoTimestamp,
   }),
   /** Ours, the thirteenth type: one tool execution, for the installation's request log. */
   'mcp.tool.executed': z.object({
@@ -163,7 +163,7 @@ export const eventDataSchemas = {
     duration_ms: z.number().min(0),
     success: z.boolean(),
     error_message: z.string().max(4000).nullable(),
-    executed_at: isoTime,
+    executed_at: isoTimestamp,
   }),
   /** Ours: a batch of a stdio server's stderr lines, for the installation's server logs. */
   'mcp.server.logs': z.object({
@@ -175,7 +175,7 @@ export const eventDataSchemas = {
         z.object({
           log_level: z.enum(['debug', 'info', 'warn', 'error']),
           message: z.string().max(8192),
-          timestamp: isoTime,
+          timestamp: isoTimestamp,
         }),
       )
       .min(1)
@@ -194,7 +194,7 @@ export type SatelliteEventData<T extends SatelliteEventType> = z.infer<(typeof e
 export const eventEnvelope = z.object({
   id: z.uuid(),
   type: z.enum(satelliteEventTypes),
-  timestamp: isoTime,
+  timestamp: isoTimestamp,
   data: z.record(z.string(), z.unknown()),
 });
 

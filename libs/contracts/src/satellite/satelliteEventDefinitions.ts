@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
 import { defineEventBatch } from '../events/defineEventBatch.ts';
 import { satelliteEventsStream } from '../events/eventStreams.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { headerNames } from '../reply.ts';
 import { maxEventsPerBatch } from './eventBatch.ts';
 import { satelliteEventDescriptions } from './eventDescriptions.ts';
@@ -29,7 +30,7 @@ function satelliteEvent<T extends SatelliteEventType>(type: T) {
     payload: z.object({
       id: z.uuid().meta({ description: 'Client event id, generated once by the satellite; retries reuse it' }),
       type: z.literal(type),
-      timestamp: z.iso.datetime({ offset: true }),
+      timestamp: isoTimestamp,
       data: eventDataSchemas[type],
     }),
     headers: satelliteEventHeaders,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimestamp, recordTimestamps } from '../isoTimestamp.ts';
 
 /** Dot-notation keys, lowercase with underscores by convention (`smtp.host`). */
 export const settingKey = z
@@ -29,7 +30,6 @@ export const settingInputValue = z.union([settingValue, z.boolean(), z.number()]
 export const settingFormats = ['url', 'email', 'port', 'hostname', 'role_mapping', 'team_mapping'] as const;
 export type SettingFormat = (typeof settingFormats)[number];
 const description = z.string().max(2000);
-const isoTime = z.iso.datetime({ offset: true });
 
 /**
  * A setting as the API shows it. An encrypted setting's `value` is always null here: encrypted values
@@ -59,8 +59,7 @@ export const settingView = z.object({
       options: z.array(z.string()).nullable(),
     })
     .nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
+  ...recordTimestamps,
 });
 export type SettingView = z.infer<typeof settingView>;
 
@@ -70,8 +69,7 @@ export const groupView = z.object({
   description: z.string().nullable(),
   icon: z.string().nullable(),
   sort_order: z.number().int(),
-  created_at: isoTime,
-  updated_at: isoTime,
+  ...recordTimestamps,
 });
 export type GroupView = z.infer<typeof groupView>;
 
@@ -164,5 +162,5 @@ export const settingsHealth = z.object({
     undecryptable: z.object({ count: z.number().int(), keys: z.array(z.string()) }),
   }),
   cache: z.object({ ready: z.boolean(), settings: z.number().int() }),
-  checked_at: isoTime,
+  checked_at: isoTimestamp,
 });

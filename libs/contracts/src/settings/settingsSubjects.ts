@@ -3,6 +3,7 @@ import { globalAccess, serviceAccess } from '../access/subjectAccess.ts';
 import { defineBroadcast } from '../events/defineBroadcast.ts';
 import { defineEvent } from '../events/defineEvent.ts';
 import { settingsEventsStream } from '../events/eventStreams.ts';
+import { isoTimestamp, recordTimestamps } from '../isoTimestamp.ts';
 import { defineSubject, emptyRequest } from '../subject.ts';
 import {
   bulkReply,
@@ -155,8 +156,7 @@ export const storedSetting = z.object({
   description: z.string().nullable(),
   is_encrypted: z.boolean(),
   group_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  ...recordTimestamps,
   revision: z.number(),
 });
 export type StoredSetting = z.infer<typeof storedSetting>;
@@ -186,7 +186,7 @@ export const settingsCacheSyncBroadcast = defineBroadcast({
 export const settingsChangedPayload = z.object({
   keys: z.array(z.string()),
   action: z.enum(['created', 'updated', 'deleted', 'bulk']),
-  changed_at: z.iso.datetime({ offset: true }),
+  changed_at: isoTimestamp,
 });
 
 export const settingsChangedEvent = defineEvent({
