@@ -54,10 +54,10 @@ export type ProxyRoute = Route & { relays: SubjectDef };
  */
 export function subjectRoute<
   S extends SubjectDef,
-  B extends Schema | undefined,
-  Q extends Schema | undefined,
-  P extends Schema | undefined,
   R extends Schema,
+  B extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  P extends Schema | undefined = undefined,
 >(bus: Bus, subject: S, options: SubjectRouteOptions<S, B, Q, P, R>): ProxyRoute {
   const { toRequest, handler, timeoutMs, ...route } = options;
   const served = defineRoute<B, Q, P, R>({
@@ -88,7 +88,7 @@ export function proxyRoute<
   Q extends Schema | undefined = undefined,
   P extends Schema | undefined = undefined,
 >(bus: Bus, subject: S, options: ProxyRouteOptions<S, B, Q, P>): ProxyRoute {
-  return subjectRoute<S, B, Q, P, S['reply']>(bus, subject, {
+  return subjectRoute<S, S['reply'], B, Q, P>(bus, subject, {
     ...options,
     response: subject.reply,
     handler: (_input, send) => send(),
@@ -108,37 +108,26 @@ function methodAndUrl(at: MethodAndPath) {
   return { method: at.slice(0, space) as RouteDefinition['method'], url: at.slice(space + 1) };
 }
 
+/** The parts of a route a table's row does not write: its method and path come as one string, its tags are the table's. */
+type TableParts = 'method' | 'url' | 'summary' | 'tags';
+
 /**
- * Writes a table of relaying routes once: each row names its subject, its method and path, its summary
- * and what HTTP adds (path, query and body schemas, the success status, the subject's request from them);
- * the tags are the table's.
+ * Rows of routes written by `write` (proxyRoute or subjectRoute), each naming its subject, its method and
+ * path, its summary and what HTTP adds (path, query and body schemas, the success status, the subject's
+ * request from them); the tags are the table's.
  */
-export function relayTable(bus: Bus, tags: string[]) {
-  return <
-    S extends SubjectDef,
-    B extends Schema | undefined = undefined,
-    Q extends Schema | undefined = undefined,
-    P extends Schema | undefined = undefined,
-  >(
-    subject: S,
-    at: MethodAndPath,
-    summary: string,
-    options: Omit<ProxyRouteOptions<S, B, Q, P>, 'method' | 'url' | 'summary' | 'tags'>,
-  ): ProxyRoute => proxyRoute(bus, subject, { ...methodAndUrl(at), summary, tags, ...options });
+function routeTable<S extends SubjectDef, O extends Pick<RouteDefinition, TableParts>>(
+  bus: Bus,
+  tags: string[],
+  write: (bus: Bus, subject: S, options: O) => ProxyRoute,
+) {
+  // The row and the table's parts make the whole of O; TypeScript does not see that through a generic Omit.
+  return (subject: S, at: MethodAndPath, summary: string, options: Omit<O, TableParts>): ProxyRoute =>
+    write(bus, subject, { ...methodAndUrl(at), summary, tags, ...options } as O);
 }
 
-/** The same table for routes that serve a subject in their own way (subjectRoute): each row adds its response and handler. */
-export function subjectTable(bus: Bus, tags: string[]) {
-  return <
-    S extends SubjectDef,
-    R extends Schema,
-    B extends Schema | undefined = undefined,
-    Q extends Schema | undefined = undefined,
-    P extends Schema | undefined = undefined,
-  >(
-    subject: S,
-    at: MethodAndPath,
-    summary: string,
-    options: Omit<SubjectRouteOptions<S, B, Q, P, R>, 'method' | 'url' | 'summary' | 'tags'>,
-  ): ProxyRoute => subjectRoute(bus, subject, { ...methodAndUrl(at), summary, tags, ...options });
-}
+/** A table of relaying routes (proxyRoute). */
+export const relayTable = (bus: Bus, tags: string[]) => routeTable(bus, tags, proxyRoute);
+
+/** A table of routes that serve a subject in their own way (subjectRoute): each row adds its response and handler. */
+export const subjectTable = (bus: Bus, tags: string[]) => routeTable(bus, tags, subjectRoute);
