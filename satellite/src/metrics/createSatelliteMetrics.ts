@@ -59,39 +59,38 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
   metrics.gauge('orbital_satellite_sessions', 'Open MCP client sessions', [], (gauge) => {
     gauge.set(sources.sessions());
   });
-  if (sources.sessionlessClients) {
-    const clients = sources.sessionlessClients;
-    metrics.gauge(
+  const { sessionlessClients, events, discovery } = sources;
+  if (sessionlessClients) {
+    gaugeByLabel(
+      metrics,
       'orbital_satellite_sessionless_clients',
       '2026-07-28 clients followed for the recent clients list, and those not followed (refused a place) in the last sweep interval',
-      ['state'],
-      (gauge) => {
-        const counts = clients();
-        gauge.set({ state: 'followed' }, counts.followed);
-        gauge.set({ state: 'not_followed' }, counts.notFollowed);
+      'state',
+      () => {
+        const counts = sessionlessClients();
+        return { followed: counts.followed, not_followed: counts.notFollowed };
       },
     );
   }
-  if (sources.events) {
-    const events = sources.events;
-    metrics.gauge('orbital_satellite_event_queue', 'Event queue statistics', ['stat'], (gauge) => {
+  if (events) {
+    gaugeByLabel(metrics, 'orbital_satellite_event_queue', 'Event queue statistics', 'stat', () => {
       const stats = events();
-      gauge.set({ stat: 'queue_size' }, stats.queueSize);
-      gauge.set({ stat: 'emitted' }, stats.totalEmitted);
-      gauge.set({ stat: 'sent' }, stats.totalSent);
-      gauge.set({ stat: 'failed' }, stats.totalFailed);
-      gauge.set({ stat: 'dropped' }, stats.totalDropped);
+      return {
+        queue_size: stats.queueSize,
+        emitted: stats.totalEmitted,
+        sent: stats.totalSent,
+        failed: stats.totalFailed,
+        dropped: stats.totalDropped,
+      };
     });
   }
-  if (sources.discovery) {
-    const discovery = sources.discovery;
-    metrics.gauge(
+  if (discovery) {
+    gaugeByLabel(
+      metrics,
       'orbital_satellite_discovery_calls',
       'discover_mcp_tools calls since start, by how they were ranked (operators, words, words+meaning)',
-      ['ranking'],
-      (gauge) => {
-        for (const [ranking, count] of Object.entries(discovery().calls)) gauge.set({ ranking }, count);
-      },
+      'ranking',
+      () => discovery().calls,
     );
     metrics.gauge(
       'orbital_satellite_discovery_model_calls',
@@ -103,16 +102,29 @@ export function createSatelliteMetrics(sources: SatelliteMetricSources): Service
         }
       },
     );
-    metrics.gauge(
+    gaugeByLabel(
+      metrics,
       'orbital_satellite_discovery_tool_vectors',
       'Tool vectors held for discovery by meaning, and texts still waiting to be embedded',
-      ['state'],
-      (gauge) => {
-        const { embedded, pending } = discovery().vectors;
-        gauge.set({ state: 'embedded' }, embedded);
-        gauge.set({ state: 'pending' }, pending);
-      },
+      'state',
+      () => discovery().vectors,
     );
   }
   return metrics;
+}
+
+/**
+ * A gauge of one label whose series are read at scrape time from `read`: one series a key, the key
+ * as the label's value.
+ */
+function gaugeByLabel(
+  metrics: ServiceMetrics,
+  name: string,
+  help: string,
+  label: string,
+  read: () => Record<string, number>,
+): void {
+  metrics.gauge(name, help, [label], (gauge) => {
+    for (const [value, count] of Object.entries(read())) gauge.set({ [label]: value }, count);
+  });
 }
