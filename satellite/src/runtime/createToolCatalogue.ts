@@ -32,6 +32,19 @@ export type CachedTool = {
   server_description?: string;
 };
 
+type ServerTexts = Pick<CachedTool, 'server_title' | 'server_description'>;
+
+/**
+ * A server's title and description as the tools of the server carry them (the cache's and discovery's):
+ * each one only when the server has it, an empty one being none.
+ */
+export function serverTextsOf(server: ServerTexts): ServerTexts {
+  return {
+    ...(server.server_title ? { server_title: server.server_title } : {}),
+    ...(server.server_description ? { server_description: server.server_description } : {}),
+  };
+}
+
 export type ToolLookup =
   | { kind: 'found'; tool: CachedTool }
   /**
@@ -180,8 +193,7 @@ export function createToolCatalogue(options: {
           installation_id: config.installation_id,
           team_id: config.team_id,
           server_slug: config.server_slug,
-          ...(config.server_title ? { server_title: config.server_title } : {}),
-          ...(config.server_description ? { server_description: config.server_description } : {}),
+          ...serverTextsOf(config),
         };
         const list = next.get(internal) ?? [];
         list.push(entry);

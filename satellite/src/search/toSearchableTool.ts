@@ -1,4 +1,5 @@
 import type { CachedTool } from '../runtime/createServerRuntime.ts';
+import { serverTextsOf } from '../runtime/createToolCatalogue.ts';
 import type { SearchableTool } from './searchableTool.ts';
 
 /** What discovery searches and returns of one cached tool. */
@@ -9,8 +10,7 @@ export function toSearchableTool(tool: CachedTool): SearchableTool {
     description: tool.description,
     server_slug: tool.server_slug,
     server_name: tool.server_name,
-    ...(tool.server_title ? { server_title: tool.server_title } : {}),
-    ...(tool.server_description ? { server_description: tool.server_description } : {}),
+    ...serverTextsOf(tool),
     transport: tool.transport,
     input_schema: tool.input_schema,
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
