@@ -16,13 +16,19 @@ const tools = [
   tool('weather', 'getForecast', 'Daily outlook for a place', { city: { description: 'Name of the city' } }),
 ];
 
+/** A search over `list` alone. */
+function searchOver(list: readonly SearchableTool[]) {
+  const search = createPlainToolSearch();
+  search.setTools(list);
+  return search;
+}
+
 function paths(search: ReturnType<typeof createPlainToolSearch>, query: string, limit = 3): string[] {
   return search.search(query, limit).map((result) => result.tool.tool_path);
 }
 
 describe('createPlainToolSearch', () => {
-  const search = createPlainToolSearch();
-  search.setTools(tools);
+  const search = searchOver(tools);
 
   it('ranks by words, whatever their form or the seams of a tool name', () => {
     expect(paths(search, 'renaming some directories')[0]).toBe('files:move_file');
@@ -36,8 +42,7 @@ describe('createPlainToolSearch', () => {
   });
 
   it('reads words as software people use them, through its vocabulary', () => {
-    const files = createPlainToolSearch();
-    files.setTools([
+    const files = searchOver([
       tool('notes', 'delete_note', 'Delete a note by its title.'),
       tool('files', 'remove_directory', 'Remove an empty directory.'),
       tool('files', 'list_directory', 'List the entries of a directory.'),
@@ -47,8 +52,7 @@ describe('createPlainToolSearch', () => {
   });
 
   it("weighs a description's first sentence, which says what the tool does, above the rest", () => {
-    const billing = createPlainToolSearch();
-    billing.setTools([
+    const billing = searchOver([
       tool('desk', 'list_tickets', 'Lists open support tickets. Tickets about invoices are tagged billing.'),
       tool('books', 'send_reminders', 'Sends reminders about invoices. Reminders go to the billing contact.'),
     ]);
@@ -56,8 +60,7 @@ describe('createPlainToolSearch', () => {
   });
 
   it('lifts the tools of the server the request is about', () => {
-    const routed = createPlainToolSearch();
-    routed.setTools([
+    const routed = searchOver([
       tool('shop', 'search', 'Search items.'),
       tool('shop', 'add_to_cart', 'Put a product in the basket.'),
       tool('git', 'search', 'Search items.'),
@@ -69,9 +72,8 @@ describe('createPlainToolSearch', () => {
   });
 
   it("reads the catalogue's title and description of a server, which lift its tools", () => {
-    const described = createPlainToolSearch();
     const desk = { server_title: 'Helpdesk', server_description: 'Customer support tickets and their replies.' };
-    described.setTools([
+    const described = searchOver([
       tool('notes', 'create_item', 'Create an item.'),
       { ...tool('zd', 'create_item', 'Create an item.'), ...desk },
       tool('notes', 'list_items', 'List the items.'),
@@ -113,8 +115,7 @@ describe('createPlainToolSearch', () => {
 
   it('keeps list order for equal scores and answers nothing for stop words alone', () => {
     const twins = [tool('one', 'echo', 'Echo the input'), tool('two', 'echo', 'Echo the input')];
-    const twinSearch = createPlainToolSearch();
-    twinSearch.setTools(twins);
+    const twinSearch = searchOver(twins);
     expect(paths(twinSearch, 'echo', 2)).toEqual(['one:echo', 'two:echo']);
     twinSearch.setTools([...twins].reverse());
     expect(paths(twinSearch, 'echo', 2)).toEqual(['two:echo', 'one:echo']);
@@ -123,8 +124,7 @@ describe('createPlainToolSearch', () => {
 
   it('scores equal tools equally after another tool left the list', () => {
     const greeters = ['one', 'two', 'three'].map((server) => tool(server, 'greet', 'Greets someone by name'));
-    const search = createPlainToolSearch();
-    search.setTools(greeters);
+    const search = searchOver(greeters);
     search.setTools([greeters[0], greeters[2]] as SearchableTool[]);
     const results = search.search('greets', 10);
     expect(results.map((r) => r.tool.tool_path)).toEqual(['one:greet', 'three:greet']);
@@ -132,8 +132,7 @@ describe('createPlainToolSearch', () => {
   });
 
   it('follows tool list changes: removed tools go, changed ones are re-read, new objects cost nothing', () => {
-    const changing = createPlainToolSearch();
-    changing.setTools(tools);
+    const changing = searchOver(tools);
     const [first, ...others] = tools as [SearchableTool, ...SearchableTool[]];
     changing.setTools(others.map((t) => ({ ...t })));
     expect(paths(changing, 'directory exists', 10)).not.toContain('files:create_directory');

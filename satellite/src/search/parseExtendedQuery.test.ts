@@ -37,15 +37,9 @@ describe('parseExtendedQuery', () => {
   });
 
   it('passes over operators with nothing after them, as Fuse does', () => {
-    expect(parseExtendedQuery("= ' ^ $ !")).toEqual([
-      [
-        { type: 'fuzzy', pattern: '=' },
-        { type: 'fuzzy', pattern: "'" },
-        { type: 'fuzzy', pattern: '^' },
-        { type: 'fuzzy', pattern: '$' },
-        { type: 'fuzzy', pattern: '!' },
-      ],
-    ]);
+    // Each bare operator is a fuzzy term of itself.
+    const bare = ['=', "'", '^', '$', '!'];
+    expect(parseExtendedQuery(bare.join(' '))).toEqual([bare.map((pattern) => ({ type: 'fuzzy', pattern }))]);
     expect(parseExtendedQuery('""')).toEqual([[{ type: 'fuzzy', pattern: '""' }]]);
   });
 
