@@ -6,6 +6,7 @@ import { createRecordingEventSink, type RecordingEventSink } from '../src/events
 import { createServerRuntime, type ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import type { UpstreamTokens } from '../src/runtime/upstreamTokens.ts';
 import {
+  freePort,
   type SettingsOverrides,
   silentLogger,
   startHttpFixture,
@@ -58,11 +59,14 @@ export function createRuntimeHarness() {
       });
       return runtime;
     },
-    /** Starts a fixture server on a port for this test; `fixtures` lists it in the order started. */
-    async serve(kind: keyof typeof fixtureStarters, port: number): Promise<ChildProcess> {
-      const child = await fixtureStarters[kind](port);
-      fixtures.push(child);
-      return child;
+    /**
+     * Starts a fixture server for this test on `port`, or on a free one (a server brought back passes
+     * the port it had), and returns the port; `fixtures` lists it in the order started.
+     */
+    async serve(kind: keyof typeof fixtureStarters, port?: number): Promise<number> {
+      const on = port ?? (await freePort());
+      fixtures.push(await fixtureStarters[kind](on));
+      return on;
     },
     /** Stops the first or last fixture still running, to take its server away while the runtime runs. */
     async stopFixture(which: 'first' | 'last' = 'last') {

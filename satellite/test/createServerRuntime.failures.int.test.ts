@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import { freePort, httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
+import { httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -72,10 +72,9 @@ describe('large messages from a stdio server', () => {
 
 describe('large messages from a remote server', () => {
   it('passes 12 MB and refuses 64 MB with a tool error, over Streamable HTTP (2025 and 2026) and SSE, the connection kept', async () => {
-    const [legacyPort, modernPort, ssePort] = [await freePort(), await freePort(), await freePort()];
-    await harness.serve('http', legacyPort);
-    await harness.serve('modern', modernPort);
-    await harness.serve('sse', ssePort);
+    const legacyPort = await harness.serve('http');
+    const modernPort = await harness.serve('modern');
+    const ssePort = await harness.serve('sse');
     const rt = harness.start([
       httpServer('web', legacyPort),
       httpServer('modern', modernPort),
@@ -154,8 +153,7 @@ describe('errors an agent and an operator can act on', () => {
   });
 
   it('brings a remote server that has just come back online for the call that finds it offline', async () => {
-    const port = await freePort();
-    await harness.serve('http', port);
+    const port = await harness.serve('http');
     const rt = harness.start([httpServer('remote', port)], {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });
@@ -173,8 +171,7 @@ describe('errors an agent and an operator can act on', () => {
   });
 
   it('retries a call to an SSE server restarted between two calls instead of failing it', async () => {
-    const port = await freePort();
-    await harness.serve('sse', port);
+    const port = await harness.serve('sse');
     const rt = harness.start([sseServer('legacy', port)], {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import { fixtureModernServer, freePort, httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
+import { fixtureModernServer, httpServer, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -62,8 +62,7 @@ describe('each upstream server in its own generation', () => {
   });
 
   it('serves a 2026-07-28-only Streamable HTTP server statelessly, and notices when it goes away and comes back', async () => {
-    const port = await freePort();
-    await harness.serve('modern', port);
+    const port = await harness.serve('modern');
     const rt = harness.start([httpServer('modern', port)]);
     await rt.start();
     expect(snapshotOf(rt, 'modern')).toMatchObject({ status: 'online', protocol_version: '2026-07-28' });
@@ -79,9 +78,8 @@ describe('each upstream server in its own generation', () => {
   });
 
   it('keeps legacy Streamable HTTP and SSE servers on their 2025 revision, probing an HTTP server only once', async () => {
-    const [httpPort, ssePort] = [await freePort(), await freePort()];
-    await harness.serve('http', httpPort);
-    await harness.serve('sse', ssePort);
+    const httpPort = await harness.serve('http');
+    const ssePort = await harness.serve('sse');
     const rt = harness.start([httpServer('http', httpPort), sseServer('sse', ssePort)]);
     await rt.start();
     expect(snapshotOf(rt, 'http')).toMatchObject({ status: 'online', protocol_version: '2025-11-25' });

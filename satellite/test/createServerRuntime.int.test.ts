@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import { freePort, groupMembers, httpServer, pidAlive, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
+import { groupMembers, httpServer, pidAlive, sseServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 const { fixtures } = harness;
@@ -139,8 +139,7 @@ const remoteTransports = [
 
 describe.each(remoteTransports)('remote servers over $transport, lost and found', ({ kind, server }) => {
   it('reconnects a server that goes away and comes back', async () => {
-    const port = await freePort();
-    await harness.serve(kind, port);
+    const port = await harness.serve(kind);
     const rt = harness.start([server('remote', port)]);
     await rt.start();
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
@@ -164,8 +163,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   });
 
   it('recovers at once when a call reaches an offline server that answers again', async () => {
-    const port = await freePort();
-    await harness.serve(kind, port);
+    const port = await harness.serve(kind);
     const rt = harness.start([server('lazy', port)], { remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 } });
     await rt.start();
     const tool = harness.found('lazy:greet');
@@ -186,8 +184,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   });
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
-    const port = await freePort();
-    await harness.serve(kind, port);
+    const port = await harness.serve(kind);
     const rt = harness.start([server('noheaders', port, { headers: {} })], { remote: { reconnectBaseMs: 600000 } });
     await rt.start();
     expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'restarting' });
@@ -197,8 +194,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 
 describe('remote servers over Streamable HTTP', () => {
   it('discovers the tools of a Streamable HTTP server', async () => {
-    const port = await freePort();
-    await harness.serve('http', port);
+    const port = await harness.serve('http');
     const rt = harness.start([httpServer('remote', port)]);
     await rt.start();
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
@@ -215,8 +211,7 @@ describe('remote servers over Streamable HTTP', () => {
   });
 
   it('leaves out configured headers the transport sets itself, stored before installations refused them', async () => {
-    const port = await freePort();
-    await harness.serve('http', port);
+    const port = await harness.serve('http');
     // Sent as configured, each of these would break the exchange: the server refuses a wrong content
     // type, accept or protocol version, and knows no such session.
     const forged = {
@@ -235,8 +230,7 @@ describe('remote servers over Streamable HTTP', () => {
 
 describe('remote servers over SSE', () => {
   it('discovers the tools of an SSE server and calls them with the configured headers', async () => {
-    const port = await freePort();
-    await harness.serve('sse', port);
+    const port = await harness.serve('sse');
     const rt = harness.start([sseServer('legacy', port)]);
     await rt.start();
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
@@ -260,8 +254,7 @@ describe('remote servers over SSE', () => {
   });
 
   it('notices a stream that ends without waiting for a health check', async () => {
-    const port = await freePort();
-    await harness.serve('sse', port);
+    const port = await harness.serve('sse');
     // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
     const rt = harness.start([sseServer('watched', port)], {
       remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 },
@@ -276,8 +269,7 @@ describe('remote servers over SSE', () => {
   });
 
   it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
-    const port = await freePort();
-    await harness.serve('sse', port);
+    const port = await harness.serve('sse');
     const rt = harness.start([sseServer('flaky', port)]);
     await rt.start();
     const mark = harness.events.events.length;
