@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerRuntime } from '../src/runtime/createServerRuntime.ts';
+import type { CachedTool, ServerRuntime } from '../src/runtime/createServerRuntime.ts';
 import type { ToolCallOptions } from '../src/runtime/managedServer.ts';
 import { createRuntimeHarness } from './createRuntimeHarness.ts';
-import { fixtureModernServer, freePort, httpServer, stdioServer, textOf, waitUntil } from './helpers.ts';
+import { fixtureModernServer, httpServer, stdioServer, textOf, waitUntil } from './helpers.ts';
 
 const harness = createRuntimeHarness();
 
@@ -10,8 +10,7 @@ type Progress = Parameters<NonNullable<ToolCallOptions['onProgress']>>[0];
 
 /** The three kinds of server the calls below run against: 2025 stdio, 2026 stdio, 2026 HTTP. */
 async function threeGenerations(settings: Parameters<typeof harness.start>[1] = {}) {
-  const port = await freePort();
-  await harness.serve('modern', port);
+  const port = await harness.serve('modern');
   const rt = harness.start(
     [stdioServer('legacy'), stdioServer('modern', { args: [fixtureModernServer] }), httpServer('web', port)],
     settings,
@@ -119,13 +118,24 @@ describe('requests from the server during a call', () => {
     'roots/list': { roots: [{ uri: 'file:///work', name: 'work' }] },
   };
   const kinds = { elicitation: 'elicitation/create', sampling: 'sampling/createMessage', roots: 'roots/list' };
-  /** A caller that answers every request with `answers` and notes which methods reached it. */
-  const answerAndRecord =
-    (asked: string[]): ToolCallOptions['onServerRequest'] =>
-    async (request) => {
-      asked.push(request.method);
-      return answers[request.method] as Record<string, unknown>;
-    };
+  /**
+   * Calls `tool` to make a `kind` request, for a caller that answers every request with `answers`: the
+   * methods that reached that caller, and the call's text.
+   */
+  const callAnswering = async (rt: ServerRuntime, tool: CachedTool, kind: keyof typeof kinds) => {
+    const asked: string[] = [];
+    const result = await rt.callTool(
+      tool,
+      { kind },
+      {
+        onServerRequest: async (request) => {
+          asked.push(request.method);
+          return answers[request.method] as Record<string, unknown>;
+        },
+      },
+    );
+    return { asked, text: textOf(result) };
+  };
 
   it('relays elicitation, sampling and roots to the caller and returns its answer upstream, in both generations', async () => {
     const rt = await threeGenerations();
@@ -182,28 +192,18 @@ describe('requests from the server during a call', () => {
   it('gives roots over a 2025 stdio connection to no one, even with one call in flight: the list is empty', async () => {
     const rt = harness.start([stdioServer('legacy')]);
     await rt.start();
-    const asked: string[] = [];
-    const result = await rt.callTool(
-      harness.found('legacy:ask_client'),
-      { kind: 'roots' },
-      { onServerRequest: answerAndRecord(asked) },
-    );
+    const { asked, text } = await callAnswering(rt, harness.found('legacy:ask_client'), 'roots');
     expect(asked).toEqual([]);
-    expect(textOf(result)).toBe('{"roots":[]}');
+    expect(text).toBe('{"roots":[]}');
   });
 
   it('never hands a request to the wrong caller: over stdio with two calls in flight it is refused', async () => {
     const rt = harness.start([stdioServer('legacy')]);
     await rt.start();
     const busy = rt.callTool(harness.found('legacy:slow_task'), { steps: 10, delay_ms: 30 });
-    const asked: string[] = [];
-    const result = await rt.callTool(
-      harness.found('legacy:ask_client'),
-      { kind: 'elicitation' },
-      { onServerRequest: answerAndRecord(asked) },
-    );
+    const { asked, text } = await callAnswering(rt, harness.found('legacy:ask_client'), 'elicitation');
     expect(asked).toEqual([]);
-    expect(textOf(result)).toBe(
+    expect(text).toBe(
       'the client refused: MCP error -32603: the satellite cannot tell which of 2 calls in flight this elicitation/create request belongs to (more than one of them is not waiting for an answer of its client), so it refuses rather than ask the wrong client',
     );
     expect(textOf(await busy)).toBe('done after 10 steps');
@@ -231,17 +231,15 @@ describe('requests from the server during a call', () => {
       },
     );
     await firstAsked;
-    const asked: string[] = [];
-    const second = await rt.callTool(tool, { kind: 'elicitation' }, { onServerRequest: answerAndRecord(asked) });
-    expect(asked).toEqual(['elicitation/create']);
-    expect(JSON.parse(textOf(second))).toMatchObject(answers['elicitation/create'] as object);
+    const second = await callAnswering(rt, tool, 'elicitation');
+    expect(second.asked).toEqual(['elicitation/create']);
+    expect(JSON.parse(second.text)).toMatchObject(answers['elicitation/create'] as object);
     answerFirst({ action: 'accept', content: { city: 'Lyon' } });
     expect(JSON.parse(textOf(await first))).toMatchObject({ action: 'accept', content: { city: 'Lyon' } });
   });
 
   it('routes each request to its own caller over Streamable HTTP, however many calls are in flight', async () => {
-    const port = await freePort();
-    await harness.serve('http', port);
+    const port = await harness.serve('http');
     const rt = harness.start([httpServer('remote', port)]);
     await rt.start();
     const cities = ['Lisbon', 'Oslo', 'Quito', 'Hanoi'];
