@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createBus } from '@orbital/bus';
 import { loadConfig } from '@orbital/config';
-import { type AuditEntry, type AuditEntryInput, auditSubjects, serviceIdentity } from '@orbital/contracts';
+import { type AuditEntry, auditSubjects, serviceIdentity } from '@orbital/contracts';
 import { createJobsApp, type JobsApp } from '@orbital/jobs/app';
 import { configSchema as jobsConfigSchema } from '@orbital/jobs/config';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditEntryFixture } from './auditEntryFixture.ts';
 import { callerAs, type IdentityStack, loginAdmin, startIdentityStack } from './identityStack.ts';
 
 /**
@@ -46,19 +47,13 @@ afterAll(async () => {
 it('removes entries older than audit.retention_days at the cleanup tick, and records that it did', async () => {
   const kind = `retention_${randomUUID().slice(0, 8)}`;
   const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
-  const entry = (id: string, occurredAt: string): AuditEntryInput => ({
-    id: randomUUID(),
-    occurred_at: occurredAt,
-    action: 'installation.created',
-    actor: { kind: 'process', id: 'installations', email: null, name: null },
-    target: { kind, id },
-    team_id: null,
-    outcome: 'success',
-    reason: null,
-    source_ip: null,
-    request_id: null,
-    details: {},
-  });
+  const entry = (id: string, occurredAt: string) =>
+    auditEntryFixture({
+      occurred_at: occurredAt,
+      action: 'installation.created',
+      actor: { kind: 'process', id: 'installations', email: null, name: null },
+      target: { kind, id },
+    });
   const gateway = stack.gateways[0];
   if (!gateway) throw new Error('no gateway');
   // Kept under the default of 90 days, gone once the retention is 5.

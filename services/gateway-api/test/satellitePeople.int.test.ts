@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import { registerTestSatellite, type TestSatellite } from './oauthFlow.ts';
+import { heartbeatBody } from './satelliteHarness.ts';
 
 /**
  * Satellites as people see them: a global admin reads a satellite's queue and configuration with a
@@ -173,16 +174,12 @@ describe('team members', () => {
       request_count: 1,
     });
     await ok(
-      await asSatellite(globalSatellite, 'POST', `/api/satellites/${globalSatellite.id}/heartbeat`, {
-        system: {
-          cpu_percent: 1,
-          memory: { used_mb: 1, total_mb: 2 },
-          network_status: 'online',
-          process_counts: { total: 2, running: 2, failed: 0 },
-          uptime_seconds: 5,
-        },
-        processes: [process(teamA, 'a'), process(teamB, 'b')],
-      }),
+      await asSatellite(
+        globalSatellite,
+        'POST',
+        `/api/satellites/${globalSatellite.id}/heartbeat`,
+        heartbeatBody({ processes: [process(teamA, 'a'), process(teamB, 'b')] }),
+      ),
     );
     const mine = await ok(await as(users.bobUser, 'GET', `/api/satellites/${globalSatellite.id}/metrics`));
     expect(mine.processes.map((p: { team_id: string }) => p.team_id)).toEqual([teamA]);

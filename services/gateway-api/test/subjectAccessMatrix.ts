@@ -18,6 +18,8 @@ import {
   settingsSubjects as settings,
   toolPolicySubjects as toolPolicy,
 } from '@orbital/contracts';
+import { auditEntryFixture } from './auditEntryFixture.ts';
+import { heartbeatBody } from './satelliteHarness.ts';
 
 /**
  * Who may send what, for every request/reply subject of the platform: the table the subject access
@@ -68,16 +70,7 @@ const teamAAdmins: SubjectCaller[] = ['global_admin', 'team_admin'];
 const unique = () => randomUUID().slice(0, 8);
 const tickAt = () => new Date(Date.now() - 3_600_000).toISOString();
 const installationRef = (ctx: SubjectContext) => ({ team_id: ctx.teamA, installation_id: randomUUID() });
-const heartbeat = {
-  system: {
-    cpu_percent: 1,
-    memory: { used_mb: 1, total_mb: 2 },
-    network_status: 'online',
-    process_counts: { total: 0, running: 0, failed: 0 },
-    uptime_seconds: 1,
-  },
-  processes: [],
-};
+const heartbeat = heartbeatBody({ processes: [] });
 /** The satellite rows: its own id admitted, any other id refused, nobody else admitted. */
 const ownSatellite = { ...only('satellite'), other_satellite: 'refused' } as const;
 /** A satellite's reads: the satellite itself, and a global admin looking at it. */
@@ -387,19 +380,11 @@ export const subjectMatrix: SubjectRow[] = [
     def: auditSubjects.record,
     request: () => ({
       entries: [
-        {
-          id: randomUUID(),
-          occurred_at: new Date().toISOString(),
+        auditEntryFixture({
           action: 'team.updated',
           actor: { kind: 'anonymous', id: null, email: null, name: null },
           target: { kind: 'team', id: null },
-          team_id: null,
-          outcome: 'success',
-          reason: null,
-          source_ip: null,
-          request_id: null,
-          details: {},
-        },
+        }),
       ],
     }),
     expect: only('gateway-api', 'settings', 'satellite-registry', 'installations'),
