@@ -31,6 +31,16 @@ function publish(path: string, document: (clientId: string) => unknown, served: 
   return clientId;
 }
 
+/** A loader of its own, on the stack's network, time and size limits, with what a test changes. */
+const documentsLoader = (options: { allowHttp: boolean; maxEntries: number }) =>
+  createClientMetadataDocuments({
+    ...options,
+    allowNetworks: ['127.0.0.1/32'],
+    timeoutMs: 500,
+    maxBytes: 2048,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+  });
+
 const goodDocument = (clientId: string) => ({
   client_id: clientId,
   client_name: 'Editor <Deluxe>',
@@ -215,28 +225,14 @@ describe('a client identified by its metadata document', () => {
   });
 
   it('must be https where plain http is not allowed (production)', async () => {
-    const production = createClientMetadataDocuments({
-      allowHttp: false,
-      allowNetworks: ['127.0.0.1/32'],
-      timeoutMs: 500,
-      maxBytes: 2048,
-      maxEntries: 10,
-      logger: createLogger({ name: 'test', level: 'silent' }),
-    });
+    const production = documentsLoader({ allowHttp: false, maxEntries: 10 });
     const clientId = publish('/plain.json', goodDocument);
     await expect(production.load(clientId)).rejects.toThrow('must be an https URL');
     expect(fetches.get('/plain.json')).toBeUndefined();
   });
 
   it('keeps no more documents than its limit', async () => {
-    const small = createClientMetadataDocuments({
-      allowHttp: true,
-      allowNetworks: ['127.0.0.1/32'],
-      timeoutMs: 500,
-      maxBytes: 2048,
-      maxEntries: 2,
-      logger: createLogger({ name: 'test', level: 'silent' }),
-    });
+    const small = documentsLoader({ allowHttp: true, maxEntries: 2 });
     const ids = ['/lru-1.json', '/lru-2.json', '/lru-3.json'].map((path) =>
       publish(path, goodDocument, { headers: { 'cache-control': 'max-age=300' } }),
     );

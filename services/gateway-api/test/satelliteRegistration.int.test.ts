@@ -49,10 +49,11 @@ describe('revoked registration tokens', () => {
 describe('POST /api/satellites/register', () => {
   it('issues an API key once, stores only its Argon2 hash, and starts inactive', async () => {
     const token = await createToken(stack, { scope: 'team', team_id: 'team-a' });
-    const response = await registerWith(stack, token.authorization, {
-      ...satelliteBody('edge-1'),
-      satellite_url: 'https://edge-1.example.com',
-    });
+    const response = await registerWith(
+      stack,
+      token.authorization,
+      satelliteBody('edge-1', { satellite_url: 'https://edge-1.example.com' }),
+    );
     expect(response.statusCode).toBe(201);
     const { data } = response.json();
     expect(data).toEqual({
@@ -110,13 +111,14 @@ describe('POST /api/satellites/register', () => {
 
   it('refuses a token of the wrong scope with 403', async () => {
     const teamToken = await createToken(stack, { scope: 'team', team_id: 'team-a' });
-    const asGlobal = await registerWith(stack, teamToken.authorization, {
-      ...satelliteBody('x'),
-      satellite_type: 'global',
-    });
+    const asGlobal = await registerWith(
+      stack,
+      teamToken.authorization,
+      satelliteBody('x', { satellite_type: 'global' }),
+    );
     expect(asGlobal.statusCode).toBe(403);
     expect(asGlobal.json()).toMatchObject(refusal('wrong_scope'));
-    const otherTeam = await registerWith(stack, teamToken.authorization, { ...satelliteBody('x'), team_id: 'team-b' });
+    const otherTeam = await registerWith(stack, teamToken.authorization, satelliteBody('x', { team_id: 'team-b' }));
     expect(otherTeam.statusCode).toBe(403);
     // The refused attempts did not consume the token.
     expect((await registerWith(stack, teamToken.authorization, satelliteBody('x'))).statusCode).toBe(201);
