@@ -1,23 +1,34 @@
-import type { AuditEntryInput, AuditFilter, ProcessName } from '@orbital/contracts';
+import {
+  type AuditEntryInput,
+  type AuditFilter,
+  auditActor,
+  auditOutcome,
+  type ProcessName,
+  processName,
+} from '@orbital/contracts';
 import { type CommonQueryMethods, sql } from '@orbital/db';
 import { z } from 'zod';
 
 /** A page's position: the time (epoch milliseconds) and id of the last entry it showed. */
 export type AuditCursor = { t: number; id: string };
 
+/**
+ * An entry as stored: the actor and target flattened into columns, the source, actor kind and outcome read
+ * with the entry's own definitions (every entry was checked against them before it was stored).
+ */
 const entryRow = z.object({
   id: z.string(),
   occurred_at: z.number(),
-  source: z.string(),
+  source: processName,
   action: z.string(),
-  actor_kind: z.string(),
+  actor_kind: auditActor.shape.kind,
   actor_id: z.string().nullable(),
   actor_email: z.string().nullable(),
   actor_name: z.string().nullable(),
   target_kind: z.string(),
   target_id: z.string().nullable(),
   team_id: z.string().nullable(),
-  outcome: z.string(),
+  outcome: auditOutcome,
   reason: z.string().nullable(),
   source_ip: z.string().nullable(),
   request_id: z.string().nullable(),
