@@ -2,6 +2,8 @@ import type { AccessGrant } from '@orbital/access';
 import { type AuditContext, recordAudit } from '@orbital/audit';
 import { publishEvent } from '@orbital/bus';
 import {
+  type AuditAction,
+  type AuditDetails,
   apiKeyInvalidatedBroadcast,
   type ParsedRequestOf,
   type registrySubjects,
@@ -9,7 +11,7 @@ import {
   satelliteHeartbeatRecordedEvent,
   satelliteStatus,
 } from '@orbital/contracts';
-import { timestampToIso } from '@orbital/db';
+import { type CommonQueryMethods, timestampToIso } from '@orbital/db';
 import { AppError } from '@orbital/errors';
 import * as store from '../db/registryStore.ts';
 import type { RegistryDeps } from './registryDeps.ts';
@@ -78,19 +80,10 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       const transition = await pool.get().transaction(async (tx) => {
         const changed = await store.recordHeartbeat(tx, satellite_id, heartbeat, at);
         if (changed && changed.previous_status === 'inactive') {
-          await store.logUsage(tx, {
-            satelliteId: satellite_id,
-            action: 'activated',
-            actor: null,
-            ip: null,
-            details: { satellite_url: heartbeat.satellite_url ?? null },
-          });
-          await recordAudit(tx, {
-            ...who(),
-            action: 'satellite.activated',
-            target: { kind: 'satellite', id: satellite_id },
-            team_id: changed.team_id,
-            details: { satellite_url: heartbeat.satellite_url ?? null },
+          const details = { satellite_url: heartbeat.satellite_url ?? null };
+          await recordChange(tx, satellite_id, changed.team_id, {
+            usage: { action: 'activated', actor: null, details },
+            audit: { ...who(), action: 'satellite.activated', details },
           });
         }
         return changed;
@@ -152,19 +145,9 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       const row = await pool.get().transaction(async (tx) => {
         const revoked = await store.revokeSatellite(tx, satellite_id, now());
         if (!revoked) throw new AppError('not_found', 'No such satellite');
-        await store.logUsage(tx, {
-          satelliteId: satellite_id,
-          action: 'revoked',
-          actor: access.userId(),
-          ip: null,
-          details: {},
-        });
-        await recordAudit(tx, {
-          ...who,
-          action: 'satellite.revoked',
-          target: { kind: 'satellite', id: satellite_id },
-          team_id: revoked.team_id,
-          details: { name: revoked.name, type: revoked.satellite_type },
+        await recordChange(tx, satellite_id, revoked.team_id, {
+          usage: { action: 'revoked', actor: access.userId(), details: {} },
+          audit: { ...who, action: 'satellite.revoked', details: { name: revoked.name, type: revoked.satellite_type } },
         });
         return revoked;
       });
@@ -185,19 +168,13 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       const row = await pool.get().transaction(async (tx) => {
         const updated = await store.updateAllowlist(tx, satellite_id, ip_allowlist, now());
         if (!updated) throw new AppError('not_found', 'No such satellite');
-        await store.logUsage(tx, {
-          satelliteId: satellite_id,
-          action: 'allowlist_changed',
-          actor: access.userId(),
-          ip: null,
-          details: { ip_allowlist },
-        });
-        await recordAudit(tx, {
-          ...who,
-          action: 'satellite.allowlist_updated',
-          target: { kind: 'satellite', id: satellite_id },
-          team_id: updated.team_id,
-          details: { ip_allowlist, previous: current.ip_allowlist },
+        await recordChange(tx, satellite_id, updated.team_id, {
+          usage: { action: 'allowlist_changed', actor: access.userId(), details: { ip_allowlist } },
+          audit: {
+            ...who,
+            action: 'satellite.allowlist_updated',
+            details: { ip_allowlist, previous: current.ip_allowlist },
+          },
         });
         return updated;
       });
@@ -205,6 +182,23 @@ export function createSatelliteOperations(deps: RegistryDeps) {
       return view(row);
     },
   };
+}
+
+/**
+ * A change to a satellite, in its transaction: in the satellite's usage log (no address: it was not made
+ * from the satellite) and in the audit log, against the satellite and its team.
+ */
+async function recordChange(
+  tx: CommonQueryMethods,
+  satelliteId: string,
+  teamId: string | null,
+  change: {
+    usage: { action: string; actor: string | null; details: object };
+    audit: AuditContext & { action: AuditAction; details: AuditDetails };
+  },
+): Promise<void> {
+  await store.logUsage(tx, { satelliteId, ...change.usage, ip: null });
+  await recordAudit(tx, { ...change.audit, target: { kind: 'satellite', id: satelliteId }, team_id: teamId });
 }
 
 /** The stored heartbeat as the metrics route lists it: its point, and its processes as `processes` rows. */
