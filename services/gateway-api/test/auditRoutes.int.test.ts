@@ -39,6 +39,27 @@ async function deliver(entries: AuditEntryInput[]): Promise<void> {
   }
 }
 
+/**
+ * The entries a describe's tests read, delivered before them: `count` of `kind`, one every `stepMs`
+ * from `agoMs` ago, the i-th with what `nth(i)` sets.
+ */
+function seededEntries(
+  kind: string,
+  count: number,
+  spacing: { agoMs: number; stepMs: number },
+  nth: (i: number) => Partial<AuditEntryInput>,
+): AuditEntryInput[] {
+  const seeded: AuditEntryInput[] = [];
+  beforeAll(async () => {
+    const base = Date.now() - spacing.agoMs;
+    for (let i = 0; i < count; i++) {
+      seeded.push(entry(kind, { occurred_at: new Date(base + i * spacing.stepMs).toISOString(), ...nth(i) }));
+    }
+    await deliver(seeded);
+  });
+  return seeded;
+}
+
 const kindOf = (what: string) => `${what}_${randomUUID().slice(0, 8)}`;
 const newestFirst = (entries: AuditEntryInput[]) =>
   [...entries].sort((a, b) => b.occurred_at.localeCompare(a.occurred_at) || b.id.localeCompare(a.id));
@@ -57,17 +78,7 @@ afterAll(async () => {
 
 describe('GET /api/audit and /api/teams/:teamId/audit', () => {
   const kind = kindOf('pages');
-  const seeded: AuditEntryInput[] = [];
-
-  beforeAll(async () => {
-    const base = Date.now() - 60_000;
-    for (let i = 0; i < 6; i++) {
-      seeded.push(
-        entry(kind, { occurred_at: new Date(base + i * 1000).toISOString(), team_id: i < 4 ? teamA : teamB }),
-      );
-    }
-    await deliver(seeded);
-  });
+  const seeded = seededEntries(kind, 6, { agoMs: 60_000, stepMs: 1000 }, (i) => ({ team_id: i < 4 ? teamA : teamB }));
 
   it('gives global admins every entry, page by page, newest first', async () => {
     const first = await call('GET', `/api/audit?target_kind=${kind}&limit=4`, 'admin');
@@ -162,22 +173,11 @@ describe('GET /api/audit/stream', () => {
 
 describe('GET /api/audit/export', () => {
   const kind = kindOf('export');
-  const seeded: AuditEntryInput[] = [];
-
-  beforeAll(async () => {
-    const base = Date.now() - 3_600_000;
-    // More than two pages of the export's 500, so paging is crossed twice.
-    for (let i = 0; i < 1100; i++) {
-      seeded.push(
-        entry(kind, {
-          occurred_at: new Date(base + i * 10).toISOString(),
-          team_id: i % 10 === 0 ? teamB : teamA,
-          actor: { kind: 'user', id: 'u-x', email: 'x@example.org', name: i === 7 ? '=HYPERLINK("http://evil")' : 'X' },
-        }),
-      );
-    }
-    await deliver(seeded);
-  });
+  // More than two pages of the export's 500, so paging is crossed twice.
+  const seeded = seededEntries(kind, 1100, { agoMs: 3_600_000, stepMs: 10 }, (i) => ({
+    team_id: i % 10 === 0 ? teamB : teamA,
+    actor: { kind: 'user', id: 'u-x', email: 'x@example.org', name: i === 7 ? '=HYPERLINK("http://evil")' : 'X' },
+  }));
 
   it('writes every matching entry as JSON, in order, across pages', async () => {
     const response = await streams.app.inject({
