@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import {
   approve,
+  consentPage,
   exchangeCode,
   introspect as introspectAs,
   pkcePair,
-  pkceParams,
   postForm,
   redirectUri,
   registerClient,
@@ -133,6 +133,28 @@ describe('client registration', () => {
     ['the implicit grant', { grant_types: ['implicit'] }, 'invalid_client_metadata'],
     ['a token response type', { response_types: ['token'] }, 'invalid_client_metadata'],
     ['no body', null, 'invalid_client_metadata'],
+    // Each application type under its own redirect rules.
+    [
+      'a native application with an https redirect',
+      { application_type: 'native', redirect_uris: ['https://app.test/cb'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'a native application with plain http elsewhere',
+      { application_type: 'native', redirect_uris: ['http://app.test/cb'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'a web application with a loopback redirect',
+      { application_type: 'web', redirect_uris: [redirectUri] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'a web application with a private-use scheme',
+      { application_type: 'web', redirect_uris: ['cursor://cb'] },
+      'invalid_redirect_uri',
+    ],
+    ['an application type it does not know', { application_type: 'desktop' }, 'invalid_client_metadata'],
   ])('refuses %s', async (_name, metadata, error) => {
     const payload = metadata === null ? {} : { redirect_uris: [redirectUri], ...metadata };
     const response = await app.inject({ method: 'POST', url: '/register', payload });
@@ -141,47 +163,16 @@ describe('client registration', () => {
   });
 
   it.each([
-    [
-      'a native application with an https redirect',
-      { application_type: 'native', redirect_uris: ['https://app.test/cb'] },
-    ],
-    [
-      'a native application with plain http elsewhere',
-      { application_type: 'native', redirect_uris: ['http://app.test/cb'] },
-    ],
-    ['a web application with a loopback redirect', { application_type: 'web', redirect_uris: [redirectUri] }],
-    ['a web application with a private-use scheme', { application_type: 'web', redirect_uris: ['cursor://cb'] }],
-  ])('refuses %s', async (_name, metadata) => {
-    const response = await app.inject({ method: 'POST', url: '/register', payload: metadata });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
-  });
-
-  it('refuses an application type it does not know', async () => {
+    ['native', [redirectUri, 'cursor://anysphere.cursor-retrieval/cb']],
+    ['web', ['https://app.test/cb']],
+  ])('registers a %s application under its own rules, and echoes the type', async (type, redirectUris) => {
     const response = await app.inject({
       method: 'POST',
       url: '/register',
-      payload: { application_type: 'desktop', redirect_uris: [redirectUri] },
+      payload: { application_type: type, redirect_uris: redirectUris },
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
-  });
-
-  it('registers native and web applications under their own rules, and echoes the type', async () => {
-    const native = await app.inject({
-      method: 'POST',
-      url: '/register',
-      payload: { application_type: 'native', redirect_uris: [redirectUri, 'cursor://anysphere.cursor-retrieval/cb'] },
-    });
-    expect(native.statusCode).toBe(201);
-    expect(native.json()).toMatchObject({ application_type: 'native' });
-    const web = await app.inject({
-      method: 'POST',
-      url: '/register',
-      payload: { application_type: 'web', redirect_uris: ['https://app.test/cb'] },
-    });
-    expect(web.statusCode).toBe(201);
-    expect(web.json()).toMatchObject({ application_type: 'web' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({ application_type: type });
   });
 
   it('accepts https, loopback http on any path and a native app scheme', async () => {
@@ -195,11 +186,9 @@ describe('client registration', () => {
 describe('the authorization endpoint', () => {
   it('shows the consent page with the user teams, escaping what the client registered', async () => {
     const client = await registerClient(app, { client_name: '<script>alert(1)</script>' });
-    const { challenge } = pkcePair();
-    const response = await app.inject({
-      method: 'GET',
-      url: `/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent(redirectUri)}&${pkceParams(challenge)}&state=s1`,
-      cookies: { session: users.alice.cookie },
+    const response = await consentPage(app, client.client_id, {
+      session: users.alice,
+      query: `&redirect_uri=${encodeURIComponent(redirectUri)}&state=s1`,
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
@@ -212,28 +201,18 @@ describe('the authorization endpoint', () => {
 
   it('needs a logged-in user', async () => {
     const client = await registerClient(app);
-    const { challenge } = pkcePair();
-    const response = await app.inject({
-      method: 'GET',
-      url: `/authorize?client_id=${client.client_id}&${pkceParams(challenge)}`,
-    });
+    const response = await consentPage(app, client.client_id);
     expect(response.statusCode).toBe(401);
   });
 
   it('shows, never redirects, an unknown client or an unregistered redirect URI', async () => {
     const client = await registerClient(app);
-    const { challenge } = pkcePair();
-    const unknown = await app.inject({
-      method: 'GET',
-      url: `/authorize?client_id=orb_client_nope&${pkceParams(challenge)}`,
-      cookies: { session: users.alice.cookie },
-    });
+    const unknown = await consentPage(app, 'orb_client_nope', { session: users.alice });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json()).toMatchObject({ error: 'invalid_client' });
-    const elsewhere = await app.inject({
-      method: 'GET',
-      url: `/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent('https://evil.test/cb')}&${pkceParams(challenge)}`,
-      cookies: { session: users.alice.cookie },
+    const elsewhere = await consentPage(app, client.client_id, {
+      session: users.alice,
+      query: `&redirect_uri=${encodeURIComponent('https://evil.test/cb')}`,
     });
     expect(elsewhere.statusCode).toBe(400);
     expect(elsewhere.json()).toMatchObject({ error: 'invalid_request' });
@@ -276,11 +255,7 @@ describe('the authorization endpoint', () => {
   it('refuses a user without a team, a team the user is not in, and a denial', async () => {
     const client = await registerClient(app);
     const { challenge } = pkcePair();
-    const lonely = await app.inject({
-      method: 'GET',
-      url: `/authorize?client_id=${client.client_id}&${pkceParams(challenge)}`,
-      cookies: { session: users.dave.cookie },
-    });
+    const lonely = await consentPage(app, client.client_id, { session: users.dave, challenge });
     expect(new URL(lonely.headers.location as string).searchParams.get('error')).toBe('access_denied');
     const wrongTeam = await approve(app, users.bob, { clientId: client.client_id, teamId: teamA, challenge });
     expect(wrongTeam.searchParams.get('error')).toBe('access_denied');

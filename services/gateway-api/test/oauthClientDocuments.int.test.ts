@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientMetadataDocuments } from '../src/oauth/createClientMetadataDocuments.ts';
 import { type IdentityStack, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
-import { approve, exchangeCode, pkcePair, pkceParams, redirectUri } from './oauthFlow.ts';
+import { approve, exchangeCode, consentPage as openConsentPage, pkcePair, redirectUri } from './oauthFlow.ts';
 
 /**
  * Client ID Metadata Documents: a client whose id is the URL of its own metadata document. The
@@ -97,11 +97,9 @@ afterAll(async () => {
 });
 
 function consentPage(clientId: string, redirect = redirectUri) {
-  const { challenge } = pkcePair();
-  return app.inject({
-    method: 'GET',
-    url: `/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirect)}&${pkceParams(challenge)}&state=s`,
-    cookies: { session: admin.cookie },
+  return openConsentPage(app, clientId, {
+    session: admin,
+    query: `&redirect_uri=${encodeURIComponent(redirect)}&state=s`,
   });
 }
 

@@ -106,6 +106,22 @@ export async function introspect(app: FastifyInstance, token: string, apiKey: st
 export const pkceParams = (challenge: string) =>
   `response_type=code&code_challenge_method=S256&code_challenge=${challenge}`;
 
+/**
+ * The browser's GET of the consent page for `clientId`, with a PKCE challenge (a fresh one unless
+ * given) and any more parameters in `query` (`&name=value...`), as `session` when given, else signed out.
+ */
+export function consentPage(
+  app: FastifyInstance,
+  clientId: string,
+  options: { session?: Session; query?: string; challenge?: string } = {},
+) {
+  return app.inject({
+    method: 'GET',
+    url: `/authorize?client_id=${encodeURIComponent(clientId)}&${pkceParams(options.challenge ?? pkcePair().challenge)}${options.query ?? ''}`,
+    ...(options.session ? { cookies: { session: options.session.cookie } } : {}),
+  });
+}
+
 export type TestSatellite = { id: string; apiKey: string };
 
 /**
