@@ -16,10 +16,11 @@ import {
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { serverJsonDocument, templateFromServerJson } from '../catalogue/templateFromServerJson.ts';
-import { installationParams, teamParams, uuidOf } from '../http/pathParams.ts';
+import { installationOf, installationParams, teamOf, teamParams, uuidOf } from '../http/pathParams.ts';
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
+const templateOf = ({ params }: { params: z.output<typeof slugParams> }) => ({ slug: params.slug });
 const requestParams = installationParams.extend({ requestId: uuidOf('request') });
 
 /**
@@ -44,16 +45,18 @@ function importedTemplate(body: z.output<typeof serverJsonImport>) {
 
 export const installationsPath = '/api/teams/:teamId/mcp/installations/:installationId';
 
+/** The installation and the route's query: a page of its server logs or request logs, or their live twin's snapshot. */
+export const installationAndQuery = <Q>(input: { params: z.output<typeof installationParams>; query: Q }) => ({
+  ...installationOf(input),
+  query: input.query,
+});
+
 /**
  * MCP server templates, team installations and their monitoring. Each route relays one subject and takes its
  * access from it; the installations service judges it again and checks that the installation belongs to the
  * team in the path.
  */
 export function installationRoutes(bus: Bus) {
-  const ref = (p: { teamId: string; installationId: string }) => ({
-    team_id: p.teamId,
-    installation_id: p.installationId,
-  });
   const template = relayTable(bus, ['mcp-servers']);
   const serveTemplate = subjectTable(bus, ['mcp-servers']);
   const installation = relayTable(bus, ['installations']);
@@ -82,7 +85,7 @@ export function installationRoutes(bus: Bus) {
     ),
     template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', {
       params: slugParams,
-      toRequest: ({ params }) => ({ slug: params.slug }),
+      toRequest: templateOf,
     }),
     template(s.updateTemplate, 'PUT /api/mcp/servers/:slug', 'Change an MCP server template', {
       params: slugParams,
@@ -91,11 +94,11 @@ export function installationRoutes(bus: Bus) {
     }),
     template(s.deleteTemplate, 'DELETE /api/mcp/servers/:slug', 'Remove an MCP server template no team has installed', {
       params: slugParams,
-      toRequest: ({ params }) => ({ slug: params.slug }),
+      toRequest: templateOf,
     }),
     installation(s.listInstallations, 'GET /api/teams/:teamId/mcp/installations', "The team's MCP installations", {
       params: teamParams,
-      toRequest: ({ params }) => ({ team_id: params.teamId }),
+      toRequest: teamOf,
     }),
     installation(
       s.createInstallation,
@@ -110,18 +113,18 @@ export function installationRoutes(bus: Bus) {
     ),
     installation(s.getInstallation, `GET ${installationsPath}`, 'One installation of the team', {
       params: installationParams,
-      toRequest: ({ params }) => ref(params),
+      toRequest: installationOf,
     }),
     installation(s.updateInstallation, `PUT ${installationsPath}`, 'Change the team level of an installation', {
       params: installationParams,
       body: installationUpdate,
-      toRequest: ({ params, body }) => ({ ...ref(params), changes: body }),
+      toRequest: (input) => ({ ...installationOf(input), changes: input.body }),
     }),
     installation(
       s.deleteInstallation,
       `DELETE ${installationsPath}`,
       'Remove an installation, its logs and request logs',
-      { params: installationParams, toRequest: ({ params }) => ref(params) },
+      { params: installationParams, toRequest: installationOf },
     ),
     installation(
       s.putUserConfig,
@@ -130,14 +133,14 @@ export function installationRoutes(bus: Bus) {
       {
         params: installationParams,
         body: userConfigBody,
-        toRequest: ({ params, body }) => ({ ...ref(params), config: body }),
+        toRequest: (input) => ({ ...installationOf(input), config: input.body }),
       },
     ),
     installation(
       s.getStatus,
       `GET ${installationsPath}/status`,
       'Status, status message and last update of the installation',
-      { params: installationParams, toRequest: ({ params }) => ref(params) },
+      { params: installationParams, toRequest: installationOf },
     ),
     installation(
       s.listLogs,
@@ -146,7 +149,7 @@ export function installationRoutes(bus: Bus) {
       {
         params: installationParams,
         querystring: serverLogQuery,
-        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        toRequest: installationAndQuery,
       },
     ),
     installation(
@@ -156,7 +159,7 @@ export function installationRoutes(bus: Bus) {
       {
         params: installationParams,
         querystring: requestLogQuery,
-        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        toRequest: installationAndQuery,
       },
     ),
     installation(
@@ -165,7 +168,7 @@ export function installationRoutes(bus: Bus) {
       'One request log with its full parameters and, when kept, its response',
       {
         params: requestParams,
-        toRequest: ({ params }) => ({ ...ref(params), request_id: params.requestId }),
+        toRequest: (input) => ({ ...installationOf(input), request_id: input.params.requestId }),
       },
     ),
     installation(
@@ -175,7 +178,7 @@ export function installationRoutes(bus: Bus) {
       {
         params: installationParams,
         body: settingsPatch,
-        toRequest: ({ params, body }) => ({ ...ref(params), settings: body }),
+        toRequest: (input) => ({ ...installationOf(input), settings: input.body }),
       },
     ),
   ];

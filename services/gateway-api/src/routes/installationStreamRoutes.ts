@@ -13,9 +13,9 @@ import {
 } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
 import { alreadyInSnapshot, skipMessage } from '@orbital/sse';
-import { installationParams } from '../http/pathParams.ts';
+import { installationOf, installationParams } from '../http/pathParams.ts';
 import { subjectTable } from '../http/proxyRoute.ts';
-import { installationsPath } from './installationRoutes.ts';
+import { installationAndQuery, installationsPath } from './installationRoutes.ts';
 import { matchesRequestLogQuery, matchesServerLogQuery } from './liveFilters.ts';
 import { type StreamSettings, serveRouteStream, streamResponse } from './streamRouteOptions.ts';
 
@@ -26,21 +26,16 @@ import { type StreamSettings, serveRouteStream, streamResponse } from './streamR
 export function installationStreamRoutes(bus: Bus, logger: Logger, settings: StreamSettings) {
   const serve = subjectTable(bus, ['installations']);
   const shared = { bus, logger, settings };
-  const ref = (params: { teamId: string; installationId: string }) => ({
-    team_id: params.teamId,
-    installation_id: params.installationId,
-  });
 
   return [
     serve(s.getStatus, `GET ${installationsPath}/status/stream`, 'Live status of the installation (SSE)', {
       params: installationParams,
       response: streamResponse,
-      toRequest: ({ params }) => ref(params),
+      toRequest: installationOf,
       async handler(input, send) {
-        const { params } = input;
         return serveRouteStream(shared, input, 'status/stream', {
           event: installationStatusChangedEvent,
-          tokens: ref(params),
+          tokens: installationOf(input),
           snapshot: (): Promise<InstallationStatusView> => send(),
           update(change, { sent }) {
             if (sent && Date.parse(change.status_updated_at) <= Date.parse(sent.status_updated_at)) {
@@ -60,7 +55,7 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
         params: installationParams,
         querystring: serverLogQuery,
         response: streamResponse,
-        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        toRequest: installationAndQuery,
         async handler(input, send) {
           const { params, query } = input;
           return serveRouteStream(shared, input, 'logs/stream', {
@@ -86,7 +81,7 @@ export function installationStreamRoutes(bus: Bus, logger: Logger, settings: Str
         params: installationParams,
         querystring: requestLogQuery,
         response: streamResponse,
-        toRequest: ({ params, query }) => ({ ...ref(params), query }),
+        toRequest: installationAndQuery,
         async handler(input, send) {
           const { params, query } = input;
           return serveRouteStream(shared, input, 'requests/stream', {

@@ -3,7 +3,7 @@ import { orbitalClientMetadata, remoteOAuthPaths, remoteOAuthSubjects as s } fro
 import { AppError } from '@orbital/errors';
 import { z } from 'zod';
 import { defineRoute } from '../http/defineRoute.ts';
-import { installationParams, satelliteParams, uuidOf } from '../http/pathParams.ts';
+import { installationOf, installationParams, satelliteParams, uuidOf } from '../http/pathParams.ts';
 import { proxyRoute, relayTable, subjectTable } from '../http/proxyRoute.ts';
 import { publicAccess } from '../http/routeAccess.ts';
 import { installationsPath } from './installationRoutes.ts';
@@ -52,10 +52,6 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
   const base = options.publicUrl.replace(/\/+$/, '');
   const redirectUri = `${base}${remoteOAuthPaths.callback}`;
   const clientMetadataUrl = `${base}${remoteOAuthPaths.clientMetadata}`;
-  const ref = (p: { teamId: string; installationId: string }) => ({
-    team_id: p.teamId,
-    installation_id: p.installationId,
-  });
   const relay = relayTable(bus, ['installations']);
   const serve = subjectTable(bus, ['installations']);
   const consolePage = (teamId: string, installationId: string) =>
@@ -65,7 +61,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       s.getStatus,
       `GET ${installationsPath}/oauth`,
       "Whether the installation's calls carry a token for you, and the authorizations you may see",
-      { params: installationParams, toRequest: ({ params }) => ref(params) },
+      { params: installationParams, toRequest: installationOf },
     ),
     serve(
       s.start,
@@ -74,8 +70,8 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       {
         params: installationParams,
         response: z.object({ authorization_url: z.string(), expires_at: z.string() }),
-        toRequest: ({ params }) => ({
-          ...ref(params),
+        toRequest: (input) => ({
+          ...installationOf(input),
           redirect_uri: redirectUri,
           client_metadata_url: clientMetadataUrl,
         }),
@@ -96,7 +92,7 @@ export function remoteOAuthRoutes(bus: Bus, options: { publicUrl: string }) {
       {
         params: installationParams,
         querystring: disconnectQuery,
-        toRequest: ({ params, query }) => ({ ...ref(params), owner: ownerOf(query.owner) }),
+        toRequest: (input) => ({ ...installationOf(input), owner: ownerOf(input.query.owner) }),
       },
     ),
     serve(

@@ -6,7 +6,7 @@ import {
   updateIpAllowlistBody,
 } from '@orbital/contracts';
 import { z } from 'zod';
-import { satelliteParams, teamParams, uuidOf } from '../http/pathParams.ts';
+import { satelliteOf, satelliteParams, teamOf, teamParams, uuidOf } from '../http/pathParams.ts';
 import { relayTable } from '../http/proxyRoute.ts';
 
 const globalTokenParams = z.object({ tokenId: uuidOf('token') }).strict();
@@ -81,11 +81,11 @@ export function satelliteAdminRoutes(bus: Bus) {
       registrySubjects.listSatellites,
       'GET /api/teams/:teamId/satellites',
       "This team's satellites and their status",
-      { params: teamParams, toRequest: ({ params }) => ({ team_id: params.teamId }) },
+      { params: teamParams, toRequest: teamOf },
     ),
     relay(registrySubjects.getSatellite, 'GET /api/satellites/:id', 'One satellite and its status', {
       params: satelliteParams,
-      toRequest: ({ params }) => ({ satellite_id: params.id }),
+      toRequest: satelliteOf,
     }),
     relay(
       registrySubjects.getMetrics,
@@ -101,7 +101,7 @@ export function satelliteAdminRoutes(bus: Bus) {
       registrySubjects.revokeSatellite,
       'DELETE /api/satellites/:id',
       "Revoke a satellite's API key (global admins; team admins for their team's satellites)",
-      { params: satelliteParams, toRequest: ({ params }) => ({ satellite_id: params.id }) },
+      { params: satelliteParams, toRequest: satelliteOf },
     ),
     relay(
       registrySubjects.updateAllowlist,

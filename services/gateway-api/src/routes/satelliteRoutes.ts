@@ -8,7 +8,7 @@ import {
   registerSatelliteBody,
   registrySubjects as s,
 } from '@orbital/contracts';
-import { satelliteParams } from '../http/pathParams.ts';
+import { satelliteOf, satelliteParams } from '../http/pathParams.ts';
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 import type { CommandWakeups } from '../satellites/createCommandWakeups.ts';
 
@@ -95,7 +95,7 @@ export function satelliteRoutes(bus: Bus, wakeups: CommandWakeups) {
       s.getConfiguration,
       'GET /api/satellites/:id/config',
       'The merged configuration of the MCP servers this satellite runs (to a global admin with a session: environment and header values masked)',
-      { params: satelliteParams, toRequest: ({ params }) => ({ satellite_id: params.id }) },
+      { params: satelliteParams, toRequest: satelliteOf },
     ),
   ];
 }

@@ -15,6 +15,9 @@ import { relayTable } from '../http/proxyRoute.ts';
 
 const groupParams = z.object({ groupId }).strict();
 const keyParams = z.object({ key: settingKey }).strict();
+/** The group and the setting a path names, as the settings subjects take them. */
+const groupOf = ({ params }: { params: z.output<typeof groupParams> }) => ({ group_id: params.groupId });
+const settingOf = ({ params }: { params: z.output<typeof keyParams> }) => ({ key: params.key });
 
 /**
  * The settings endpoints (/api/settings/*), each a thin call to the settings service, which checks the
@@ -26,7 +29,7 @@ export function settingsRoutes(bus: Bus) {
     relay(s.listGroups, 'GET /api/settings/groups', 'Every setting group with its settings', { toRequest: () => ({}) }),
     relay(s.getGroup, 'GET /api/settings/groups/:groupId', 'One setting group', {
       params: groupParams,
-      toRequest: ({ params }) => ({ group_id: params.groupId }),
+      toRequest: groupOf,
     }),
     relay(s.createGroup, 'POST /api/settings/groups', 'Create a setting group', {
       body: createGroupRequest,
@@ -36,19 +39,19 @@ export function settingsRoutes(bus: Bus) {
     relay(s.updateGroup, 'PUT /api/settings/groups/:groupId', 'Update a setting group', {
       params: groupParams,
       body: updateGroupBody,
-      toRequest: ({ params, body }) => ({ group_id: params.groupId, changes: body }),
+      toRequest: (input) => ({ ...groupOf(input), changes: input.body }),
     }),
     relay(s.listSettings, 'GET /api/settings', 'Every setting', { toRequest: () => ({}) }),
     relay(s.listGroupSettings, 'GET /api/settings/group/:groupId', 'The settings of one group', {
       params: groupParams,
-      toRequest: ({ params }) => ({ group_id: params.groupId }),
+      toRequest: groupOf,
     }),
     relay(s.health, 'GET /api/settings/health', 'Whether encryption works (round trip) and the cache is loaded', {
       toRequest: () => ({}),
     }),
     relay(s.getSetting, 'GET /api/settings/:key', 'One setting', {
       params: keyParams,
-      toRequest: ({ params }) => ({ key: params.key }),
+      toRequest: settingOf,
     }),
     relay(
       s.createSetting,
@@ -59,11 +62,11 @@ export function settingsRoutes(bus: Bus) {
     relay(s.updateSetting, 'PUT /api/settings/:key', 'Update a setting', {
       params: keyParams,
       body: updateSettingBody,
-      toRequest: ({ params, body }) => ({ key: params.key, changes: body }),
+      toRequest: (input) => ({ ...settingOf(input), changes: input.body }),
     }),
     relay(s.deleteSetting, 'DELETE /api/settings/:key', 'Delete a setting', {
       params: keyParams,
-      toRequest: ({ params }) => ({ key: params.key }),
+      toRequest: settingOf,
     }),
     relay(
       s.searchSettings,

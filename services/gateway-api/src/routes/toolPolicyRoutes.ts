@@ -1,7 +1,7 @@
 import type { Bus } from '@orbital/bus';
 import { toolPolicySubjects as s, teamToolPolicyUpdate, toolPolicyUpdate } from '@orbital/contracts';
 import { z } from 'zod';
-import { installationParams, teamParams } from '../http/pathParams.ts';
+import { installationOf, installationParams, teamOf, teamParams } from '../http/pathParams.ts';
 import { relayTable } from '../http/proxyRoute.ts';
 import { installationsPath } from './installationRoutes.ts';
 
@@ -14,16 +14,12 @@ export function toolPolicyRoutes(bus: Bus) {
   const approval = z
     .object({ tool_name: z.string().min(1).max(200), definition_hash: z.string().regex(/^[0-9a-f]{64}$/) })
     .strict();
-  const ref = ({ params }: { params: { teamId: string; installationId: string } }) => ({
-    team_id: params.teamId,
-    installation_id: params.installationId,
-  });
   return [
     relay(
       s.get,
       `GET ${installationsPath}/tool-policy`,
       "The installation's tools, the rules that apply to each and what they come to",
-      { params: installationParams, toRequest: ref },
+      { params: installationParams, toRequest: installationOf },
     ),
     relay(
       s.update,
@@ -32,7 +28,7 @@ export function toolPolicyRoutes(bus: Bus) {
       {
         params: installationParams,
         body: toolPolicyUpdate,
-        toRequest: (input) => ({ ...ref(input), changes: input.body }),
+        toRequest: (input) => ({ ...installationOf(input), changes: input.body }),
       },
     ),
     relay(
@@ -41,7 +37,7 @@ export function toolPolicyRoutes(bus: Bus) {
       "The team's rules for tools of every installation of a server",
       {
         params: teamParams,
-        toRequest: ({ params }) => ({ team_id: params.teamId }),
+        toRequest: teamOf,
       },
     ),
     relay(
@@ -58,13 +54,17 @@ export function toolPolicyRoutes(bus: Bus) {
       s.listDefinitions,
       `GET ${installationsPath}/tool-definitions`,
       'Pinned tool definitions: new or changed ones held back, each beside the approved one it would replace',
-      { params: installationParams, toRequest: ref },
+      { params: installationParams, toRequest: installationOf },
     ),
     relay(
       s.approveDefinition,
       `POST ${installationsPath}/tool-definitions/approve`,
       'Approve a held-back tool definition; satellites serve the tool again',
-      { params: installationParams, body: approval, toRequest: (input) => ({ ...ref(input), ...input.body }) },
+      {
+        params: installationParams,
+        body: approval,
+        toRequest: (input) => ({ ...installationOf(input), ...input.body }),
+      },
     ),
   ];
 }
