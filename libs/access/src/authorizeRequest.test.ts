@@ -23,15 +23,24 @@ const satellite = (id: string): CallerIdentity => ({
   team_id: 'a',
 });
 
-/** The code a refusal carries, or `ok`. */
-function outcome(access: SubjectAccess, identity: CallerIdentity, request: unknown = {}): string {
+/** The code a refusal of `run` carries, or `ok`. */
+function codeOf(run: () => unknown): string {
   try {
-    authorizeRequest(access, identity, request);
+    run();
     return 'ok';
   } catch (error) {
     return (error as { code: string }).code;
   }
 }
+
+/** The code a refusal of the request carries, or `ok`. */
+function outcome(access: SubjectAccess, identity: CallerIdentity, request: unknown = {}): string {
+  return codeOf(() => authorizeRequest(access, identity, request));
+}
+
+/** The outcome, for a caller, of acting on a record of `team` (null: of no team) under `access`. */
+const recordTeamOutcome = (access: SubjectAccess) => (identity: CallerIdentity, team: string | null) =>
+  codeOf(() => authorizeRequest(access, identity, {}).requireRecordTeam(team, 'No such satellite'));
 
 describe('authorizeRequest', () => {
   it('admits anyone to a public subject, and only the named callers to the others', () => {
@@ -86,14 +95,7 @@ describe('authorizeRequest', () => {
     const manage: SubjectAccess = {
       users: { kind: 'record_team', permission: 'satellites.manage', seen_with: 'satellites.view' },
     };
-    const check = (identity: CallerIdentity, team: string | null) => {
-      try {
-        authorizeRequest(manage, identity, {}).requireRecordTeam(team, 'No such satellite');
-        return 'ok';
-      } catch (error) {
-        return (error as { code: string }).code;
-      }
-    };
+    const check = recordTeamOutcome(manage);
     expect(check(teamAdmin, 'a')).toBe('ok');
     expect(check(teamUser, 'a')).toBe('forbidden');
     expect(check(outsider, 'a')).toBe('not_found');
@@ -103,14 +105,7 @@ describe('authorizeRequest', () => {
     expect(check(admin, null)).toBe('ok');
 
     const see: SubjectAccess = { users: { kind: 'record_team', permission: 'satellites.view' } };
-    const sees = (identity: CallerIdentity, team: string | null) => {
-      try {
-        authorizeRequest(see, identity, {}).requireRecordTeam(team, 'No such satellite');
-        return 'ok';
-      } catch (error) {
-        return (error as { code: string }).code;
-      }
-    };
+    const sees = recordTeamOutcome(see);
     expect(sees(teamUser, 'a')).toBe('ok');
     expect(sees(outsider, 'a')).toBe('not_found');
     expect(sees(outsider, null)).toBe('ok');

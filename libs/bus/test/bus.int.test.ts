@@ -70,6 +70,13 @@ async function bus(name: string) {
   return created;
 }
 
+/** Asks `slow` waiting `timeoutMs`, which must fail as unavailable: the details of that refusal. */
+async function unavailableDetails(client: Bus, timeoutMs: number) {
+  const error = await client.request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs }).catch((e: unknown) => e);
+  expect((error as AppError).code).toBe('unavailable');
+  return (error as AppError).details;
+}
+
 beforeAll(async () => {
   env = await createTestEnvironment({ withDatabase: false });
 });
@@ -121,22 +128,14 @@ describe('bus request/reply', () => {
     const client = await bus('client3');
     // A timeout far beyond the test's own: only the server saying nobody listens can answer in time, and
     // the reason names it.
-    const error = await client
-      .request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs: 600_000 })
-      .catch((e: unknown) => e);
-    expect((error as AppError).code).toBe('unavailable');
-    expect((error as AppError).details).toMatchObject({ reason: 'no_responders' });
+    expect(await unavailableDetails(client, 600_000)).toMatchObject({ reason: 'no_responders' });
   });
 
   it('turns a handler that never answers into unavailable after the timeout', async () => {
     const [server, client] = await Promise.all([bus('slow-server'), bus('client4')]);
     server.serve(slow, () => new Promise(() => {}));
     await server.flush();
-    const error = await client
-      .request(slow, {}, { identity: { kind: 'anonymous' }, timeoutMs: 300 })
-      .catch((e: unknown) => e);
-    expect((error as AppError).code).toBe('unavailable');
-    expect((error as AppError).details).toMatchObject({ reason: 'timeout' });
+    expect(await unavailableDetails(client, 300)).toMatchObject({ reason: 'timeout' });
   });
 
   it('gives up the requests waiting for an answer when its connection closes, instead of waiting them out', async () => {
