@@ -13,12 +13,16 @@ function controlledJob(log: string[], name: string) {
   return { work, finish: () => finish() };
 }
 
+/** A queue of `jobs`, one at a time, ten waiting for up to a minute, but for what the test sets. */
+const queueWith = (options: Partial<Parameters<typeof createBoundedQueue>[0]>) =>
+  createBoundedQueue({ what: 'jobs', concurrency: 1, maxWaiting: 10, maxWaitMs: 60_000, ...options });
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('createBoundedQueue', () => {
   it('runs at most `concurrency` jobs at once, the rest in the order they came', async () => {
     const log: string[] = [];
-    const queue = createBoundedQueue({ what: 'jobs', concurrency: 2, maxWaiting: 10, maxWaitMs: 60_000 });
+    const queue = queueWith({ concurrency: 2 });
     const jobs = ['a', 'b', 'c', 'd'].map((name) => controlledJob(log, name));
     const results = jobs.map((job) => queue.run(job.work));
     await settle();
@@ -37,14 +41,7 @@ describe('createBoundedQueue', () => {
 
   it('refuses at once with unavailable and a time to come back when the waiting places are taken', async () => {
     const log: string[] = [];
-    const queue = createBoundedQueue({
-      what: 'key checks',
-      concurrency: 1,
-      maxWaiting: 1,
-      maxWaitMs: 60_000,
-      expectedJobMs: 500,
-      random: () => 0,
-    });
+    const queue = queueWith({ what: 'key checks', maxWaiting: 1, expectedJobMs: 500, random: () => 0 });
     const first = controlledJob(log, 'first');
     const second = controlledJob(log, 'second');
     const running = queue.run(first.work);
@@ -66,13 +63,7 @@ describe('createBoundedQueue', () => {
   it('refuses a job whose turn comes after maxWaitMs instead of starting it, and goes on with the next', async () => {
     let clock = 0;
     const log: string[] = [];
-    const queue = createBoundedQueue({
-      what: 'jobs',
-      concurrency: 1,
-      maxWaiting: 5,
-      maxWaitMs: 1000,
-      now: () => clock,
-    });
+    const queue = queueWith({ maxWaiting: 5, maxWaitMs: 1000, now: () => clock });
     const slow = controlledJob(log, 'slow');
     const late = controlledJob(log, 'late');
     const fresh = controlledJob(log, 'fresh');
@@ -90,7 +81,7 @@ describe('createBoundedQueue', () => {
   });
 
   it('frees its place when a job fails', async () => {
-    const queue = createBoundedQueue({ what: 'jobs', concurrency: 1, maxWaiting: 0, maxWaitMs: 1000 });
+    const queue = queueWith({ maxWaiting: 0, maxWaitMs: 1000 });
     await expect(queue.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await queue.run(async () => 'after')).toBe('after');
   });
