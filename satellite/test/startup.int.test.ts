@@ -45,13 +45,26 @@ async function startSatellite(servers: ServerConfiguration[], env: Record<string
   running.push(child);
   const health = async () => (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as Health;
   const serverNamed = async (name: string) => (await health()).servers.list.find((s) => s.server_name === name);
+  /** Server `name`'s entry once the health answer gives it `status`, asking again until `timeoutMs`. */
+  const serverOnce = async (name: string, status: string, timeoutMs: number, what: string) => {
+    let server: Awaited<ReturnType<typeof serverNamed>>;
+    await waitUntil(
+      () => server?.status === status,
+      timeoutMs,
+      what,
+      async () => {
+        server = await serverNamed(name);
+      },
+    );
+    return server;
+  };
   const connect = async () => {
     const client = new Client({ name: 'startup-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
     clients.push(client);
     return client;
   };
-  return { child, port, health, serverNamed, connect };
+  return { child, port, health, serverNamed, serverOnce, connect };
 }
 
 const quitter = stdioServer('quitter', {
@@ -65,15 +78,7 @@ describe('a satellite whose servers fail', () => {
     const satellite = await startSatellite([quitter], { RESTART_BACKOFF_MS: '50' });
     // Ready before the server's start is settled: the health check answers meanwhile.
     expect((await satellite.health()).status).toBe('ok');
-    let failed: Awaited<ReturnType<typeof satellite.serverNamed>>;
-    await waitUntil(
-      () => failed?.status === 'permanently_failed',
-      20000,
-      'the server failed for good',
-      async () => {
-        failed = await satellite.serverNamed('quitter');
-      },
-    );
+    const failed = await satellite.serverOnce('quitter', 'permanently_failed', 20000, 'the server failed for good');
     expect(failed).toMatchObject({
       state: 'failed',
       reason:
@@ -108,15 +113,7 @@ describe('a satellite whose servers fail', () => {
     const first = await satellite.serverNamed('silent');
     expect(first).toMatchObject({ status: 'connecting', state: 'starting', reason: 'starting' });
     expect((await satellite.health()).servers).toMatchObject({ total: 1, online: 0, starting: 1 });
-    let later: Awaited<ReturnType<typeof satellite.serverNamed>>;
-    await waitUntil(
-      () => later?.status === 'restarting',
-      20000,
-      'the first handshake timed out',
-      async () => {
-        later = await satellite.serverNamed('silent');
-      },
-    );
+    const later = await satellite.serverOnce('silent', 'restarting', 20000, 'the first handshake timed out');
     expect(later?.reason).toMatch(
       /^restarting \(attempt \d of 3\) after: did not answer the MCP handshake within 5000 ms$/,
     );
@@ -125,15 +122,7 @@ describe('a satellite whose servers fail', () => {
 
   it('serves a working server at once while a silent one beside it is still in its first handshake', async () => {
     const satellite = await startSatellite([silent, stdioServer('working')]);
-    let working: Awaited<ReturnType<typeof satellite.serverNamed>>;
-    await waitUntil(
-      () => working?.status === 'online',
-      15000,
-      'the working server online',
-      async () => {
-        working = await satellite.serverNamed('working');
-      },
-    );
+    await satellite.serverOnce('working', 'online', 15000, 'the working server online');
     const client = await satellite.connect();
     const echoed = await client.callTool({
       name: 'execute_mcp_tool',
