@@ -87,6 +87,24 @@ function answerLinkRoutes(events: 'hang' | 'accept', first?: (request: RecordedR
   });
 }
 
+/**
+ * An unregistered satellite (no stored credentials) started with `env`, which must stop with exit
+ * code 1 before asking the backend anything: its fatal log line, as JSON.
+ */
+async function refusedUnregistered(env: Record<string, string> = {}): Promise<string> {
+  backend = await startScriptedBackend();
+  const satellite = startSatellite({
+    PORT: String(await freePort()),
+    BACKEND_URL: backend.url,
+    SATELLITE_STATE_DIR: await tempStateDir(),
+    ...env,
+  });
+  const fatal = await satellite.waitForLine((l) => l.msg === 'cannot link to the backend');
+  expect(await satellite.exited).toBe(1);
+  expect(backend.requests).toHaveLength(0);
+  return JSON.stringify(fatal);
+}
+
 describe('the satellite process in backend mode', () => {
   it('on SIGTERM against a hanging backend, gives up the flush at EVENT_FLUSH_TIMEOUT_MS and logs the lost events', async () => {
     backend = await startScriptedBackend();
@@ -133,18 +151,9 @@ describe('the satellite process in backend mode', () => {
   });
 
   it('refuses to run unregistered without a token, saying what to set', async () => {
-    backend = await startScriptedBackend();
-    const satellite = startSatellite({
-      PORT: String(await freePort()),
-      BACKEND_URL: backend.url,
-      SATELLITE_STATE_DIR: await tempStateDir(),
-    });
-    const fatal = await satellite.waitForLine((l) => l.msg === 'cannot link to the backend');
-    expect(JSON.stringify(fatal)).toContain(
+    expect(await refusedUnregistered()).toContain(
       'no registration token (SATELLITE_REGISTRATION_TOKEN or SATELLITE_REGISTRATION_TOKEN_FILE)',
     );
-    expect(await satellite.exited).toBe(1);
-    expect(backend.requests).toHaveLength(0);
   });
 
   it('registers with the token in SATELLITE_REGISTRATION_TOKEN_FILE (a mounted Secret) and keeps the credentials', async () => {
@@ -184,16 +193,9 @@ describe('the satellite process in backend mode', () => {
   });
 
   it('a token file that is not there counts as no token', async () => {
-    backend = await startScriptedBackend();
-    const satellite = startSatellite({
-      PORT: String(await freePort()),
-      BACKEND_URL: backend.url,
-      SATELLITE_STATE_DIR: await tempStateDir(),
+    const fatal = await refusedUnregistered({
       SATELLITE_REGISTRATION_TOKEN_FILE: '/nonexistent/orbital/registration/satellite-0',
     });
-    const fatal = await satellite.waitForLine((l) => l.msg === 'cannot link to the backend');
-    expect(JSON.stringify(fatal)).toContain('SATELLITE_REGISTRATION_TOKEN_FILE');
-    expect(await satellite.exited).toBe(1);
-    expect(backend.requests).toHaveLength(0);
+    expect(fatal).toContain('SATELLITE_REGISTRATION_TOKEN_FILE');
   });
 });
