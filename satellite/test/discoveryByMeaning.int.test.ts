@@ -32,13 +32,19 @@ function engineWith(models: () => DiscoveryModels) {
   return { engine, search, errors };
 }
 
+/** `engineWith`, once the tool vectors are in. */
+async function readyEngineWith(models: () => DiscoveryModels) {
+  const made = engineWith(models);
+  await made.engine.vectorsReady();
+  return made;
+}
+
 describe('discovery by meaning', () => {
   it('fuses the endpoint ranking with the words, and finds what the words miss', async () => {
-    const { engine, search } = engineWith(() => ({
+    const { engine, search } = await readyEngineWith(() => ({
       embeddings: { url: local.url, model: local.model },
       timeoutMs: 30_000,
     }));
-    await engine.vectorsReady();
     expect(engine.stats().vectors).toEqual({ embedded: tools.length, pending: 0 });
     // No word of "canine" is in any tool, and WordNet does not read it as "dog"; its meaning is close.
     const answer = await search.discover(['a picture of a canine'], 3);
@@ -52,11 +58,10 @@ describe('discovery by meaning', () => {
   }, 120_000);
 
   it('keeps operator queries exactly as Fuse.js answers them, with no model call', async () => {
-    const { engine, search } = engineWith(() => ({
+    const { engine, search } = await readyEngineWith(() => ({
       embeddings: { url: local.url, model: local.model },
       timeoutMs: 30_000,
     }));
-    await engine.vectorsReady();
     const fuse = createFuseToolSearch();
     fuse.setTools(tools);
     for (const query of ['^read', "'dog", 'file | sum']) {
@@ -69,12 +74,11 @@ describe('discovery by meaning', () => {
   }, 120_000);
 
   it('reranks the first results with a rerank endpoint when one is set', async () => {
-    const { engine, search } = engineWith(() => ({
+    const { engine, search } = await readyEngineWith(() => ({
       embeddings: { url: local.url, model: local.model },
       reranker: { url: local.url, model: local.model },
       timeoutMs: 30_000,
     }));
-    await engine.vectorsReady();
     const answer = await search.discover(['add two numbers'], 3);
     expect(answer.ranking).toEqual({ method: 'words+meaning', meaning: 'used', reranker: 'used' });
     expect(answer.results[0]?.tool.tool_path).toBe('maths:get_sum');
@@ -86,12 +90,11 @@ describe('discovery by meaning', () => {
   it('answers from the fused ranking when the reranker hangs past the limit, then rests it and answers at once', async () => {
     const silent = await startSilentEndpoint();
     let timeoutMs = 30_000;
-    const { engine, search, errors } = engineWith(() => ({
+    const { engine, search, errors } = await readyEngineWith(() => ({
       embeddings: { url: local.url, model: local.model },
       reranker: { url: silent.url, model: 'hangs' },
       timeoutMs,
     }));
-    await engine.vectorsReady();
     timeoutMs = 300;
     const first = await search.discover(['add two numbers'], 3);
     expect(first.ranking).toEqual({ method: 'words+meaning', meaning: 'used', reranker: 'timeout' });
@@ -118,11 +121,10 @@ describe('discovery by meaning', () => {
 
   it('answers from the words when the endpoint goes down, says so, and rests it', async () => {
     const own = await startLocalEmbeddings();
-    const { engine, search, errors } = engineWith(() => ({
+    const { engine, search, errors } = await readyEngineWith(() => ({
       embeddings: { url: own.url, model: own.model },
       timeoutMs: 30_000,
     }));
-    await engine.vectorsReady();
     await own.stop();
     const down = await search.discover(['add two numbers'], 3);
     expect(down.ranking).toEqual({ method: 'words', meaning: 'error' });
