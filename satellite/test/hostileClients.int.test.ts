@@ -42,6 +42,9 @@ async function post(body: string, headers: Record<string, string> = {}) {
   return { status: response.status, body: (await response.json()) as unknown };
 }
 
+/** The JSON-RPC error answering a request refused before its id was read. */
+const refusal = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
 const trickle = (first: string, drip: () => string) => trickleRequest(Number(url.port), first, drip);
 
 describe('/mcp and hostile bodies', () => {
@@ -57,11 +60,7 @@ describe('/mcp and hostile bodies', () => {
     for (const body of [deepParams, '['.repeat(depth) + ']'.repeat(depth)]) {
       expect(await post(body)).toEqual({
         status: 400,
-        body: {
-          jsonrpc: '2.0',
-          error: { code: -32600, message: 'Invalid Request: the body nests deeper than 64 levels' },
-          id: null,
-        },
+        body: refusal(-32600, 'Invalid Request: the body nests deeper than 64 levels'),
       });
     }
     // 20,000 levels, as the probe that found the satellite reporting a stack overflow as the tool failing.
@@ -72,11 +71,7 @@ describe('/mcp and hostile bodies', () => {
     for (const body of [deepArguments, deeper]) {
       expect(await post(body)).toEqual({
         status: 400,
-        body: {
-          jsonrpc: '2.0',
-          error: { code: -32602, message: "Invalid params: the tool call's arguments nest deeper than 62 levels" },
-          id: null,
-        },
+        body: refusal(-32602, "Invalid params: the tool call's arguments nest deeper than 62 levels"),
       });
     }
     // Arguments right at the limit reach the tool (which reports what it makes of them).
@@ -150,14 +145,7 @@ function postLarge(body: Buffer, chunked: boolean) {
 }
 
 describe('/mcp and large bodies', () => {
-  const tooLarge = {
-    jsonrpc: '2.0',
-    error: {
-      code: -32000,
-      message: `Request body too large: at most ${maxRequestBytes} bytes (MCP_MAX_REQUEST_BYTES)`,
-    },
-    id: null,
-  };
+  const tooLarge = refusal(-32000, `Request body too large: at most ${maxRequestBytes} bytes (MCP_MAX_REQUEST_BYTES)`);
   const body = Buffer.from(
     JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(8 * 1024 * 1024) } }),
   );
@@ -244,14 +232,7 @@ describe('/mcp and Accept', () => {
   });
   const notAcceptable = {
     status: 406,
-    body: {
-      jsonrpc: '2.0',
-      error: {
-        code: -32000,
-        message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
-      },
-      id: null,
-    },
+    body: refusal(-32000, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
   };
 
   it.each([
