@@ -239,9 +239,7 @@ describe('requests from the server during a call', () => {
   });
 
   it('routes each request to its own caller over Streamable HTTP, however many calls are in flight', async () => {
-    const port = await harness.serve('http');
-    const rt = harness.start([httpServer('remote', port)]);
-    await rt.start();
+    const { rt } = await harness.startRemote('http', (at) => httpServer('remote', at));
     const cities = ['Lisbon', 'Oslo', 'Quito', 'Hanoi'];
     const results = await Promise.all(
       cities.map((city, i) =>

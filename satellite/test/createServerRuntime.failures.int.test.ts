@@ -153,11 +153,9 @@ describe('errors an agent and an operator can act on', () => {
   });
 
   it('brings a remote server that has just come back online for the call that finds it offline', async () => {
-    const port = await harness.serve('http');
-    const rt = harness.start([httpServer('remote', port)], {
+    const { rt, port } = await harness.startRemote('http', (at) => httpServer('remote', at), {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });
-    await rt.start();
     await harness.stopFixture();
     await rt.checkHealth();
     const refused = await rt.resolve('remote:greet');
@@ -171,11 +169,9 @@ describe('errors an agent and an operator can act on', () => {
   });
 
   it('retries a call to an SSE server restarted between two calls instead of failing it', async () => {
-    const port = await harness.serve('sse');
-    const rt = harness.start([sseServer('legacy', port)], {
+    const { rt, port } = await harness.startRemote('sse', (at) => sseServer('legacy', at), {
       remote: { reconnectBaseMs: 600_000, reconnectMaxMs: 600_000 },
     });
-    await rt.start();
     const tool = harness.found('legacy:server_pid');
     const first = Number(textOf(await rt.callTool(tool, {})));
     await harness.stopFixture();

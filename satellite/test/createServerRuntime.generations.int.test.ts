@@ -62,9 +62,7 @@ describe('each upstream server in its own generation', () => {
   });
 
   it('serves a 2026-07-28-only Streamable HTTP server statelessly, and notices when it goes away and comes back', async () => {
-    const port = await harness.serve('modern');
-    const rt = harness.start([httpServer('modern', port)]);
-    await rt.start();
+    const { rt, port } = await harness.startRemote('modern', (at) => httpServer('modern', at));
     expect(snapshotOf(rt, 'modern')).toMatchObject({ status: 'online', protocol_version: '2026-07-28' });
     expect(textOf(await rt.callTool(harness.found('modern:echo'), { text: 'over http' }))).toBe('over http');
 

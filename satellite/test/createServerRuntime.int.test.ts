@@ -139,9 +139,7 @@ const remoteTransports = [
 
 describe.each(remoteTransports)('remote servers over $transport, lost and found', ({ kind, server }) => {
   it('reconnects a server that goes away and comes back', async () => {
-    const port = await harness.serve(kind);
-    const rt = harness.start([server('remote', port)]);
-    await rt.start();
+    const { rt, port } = await harness.startRemote(kind, (at) => server('remote', at));
     expect(textOf(await rt.callTool(harness.found('remote:greet'), { name: 'ada' }))).toBe('hello ada');
     const firstPid = Number(textOf(await rt.callTool(harness.found('remote:server_pid'), {})));
 
@@ -163,9 +161,9 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   });
 
   it('recovers at once when a call reaches an offline server that answers again', async () => {
-    const port = await harness.serve(kind);
-    const rt = harness.start([server('lazy', port)], { remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 } });
-    await rt.start();
+    const { rt, port } = await harness.startRemote(kind, (at) => server('lazy', at), {
+      remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 },
+    });
     const tool = harness.found('lazy:greet');
     await harness.stopFixture();
     await rt.checkHealth();
@@ -184,9 +182,9 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
   });
 
   it('sends the configured headers (the fixture refuses requests without them)', async () => {
-    const port = await harness.serve(kind);
-    const rt = harness.start([server('noheaders', port, { headers: {} })], { remote: { reconnectBaseMs: 600000 } });
-    await rt.start();
+    const { rt } = await harness.startRemote(kind, (at) => server('noheaders', at, { headers: {} }), {
+      remote: { reconnectBaseMs: 600000 },
+    });
     expect(rt.snapshot()[0]).toMatchObject({ status: 'offline', state: 'restarting' });
     expect(rt.lookup('noheaders:greet').kind).not.toBe('found');
   });
@@ -194,9 +192,7 @@ describe.each(remoteTransports)('remote servers over $transport, lost and found'
 
 describe('remote servers over Streamable HTTP', () => {
   it('discovers the tools of a Streamable HTTP server', async () => {
-    const port = await harness.serve('http');
-    const rt = harness.start([httpServer('remote', port)]);
-    await rt.start();
+    await harness.startRemote('http', (at) => httpServer('remote', at));
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
     expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
       'ask_city',
@@ -211,7 +207,6 @@ describe('remote servers over Streamable HTTP', () => {
   });
 
   it('leaves out configured headers the transport sets itself, stored before installations refused them', async () => {
-    const port = await harness.serve('http');
     // Sent as configured, each of these would break the exchange: the server refuses a wrong content
     // type, accept or protocol version, and knows no such session.
     const forged = {
@@ -221,8 +216,7 @@ describe('remote servers over Streamable HTTP', () => {
       'Mcp-Session-Id': 'forged-session',
       'MCP-Protocol-Version': '1999-01-01',
     };
-    const rt = harness.start([httpServer('forged', port, { headers: forged })]);
-    await rt.start();
+    const { rt } = await harness.startRemote('http', (at) => httpServer('forged', at, { headers: forged }));
     expect(rt.snapshot()[0]).toMatchObject({ status: 'online' });
     expect(textOf(await rt.callTool(harness.found('forged:greet'), { name: 'Ada' }))).toContain('Ada');
   });
@@ -230,9 +224,7 @@ describe('remote servers over Streamable HTTP', () => {
 
 describe('remote servers over SSE', () => {
   it('discovers the tools of an SSE server and calls them with the configured headers', async () => {
-    const port = await harness.serve('sse');
-    const rt = harness.start([sseServer('legacy', port)]);
-    await rt.start();
+    const { rt } = await harness.startRemote('sse', (at) => sseServer('legacy', at));
     const discovered = await harness.events.waitFor('mcp.tools.discovered');
     expect(discovered).toMatchObject({ server_slug: 'fixture-sse' });
     expect(discovered.tools.map((t) => t.tool_name).sort()).toEqual([
@@ -254,12 +246,10 @@ describe('remote servers over SSE', () => {
   });
 
   it('notices a stream that ends without waiting for a health check', async () => {
-    const port = await harness.serve('sse');
     // No health check runs (remoteHealthIntervalMs is 0): only the end of the stream can tell.
-    const rt = harness.start([sseServer('watched', port)], {
+    await harness.startRemote('sse', (at) => sseServer('watched', at), {
       remote: { reconnectBaseMs: 600000, reconnectMaxMs: 600000 },
     });
-    await rt.start();
     const mark = harness.events.events.length;
     await harness.stopFixture();
     const offline = await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', {
@@ -269,9 +259,7 @@ describe('remote servers over SSE', () => {
   });
 
   it('fails a call whose stream drops after it reached the server, and never sends it again', async () => {
-    const port = await harness.serve('sse');
-    const rt = harness.start([sseServer('flaky', port)]);
-    await rt.start();
+    const { rt } = await harness.startRemote('sse', (at) => sseServer('flaky', at));
     const mark = harness.events.events.length;
     await expect(rt.callTool(harness.found('flaky:drop_stream'), {})).rejects.toThrow(/closed/i);
     await harness.events.waitFor('mcp.server.status_changed', (d) => d.status === 'offline', { after: mark });
