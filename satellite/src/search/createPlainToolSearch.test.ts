@@ -41,22 +41,28 @@ describe('createPlainToolSearch', () => {
     expect(paths(search, 'total of two numbers')[0]).toBe('demo:get-sum');
   });
 
-  it('reads words as software people use them, through its vocabulary', () => {
-    const files = searchOver([
-      tool('notes', 'delete_note', 'Delete a note by its title.'),
-      tool('files', 'remove_directory', 'Remove an empty directory.'),
-      tool('files', 'list_directory', 'List the entries of a directory.'),
-    ]);
-    expect(paths(files, 'delete the folder')[0]).toBe('files:remove_directory');
-    expect(paths(files, 'list a folder')[0]).toBe('files:list_directory');
-  });
-
-  it("weighs a description's first sentence, which says what the tool does, above the rest", () => {
-    const billing = searchOver([
-      tool('desk', 'list_tickets', 'Lists open support tickets. Tickets about invoices are tagged billing.'),
-      tool('books', 'send_reminders', 'Sends reminders about invoices. Reminders go to the billing contact.'),
-    ]);
-    expect(paths(billing, 'invoices')[0]).toBe('books:send_reminders');
+  // Each over a few tools of its own: the first result of each query.
+  it.each([
+    {
+      rule: 'reads words as software people use them, through its vocabulary',
+      own: [
+        tool('notes', 'delete_note', 'Delete a note by its title.'),
+        tool('files', 'remove_directory', 'Remove an empty directory.'),
+        tool('files', 'list_directory', 'List the entries of a directory.'),
+      ],
+      first: { 'delete the folder': 'files:remove_directory', 'list a folder': 'files:list_directory' },
+    },
+    {
+      rule: "weighs a description's first sentence, which says what the tool does, above the rest",
+      own: [
+        tool('desk', 'list_tickets', 'Lists open support tickets. Tickets about invoices are tagged billing.'),
+        tool('books', 'send_reminders', 'Sends reminders about invoices. Reminders go to the billing contact.'),
+      ],
+      first: { invoices: 'books:send_reminders' },
+    },
+  ])('$rule', ({ own, first }) => {
+    const ownSearch = searchOver(own);
+    for (const [query, path] of Object.entries(first)) expect(paths(ownSearch, query)[0], query).toBe(path);
   });
 
   it('lifts the tools of the server the request is about', () => {
