@@ -32,6 +32,13 @@ function engineWith(models: () => DiscoveryModels) {
   return { engine, search, errors };
 }
 
+/** The project's embeddings process as the embeddings endpoint, 30 s a call, and `more`. */
+const onLocal = (more: Partial<DiscoveryModels> = {}): DiscoveryModels => ({
+  embeddings: { url: local.url, model: local.model },
+  timeoutMs: 30_000,
+  ...more,
+});
+
 /** `engineWith`, once the tool vectors are in. */
 async function readyEngineWith(models: () => DiscoveryModels) {
   const made = engineWith(models);
@@ -41,10 +48,7 @@ async function readyEngineWith(models: () => DiscoveryModels) {
 
 describe('discovery by meaning', () => {
   it('fuses the endpoint ranking with the words, and finds what the words miss', async () => {
-    const { engine, search } = await readyEngineWith(() => ({
-      embeddings: { url: local.url, model: local.model },
-      timeoutMs: 30_000,
-    }));
+    const { engine, search } = await readyEngineWith(onLocal);
     expect(engine.stats().vectors).toEqual({ embedded: tools.length, pending: 0 });
     // No word of "canine" is in any tool, and WordNet does not read it as "dog"; its meaning is close.
     const answer = await search.discover(['a picture of a canine'], 3);
@@ -58,10 +62,7 @@ describe('discovery by meaning', () => {
   }, 120_000);
 
   it('keeps operator queries exactly as Fuse.js answers them, with no model call', async () => {
-    const { engine, search } = await readyEngineWith(() => ({
-      embeddings: { url: local.url, model: local.model },
-      timeoutMs: 30_000,
-    }));
+    const { engine, search } = await readyEngineWith(onLocal);
     const fuse = createFuseToolSearch();
     fuse.setTools(tools);
     for (const query of ['^read', "'dog", 'file | sum']) {
@@ -74,11 +75,9 @@ describe('discovery by meaning', () => {
   }, 120_000);
 
   it('reranks the first results with a rerank endpoint when one is set', async () => {
-    const { engine, search } = await readyEngineWith(() => ({
-      embeddings: { url: local.url, model: local.model },
-      reranker: { url: local.url, model: local.model },
-      timeoutMs: 30_000,
-    }));
+    const { engine, search } = await readyEngineWith(() =>
+      onLocal({ reranker: { url: local.url, model: local.model } }),
+    );
     const answer = await search.discover(['add two numbers'], 3);
     expect(answer.ranking).toEqual({ method: 'words+meaning', meaning: 'used', reranker: 'used' });
     expect(answer.results[0]?.tool.tool_path).toBe('maths:get_sum');
@@ -90,11 +89,9 @@ describe('discovery by meaning', () => {
   it('answers from the fused ranking when the reranker hangs past the limit, then rests it and answers at once', async () => {
     const silent = await startSilentEndpoint();
     let timeoutMs = 30_000;
-    const { engine, search, errors } = await readyEngineWith(() => ({
-      embeddings: { url: local.url, model: local.model },
-      reranker: { url: silent.url, model: 'hangs' },
-      timeoutMs,
-    }));
+    const { engine, search, errors } = await readyEngineWith(() =>
+      onLocal({ reranker: { url: silent.url, model: 'hangs' }, timeoutMs }),
+    );
     timeoutMs = 300;
     const first = await search.discover(['add two numbers'], 3);
     expect(first.ranking).toEqual({ method: 'words+meaning', meaning: 'used', reranker: 'timeout' });
