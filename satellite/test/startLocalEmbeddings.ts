@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { freePort } from '@orbital/testing';
-
-const entry = fileURLToPath(new URL('../../services/embeddings/src/main.ts', import.meta.url));
+import { freePort, startServiceProcess } from '@orbital/testing';
 
 /**
  * The project's local embeddings process (services/embeddings), started as its own process on a free
@@ -11,30 +7,12 @@ const entry = fileURLToPath(new URL('../../services/embeddings/src/main.ts', imp
  */
 export async function startLocalEmbeddings(env: Record<string, string> = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"msg":"ready"')) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`the embeddings process exited (${code}): ${output}`)));
-  });
+  const service = await startServiceProcess('services/embeddings/src/main.ts', { PORT: String(port), ...env });
   return {
     url: `http://127.0.0.1:${port}/v1`,
     model: 'universal-sentence-encoder-lite',
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await service.stop();
     },
   };
 }
