@@ -15,10 +15,12 @@ import {
   createTestBuses,
   createTestEnvironment,
   type LogCapture,
+  type ServiceUnderTestOptions,
   startServiceUnderTest,
   type TestEnvironment,
 } from '@orbital/testing';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import type { GatewayOptions } from '../src/createGateway.ts';
 import type { FirstAdmin, IdentityModule, LoginRateLimits } from '../src/identity/index.ts';
 import { startTestGateway } from './startTestGateway.ts';
@@ -63,6 +65,9 @@ export type IdentityStackOptions = {
   sse?: { live: LiveStreams; keepAliveMs: number; retryMs: number };
 };
 
+/** A service app as the stack stops it: the app itself, then its database pool. */
+type ServiceWithDatabase = { stop(): Promise<void>; database: { pool: { end(): Promise<void> } } };
+
 export const adminCredentials: FirstAdmin = {
   email: 'root@orbital.test',
   password: 'first admin pass phrase 4 tests',
@@ -81,10 +86,20 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
   const capture = captureLog();
   const logger = createLogger({ name: 'identity-test', level: 'debug', destination: capture.stream });
   const buses = createTestBuses(env, logger, { requestTimeoutMs: 3000 });
-  // What every service of the stack starts on.
-  const stack = { env, logger, buses };
-  const settings = await startServiceUnderTest({
-    ...stack,
+  // Every service of the stack starts on its environment, connections and logger, and stops as its
+  // main.ts does: its app, then (its connection drained) its database pool.
+  const startService = <Schema extends z.ZodType, App extends ServiceWithDatabase>(
+    service: Pick<ServiceUnderTestOptions<Schema, App>, 'name' | 'configSchema' | 'configEnv' | 'create'>,
+  ) =>
+    startServiceUnderTest({
+      env,
+      logger,
+      buses,
+      ...service,
+      stopApp: (app) => app.stop(),
+      release: (app) => app.database.pool.end(),
+    });
+  const settings = await startService({
     name: 'settings',
     configSchema: settingsConfigSchema,
     configEnv: {
@@ -92,27 +107,19 @@ export async function startIdentityStack(options: IdentityStackOptions = {}): Pr
       DB_SETUP_SERVICE_TIMEOUT_MS: '500',
     },
     create: createSettingsApp,
-    stopApp: (app) => app.stop(),
-    release: (app) => app.database.pool.end(),
   });
   // The registry answers the satellite routes (the access matrix covers them too).
-  const registry = await startServiceUnderTest({
-    ...stack,
+  const registry = await startService({
     name: 'registry',
     configSchema: registryConfigSchema,
     create: createRegistryApp,
-    stopApp: (app) => app.stop(),
-    release: (app) => app.database.pool.end(),
   });
   // The installations service answers the installation routes (commands to the registry wait in its outbox).
-  const installations = await startServiceUnderTest({
-    ...stack,
+  const installations = await startService({
     name: 'installations',
     configSchema: installationsConfigSchema,
     configEnv: { OUTBOX_RETRY_MS: '200', ...options.installationsEnv },
     create: createInstallationsApp,
-    stopApp: (app) => app.stop(),
-    release: (app) => app.database.pool.end(),
   });
   let settingsStopped: Promise<void> | null = null;
   const stopSettings = () => {
