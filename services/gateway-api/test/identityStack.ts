@@ -203,6 +203,22 @@ export async function login(app: FastifyInstance, email: string, password: strin
   return { token: body.data.token, cookie: cookie.value, userId: body.data.user.id };
 }
 
+/** A person the admin creates over HTTP and makes a member of `teamId` with `role`, signed in. */
+export async function addSignedInMember(
+  app: FastifyInstance,
+  admin: Session,
+  teamId: string,
+  role: 'team_admin' | 'team_user',
+  person: { email: string; password: string; name: string },
+): Promise<Session> {
+  const asAdmin = callerAs(app, admin);
+  const created = await asAdmin('POST', '/api/users', person);
+  if (created.statusCode !== 201) throw new Error(`user creation failed: ${created.statusCode} ${created.body}`);
+  const added = await asAdmin('POST', `/api/teams/${teamId}/members`, { user_id: created.json().data.id, role });
+  if (added.statusCode !== 201) throw new Error(`adding a member failed: ${added.statusCode} ${added.body}`);
+  return login(app, person.email, person.password);
+}
+
 /** The first global admin's session, as most tests act. */
 export const loginAdmin = (app: FastifyInstance) => login(app, adminCredentials.email, adminCredentials.password);
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addSignedInMember, login } from './identityStack.ts';
 import {
   activate,
   adminCredentials,
@@ -27,15 +28,10 @@ async function as(who: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: s
   });
 }
 
-async function login(email: string, password: string) {
-  const response = await stack.gateway.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
-  if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`);
-  return response.json().data.token as string;
-}
-
 beforeAll(async () => {
   stack = await startSatelliteStack({ settings: true });
-  sessions.admin = await login(adminCredentials.email, adminCredentials.password);
+  const admin = await login(stack.gateway, adminCredentials.email, adminCredentials.password);
+  sessions.admin = admin.token;
   const made = await as('admin', 'POST', '/api/teams', { slug: 'alpha', name: 'Alpha' });
   if (made.statusCode !== 201) throw new Error(`team creation failed: ${made.statusCode} ${made.body}`);
   teamA = made.json().data.id;
@@ -45,15 +41,12 @@ beforeAll(async () => {
     ['aUser', teamA, 'team_user'],
     ['bAdmin', teamB, 'team_admin'],
   ] as const) {
-    const credentials = {
+    const member = await addSignedInMember(stack.gateway, admin, teamId, role, {
       email: `${who.toLowerCase()}@orbital.test`,
       password: `a long pass phrase, number ${who.length}42`,
-    };
-    const created = await as('admin', 'POST', '/api/users', { ...credentials, name: who });
-    if (created.statusCode !== 201) throw new Error(`user creation failed: ${created.body}`);
-    const user = created.json().data;
-    await as('admin', 'POST', `/api/teams/${teamId}/members`, { user_id: user.id, role });
-    sessions[who] = await login(credentials.email, credentials.password);
+      name: who,
+    });
+    sessions[who] = member.token;
   }
 });
 afterAll(async () => {

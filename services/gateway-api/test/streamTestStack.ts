@@ -1,6 +1,13 @@
 import { createLiveStreams, type LiveStreams } from '@orbital/sse';
 import type { FastifyInstance } from 'fastify';
-import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
+import {
+  addSignedInMember,
+  bearer,
+  type IdentityStack,
+  loginAdmin,
+  type Session,
+  startIdentityStack,
+} from './identityStack.ts';
 
 export type Who = 'admin' | 'teamAdmin' | 'teamUser' | 'otherTeam';
 
@@ -32,7 +39,8 @@ export async function startStreamTestStack(): Promise<StreamTestStack> {
   if (!address || typeof address === 'string') throw new Error('no port');
   const sessions: Partial<Record<Who, Session>> = {};
   const call = caller(app, sessions);
-  sessions.admin = await loginAdmin(app);
+  const admin = await loginAdmin(app);
+  sessions.admin = admin;
   const teamA = (await call('POST', '/api/teams', 'admin', { slug: 'team-a', name: 'A' })).body.data.id;
   const teamB = (await call('POST', '/api/teams', 'admin', { slug: 'team-b', name: 'B' })).body.data.id;
   for (const [who, team, role] of [
@@ -40,14 +48,11 @@ export async function startStreamTestStack(): Promise<StreamTestStack> {
     ['teamUser', teamA, 'team_user'],
     ['otherTeam', teamB, 'team_admin'],
   ] as const) {
-    const credentials = {
+    sessions[who] = await addSignedInMember(app, admin, team, role, {
       email: `${who.toLowerCase()}@orbital.test`,
       password: `correct horse battery ${who.length} staple`,
-    };
-    const made = await call('POST', '/api/users', 'admin', { ...credentials, name: who });
-    if (made.status !== 201) throw new Error(JSON.stringify(made.body));
-    await call('POST', `/api/teams/${team}/members`, 'admin', { user_id: made.body.data.id, role });
-    sessions[who] = await login(app, credentials.email, credentials.password);
+      name: who,
+    });
   }
   return {
     stack,
