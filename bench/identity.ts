@@ -17,7 +17,6 @@ import {
   createBus,
   createIdentitySigner,
   createIdentityVerifier,
-  generateIdentityKey,
   parseIdentityKeys,
   requestDigest,
 } from '@orbital/bus';
@@ -26,8 +25,8 @@ import { createLogger } from '@orbital/logger';
 import { createTestEnvironment, testIdentityKeys } from '@orbital/testing';
 import { z } from 'zod';
 
-const gateway = generateIdentityKey('gateway-api', 'bench');
-const keys = parseIdentityKeys({ signingKeys: gateway.signingKey, publicKeys: gateway.publicKey });
+// gateway-api's key of this run: the one its bus over NATS signs with below.
+const keys = parseIdentityKeys(testIdentityKeys().of('gateway-api'));
 const audience = 'settings.value.get';
 const user = (n: number): CallerIdentity => ({
   kind: 'user',
