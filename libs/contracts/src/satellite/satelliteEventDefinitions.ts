@@ -19,13 +19,22 @@ const satelliteEventHeaders = {
   [headerNames.requestId]: { description: 'The HTTP request that carried the batch' },
 };
 
+/** The MCP side of a satellite emits the `mcp.*` events: what the installations service consumes. */
+const isMcpEventType = (type: SatelliteEventType) => type.startsWith('mcp.');
+const mcpEventTypes = satelliteEventTypes.filter(isMcpEventType);
+
+/** One definition for each satellite event type, keyed by the type. */
+function byEventType<Definitions>(define: (type: SatelliteEventType) => unknown): Definitions {
+  return Object.fromEntries(satelliteEventTypes.map((type) => [type, define(type)])) as Definitions;
+}
+
 function satelliteEvent<T extends SatelliteEventType>(type: T) {
   return defineEvent({
     subject: `evt.satellite.{satellite_id}.${type}` as `evt.satellite.{satellite_id}.${T}`,
     stream: satelliteEventsStream,
     producer: 'gateway-api',
     // The installations service records every MCP event; configuration events are kept for operators.
-    consumers: type.startsWith('mcp.') ? ['installations'] : [],
+    consumers: isMcpEventType(type) ? ['installations'] : [],
     description: `${satelliteEventDescriptions[type].emittedWhen} One event per message: what gateway-api stored before it stored batches (evt.satellite.{satellite_id}.batch.${type}); still read, so messages stored by an older gateway-api are not stranded.`,
     payload: z.object({
       id: z.uuid().meta({ description: 'Client event id, generated once by the satellite; retries reuse it' }),
@@ -43,14 +52,10 @@ type SatelliteEventDefinitions = { [T in SatelliteEventType]: ReturnType<typeof 
  * One event per satellite event type, `evt.satellite.<satellite_id>.<type>` (the type keeps its dots),
  * each stored with its satellite in the subject and in a header.
  */
-export const satelliteEvents = Object.fromEntries(
-  satelliteEventTypes.map((type) => [type, satelliteEvent(type)]),
-) as SatelliteEventDefinitions;
+export const satelliteEvents = byEventType<SatelliteEventDefinitions>(satelliteEvent);
 
 /** The events the MCP side of a satellite emits: what the installations service consumes. */
-export const mcpSatelliteEvents = satelliteEventTypes
-  .filter((type) => type.startsWith('mcp.'))
-  .map((type) => satelliteEvents[type]);
+export const mcpSatelliteEvents = mcpEventTypes.map((type) => satelliteEvents[type]);
 
 /** What gateway-api stamps on every stored batch; consumers trust these, never the payload. */
 const satelliteBatchHeaders = {
@@ -78,11 +83,7 @@ type SatelliteEventBatchDefinitions = { [T in SatelliteEventType]: ReturnType<ty
  * stores events, so a batch of 100 costs JetStream and its readers one message, not 100. A reader
  * that routes by type keeps doing so: the type is still the end of the subject.
  */
-export const satelliteEventBatches = Object.fromEntries(
-  satelliteEventTypes.map((type) => [type, satelliteEventBatch(type)]),
-) as SatelliteEventBatchDefinitions;
+export const satelliteEventBatches = byEventType<SatelliteEventBatchDefinitions>(satelliteEventBatch);
 
 /** The batches of MCP events (what the installations service consumes, with the single events). */
-export const mcpSatelliteEventBatches = satelliteEventTypes
-  .filter((type) => type.startsWith('mcp.'))
-  .map((type) => satelliteEventBatches[type]);
+export const mcpSatelliteEventBatches = mcpEventTypes.map((type) => satelliteEventBatches[type]);
