@@ -57,9 +57,12 @@ export type NewToken = { hash: Buffer; kind: 'access' | 'refresh'; expiresAt: Da
 
 const iso = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
 
-const grantColumns = sql.fragment`
-  g.id, g.kind, g.user_id, u.email AS user_email, g.team_id, g.client_id, c.client_name, g.name, g.scope,
-  g.resource, g.created_at, g.expires_at`;
+/** Grants as listed (grantView): with their user's e-mail address and their client's name. */
+const selectGrants = sql.fragment`
+  SELECT g.id, g.kind, g.user_id, u.email AS user_email, g.team_id, g.client_id, c.client_name, g.name, g.scope,
+    g.resource, g.created_at, g.expires_at
+  FROM identity.oauth_grants g JOIN identity.users u ON u.id = g.user_id
+    LEFT JOIN identity.oauth_clients c ON c.client_id = g.client_id`;
 
 /** Grants still in force: not revoked, not past their end. */
 const inForce = sql.fragment`g.revoked_at IS NULL AND g.expires_at > now()`;
@@ -91,6 +94,11 @@ function oauthQueriesOn(db: () => CommonQueryMethods) {
         INSERT INTO identity.oauth_tokens (token_hash, grant_id, kind, expires_at)
         VALUES (${sql.binary(token.hash)}, ${grantId}, ${token.kind}, ${iso(token.expiresAt)})`);
     }
+  }
+
+  /** The grants in force that `owner` picks (a user's, a team's), newest first. */
+  function grantsInForce(owner: ReturnType<typeof sql.fragment>): Promise<readonly GrantView[]> {
+    return db().any(sql.type(grantView)`${selectGrants} WHERE ${owner} AND ${inForce} ORDER BY g.created_at DESC`);
   }
 
   return {
@@ -285,28 +293,16 @@ function oauthQueriesOn(db: () => CommonQueryMethods) {
           AND t.expires_at > ${iso(now)} AND g.expires_at > ${iso(now)}`);
     },
 
-    async listGrantsOfUser(userId: string): Promise<readonly GrantView[]> {
-      return db().any(sql.type(grantView)`
-        SELECT ${grantColumns}
-        FROM identity.oauth_grants g JOIN identity.users u ON u.id = g.user_id
-          LEFT JOIN identity.oauth_clients c ON c.client_id = g.client_id
-        WHERE g.user_id = ${userId} AND ${inForce} ORDER BY g.created_at DESC`);
+    listGrantsOfUser(userId: string): Promise<readonly GrantView[]> {
+      return grantsInForce(sql.fragment`g.user_id = ${userId}`);
     },
 
-    async listGrantsOfTeam(teamId: string): Promise<readonly GrantView[]> {
-      return db().any(sql.type(grantView)`
-        SELECT ${grantColumns}
-        FROM identity.oauth_grants g JOIN identity.users u ON u.id = g.user_id
-          LEFT JOIN identity.oauth_clients c ON c.client_id = g.client_id
-        WHERE g.team_id = ${teamId} AND ${inForce} ORDER BY g.created_at DESC`);
+    listGrantsOfTeam(teamId: string): Promise<readonly GrantView[]> {
+      return grantsInForce(sql.fragment`g.team_id = ${teamId}`);
     },
 
     async getGrant(grantId: string): Promise<GrantView | null> {
-      return db().maybeOne(sql.type(grantView)`
-        SELECT ${grantColumns}
-        FROM identity.oauth_grants g JOIN identity.users u ON u.id = g.user_id
-          LEFT JOIN identity.oauth_clients c ON c.client_id = g.client_id
-        WHERE g.id = ${grantId}`);
+      return db().maybeOne(sql.type(grantView)`${selectGrants} WHERE g.id = ${grantId}`);
     },
 
     /** Revokes a grant in force that matches `where`; false when there is none (unknown, not theirs, ended). */
