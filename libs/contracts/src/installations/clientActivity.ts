@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/defineEvent.ts';
-import { installationEventsStream } from '../events/eventStreams.ts';
 import { teamIdField } from '../ids.ts';
 import { isoTimestamp } from '../isoTimestamp.ts';
 import { clientType } from '../satellite/events.ts';
+import { installationsToGateway } from './installationEvents.ts';
 
 /**
  * One MCP client session of a satellite, from its `mcp.client.connected` and `mcp.client.disconnected`
@@ -56,9 +56,7 @@ export type ClientActivityRecorded = z.infer<typeof clientActivityRecordedPayloa
 /** One subject per team, so a stream of one team's sessions is a server-side filter. */
 export const clientActivityRecordedEvent = defineEvent({
   subject: 'evt.installation.client_activity.{team_id}',
-  stream: installationEventsStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
+  ...installationsToGateway,
   description:
     'An MCP client session connected or disconnected (feeds the client activity stream); `_global` for sessions of no team.',
   payload: clientActivityRecordedPayload,

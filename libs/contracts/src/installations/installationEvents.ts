@@ -5,6 +5,16 @@ import { isoTimestamp } from '../isoTimestamp.ts';
 import { installationStatus } from '../satellite/installationStatus.ts';
 import { installationStatusView, requestLogView, serverLogView } from './installationSchemas.ts';
 
+/**
+ * Where every installation event goes: installations stores it in the installation events stream, and
+ * gateway-api reads it there for the live streams it serves.
+ */
+export const installationsToGateway = {
+  stream: installationEventsStream,
+  producer: 'installations',
+  consumers: ['gateway-api'],
+} as const;
+
 export const statusChangeReasons = [
   'created',
   'configuration',
@@ -53,9 +63,7 @@ export type InstallationRequestLogged = z.infer<typeof installationRequestLogged
  */
 export const installationStatusChangedEvent = defineEvent({
   subject: 'evt.installation.status_changed.{team_id}.{installation_id}',
-  stream: installationEventsStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
+  ...installationsToGateway,
   description: 'The status of a team installation changed (every change, stamped, with its reason).',
   payload: installationStatusChangedPayload,
   tokensOf: (p) => ({ team_id: p.team_id, installation_id: p.installation_id }),
@@ -67,9 +75,7 @@ export const installationStatusChangedEvent = defineEvent({
  */
 export const installationLogAppendedEvent = defineEvent({
   subject: 'evt.installation.log_appended.{installation_id}',
-  stream: installationEventsStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
+  ...installationsToGateway,
   description: 'Server log lines committed for an installation (feeds the logs stream).',
   payload: installationLogAppendedPayload,
   tokensOf: (p) => ({ installation_id: p.installation_id }),
@@ -77,9 +83,7 @@ export const installationLogAppendedEvent = defineEvent({
 
 export const installationRequestLoggedEvent = defineEvent({
   subject: 'evt.installation.request_logged.{installation_id}',
-  stream: installationEventsStream,
-  producer: 'installations',
-  consumers: ['gateway-api'],
+  ...installationsToGateway,
   description:
     'Tool executions committed to the request log, those of one installation stored together in one message (feeds the requests stream).',
   payload: installationRequestLoggedPayload,
