@@ -27,7 +27,7 @@ export type ToolRuleChange = z.infer<typeof toolRuleChange>;
 
 /** One tool of an installation with the rules that apply to it and what they come to. */
 export const toolPolicyEntry = z.object({
-  tool_name: z.string(),
+  tool_name: toolName,
   /** As the last discovery found it; empty for a tool only a rule names (not listed by the server now). */
   description: z.string(),
   /** Whether the server's annotations say destructiveHint: true. */
@@ -43,7 +43,7 @@ export type ToolPolicyEntry = z.infer<typeof toolPolicyEntry>;
 
 export const toolPolicyView = z.object({
   installation_id: uuid,
-  server_slug: z.string(),
+  server_slug: slug,
   without_elicitation: unconfirmedCallPolicy,
   /** Whether tool definitions are pinned: a new tool or a changed definition waits for a team admin. */
   pin_definitions: z.boolean(),
@@ -62,7 +62,7 @@ export const toolPolicyUpdate = z
 export type ToolPolicyUpdate = z.infer<typeof toolPolicyUpdate>;
 
 /** A team-wide rule: for one tool of every installation of one server (template) in the team. */
-export const teamToolRuleView = z.object({ server_slug: z.string(), tool_name: z.string(), rule: toolRule });
+export const teamToolRuleView = z.object({ server_slug: slug, tool_name: toolName, rule: toolRule });
 export type TeamToolRuleView = z.infer<typeof teamToolRuleView>;
 
 export const teamToolPolicyUpdate = z
@@ -81,8 +81,8 @@ export const toolDefinitionView = z.object({
 
 /** A definition the server listed that differs from the approved one (or a new tool), held back until approved. */
 export const pendingToolDefinition = z.object({
-  tool_name: z.string(),
-  definition_hash: z.string(),
+  tool_name: toolName,
+  definition_hash: toolDefinitionHash,
   definition: toolDefinitionView,
   /** The approved definition it would replace; null for a new tool. */
   approved: toolDefinitionView.nullable(),
