@@ -23,8 +23,11 @@ export const emailField = z
 export const userStatus = z.enum(['active', 'unverified', 'disabled']);
 export type UserStatus = z.infer<typeof userStatus>;
 
+/** Users, teams and memberships are gateway-api's rows, keyed by UUIDs. */
+const uuid = uuidField();
+
 export const userView = z.object({
-  id: z.string(),
+  id: uuid,
   email: z.string(),
   name: z.string(),
   global_role: globalRole,
@@ -80,7 +83,7 @@ export const changePasswordBody = z
 export type ChangePasswordBody = z.input<typeof changePasswordBody>;
 
 export const membershipView = z.object({
-  team_id: z.string(),
+  team_id: uuid,
   team_slug: z.string(),
   team_name: z.string(),
   role: teamRole,
@@ -96,7 +99,7 @@ export const meView = accountSummary.extend({
 export type MeView = z.infer<typeof meView>;
 
 export const teamView = z.object({
-  id: z.string(),
+  id: uuid,
   slug: z.string(),
   name: z.string(),
   ...recordTimestamps,
@@ -104,7 +107,7 @@ export const teamView = z.object({
 export type TeamView = z.infer<typeof teamView>;
 
 export const memberView = z.object({
-  user_id: z.string(),
+  user_id: uuid,
   email: z.string(),
   name: z.string(),
   role: teamRole,
@@ -155,7 +158,7 @@ export const updateTeamBody = z
   .refine((b) => b.slug !== undefined || b.name !== undefined, { error: 'give slug, name or both' });
 
 export const addMemberBody = z
-  .object({ user_id: uuidField().optional(), email: emailField.optional(), role: teamRole })
+  .object({ user_id: uuid.optional(), email: emailField.optional(), role: teamRole })
   .strict()
   .refine((b) => (b.user_id === undefined) !== (b.email === undefined), { error: 'give either user_id or email' });
 export type AddMemberBody = z.input<typeof addMemberBody>;

@@ -1,16 +1,20 @@
 import { z } from 'zod';
+import { uuidField } from '../ids.ts';
 import { isoTimestamp } from '../isoTimestamp.ts';
+
+/** Grants, users and teams are gateway-api's rows, keyed by UUIDs. */
+const uuid = uuidField();
 
 /**
  * A token an MCP client presents to a satellite: an OAuth grant a client obtained, or a personal access
  * token a person made for one of their teams. The token itself appears only in the answer that creates it.
  */
 export const accessTokenView = z.object({
-  id: z.string(),
+  id: uuid,
   kind: z.enum(['oauth', 'personal']),
   name: z.string(),
-  team_id: z.string(),
-  user_id: z.string(),
+  team_id: uuid,
+  user_id: uuid,
   user_email: z.string(),
   client_id: z.string().nullable(),
   client_name: z.string().nullable(),
