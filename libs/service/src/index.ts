@@ -10,9 +10,10 @@ export {
 } from './createReadiness.ts';
 export { createRedisClient, isRedisReady, type RedisRole } from './createRedisClient.ts';
 export { handleShutdown, type ShutdownStep } from './handleShutdown.ts';
-export { type RunServiceOptions, runService, type ServiceContext } from './runService.ts';
+export { type AppDeps, type RunServiceOptions, runService, type ServiceContext } from './runService.ts';
 export {
   createDatabaseOwner,
+  type DatabaseOwnerApp,
   type DatabaseOwnerHandle,
   type DatabaseOwnerOptions,
   startDatabaseOwner,

@@ -19,6 +19,12 @@ export type ServiceContext<C> = {
   readiness: Readiness;
 };
 
+/**
+ * What a service's composition root is given: the parsed config, the logger and the connected bus. It
+ * reads no environment, so tests build the same app production runs.
+ */
+export type AppDeps<C> = Pick<ServiceContext<C>, 'config' | 'logger' | 'bus'>;
+
 const opsEnv = z.object({
   // The /healthz, /readyz and /metrics listener; off unless set (the manifests set it).
   METRICS_PORT: port.optional(),

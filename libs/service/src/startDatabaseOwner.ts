@@ -39,6 +39,17 @@ export type DatabaseOwnerHandle = {
 };
 
 /**
+ * What a database-owning service's composition root hands its process: the database (its readiness, and
+ * the pool to end once the bus drained), its operations, and `stop()` for what it started, called before
+ * the bus drains.
+ */
+export type DatabaseOwnerApp<Operations> = {
+  database: DatabaseOwnerHandle;
+  operations: Operations;
+  stop(): Promise<void>;
+};
+
+/**
  * What every database-owning service does with its schema: answer `<owner>.db.migrate` (sent by
  * database setup), and at start apply pending migrations if setup has already completed. The schema is
  * named after the owner. The pool is opened either way; handlers reach it through `pool.get()`.

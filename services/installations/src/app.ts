@@ -13,8 +13,7 @@ import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
 import { createAddressPolicy, createGuardedFetch, nonPublicAddresses } from '@orbital/egress';
 import { AppError } from '@orbital/errors';
-import type { Logger } from '@orbital/logger';
-import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
+import { type AppDeps, createDatabaseOwner, type DatabaseOwnerApp, type DatabaseOwnerHandle } from '@orbital/service';
 import type { Config } from './config.ts';
 import { type ConsumerHandle, startSatelliteEventConsumer } from './consumers/startSatelliteEventConsumer.ts';
 import { findOAuthInstallation } from './db/oauthQueries.ts';
@@ -37,9 +36,8 @@ import { createRevocationRelay, type RevocationRelay } from './oauth/createRevoc
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
-export type InstallationsApp = {
-  database: DatabaseOwnerHandle;
-  operations: InstallationsOperations;
+/** `stop()` stops the consumer and the relays. */
+export type InstallationsApp = DatabaseOwnerApp<InstallationsOperations> & {
   relay: OutboxRelay;
   /** Delivers the audit entries this service records to the audit log. */
   auditRelay: AuditRelay;
@@ -47,8 +45,6 @@ export type InstallationsApp = {
   revocations: RevocationRelay;
   /** Configuration levels for distribution to satellites (secrets decrypted); null teamIds: every team. */
   configurationRecords(teamIds: readonly string[] | null): Promise<ConfigurationRecord[]>;
-  /** Stops the consumer and the relay (before the bus is drained). */
-  stop(): Promise<void>;
 };
 
 const self = serviceIdentity('installations');
@@ -70,15 +66,14 @@ function sendThroughRegistry(bus: Bus): SendCommand {
 }
 
 /** Wires the service onto a bus. No environment access: tests build the same app. */
-export async function createApp(deps: {
-  bus: Bus;
-  logger: Logger;
-  config: Config;
-  /** How a command reaches the registry; `registry.command.create` unless a test gives another. */
-  sendCommand?: SendCommand;
-  /** Defaults to identity's `identity.team.get`. */
-  teamSlug?: TeamSlugLookup;
-}): Promise<InstallationsApp> {
+export async function createApp(
+  deps: AppDeps<Config> & {
+    /** How a command reaches the registry; `registry.command.create` unless a test gives another. */
+    sendCommand?: SendCommand;
+    /** Defaults to identity's `identity.team.get`. */
+    teamSlug?: TeamSlugLookup;
+  },
+): Promise<InstallationsApp> {
   const { bus, logger, config } = deps;
   const box = createSecretBox(config.SERVICE_ENCRYPTION_SECRET);
   // The stream the SSE endpoints read; this service owns it and creates it before publishing.

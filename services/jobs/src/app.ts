@@ -1,7 +1,6 @@
-import type { Bus } from '@orbital/bus';
 import type { ScheduleStatus } from '@orbital/contracts';
 import type { Logger } from '@orbital/logger';
-import { createRedisClient, isRedisReady } from '@orbital/service';
+import { type AppDeps, createRedisClient, isRedisReady } from '@orbital/service';
 import { Queue, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
@@ -33,12 +32,7 @@ export type JobsApp = {
  * Wires the jobs service: a Job Scheduler per schedule (created or updated, so every replica may start
  * it), a worker per schedule, and `jobs.status.get`. No environment access: tests build the same app.
  */
-export async function createJobsApp(deps: {
-  bus: Bus;
-  logger: Logger;
-  config: Config;
-  now?: () => number;
-}): Promise<JobsApp> {
+export async function createJobsApp(deps: AppDeps<Config> & { now?: () => number }): Promise<JobsApp> {
   const { bus, logger, config } = deps;
   const now = deps.now ?? Date.now;
   const schedules = createSchedules({

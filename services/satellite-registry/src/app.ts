@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { type AuditRelay, createAuditRelay } from '@orbital/audit';
-import { type Bus, ensureStream } from '@orbital/bus';
+import { ensureStream } from '@orbital/bus';
 import { commandEventsStream, heartbeatEventsStream, satelliteEventsStream } from '@orbital/contracts';
 import { postgresConnectionFromEnv } from '@orbital/db';
-import type { Logger } from '@orbital/logger';
-import { type DatabaseOwnerHandle, startDatabaseOwner } from '@orbital/service';
+import { type AppDeps, type DatabaseOwnerApp, startDatabaseOwner } from '@orbital/service';
 import type { Config } from './config.ts';
 import { createCommandQueue } from './domain/commandQueue.ts';
 import { createConfigurationDistribution } from './domain/distributeConfiguration.ts';
@@ -18,29 +17,25 @@ import { type RegistryOperations, serveRegistryHandlers } from './handlers/serve
 
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
-export type RegistryApp = {
-  database: DatabaseOwnerHandle;
-  operations: RegistryOperations;
+/** `stop()` stops the audit relay and the offline watch. */
+export type RegistryApp = DatabaseOwnerApp<RegistryOperations> & {
   /** Delivers the audit entries this service records to the audit log. */
   auditRelay: AuditRelay;
   /** Looks for satellites that went offline and has the global admins told. */
   offlineWatch: OfflineWatch;
-  /** Stops the audit relay and the offline watch (before the bus is drained). */
-  stop(): Promise<void>;
 };
 
 /**
  * Wires the service onto a bus. No environment access: tests build the same app, and may pass a clock
  * (`now`) to move time for token expiry and command leases, and cheaper Argon2 options.
  */
-export async function createApp(deps: {
-  bus: Bus;
-  logger: Logger;
-  config: Config;
-  now?: () => Date;
-  argon2Options?: RegistryDeps['argon2Options'];
-  registrationHashing?: RegistryDeps['registrationHashing'];
-}): Promise<RegistryApp> {
+export async function createApp(
+  deps: AppDeps<Config> & {
+    now?: () => Date;
+    argon2Options?: RegistryDeps['argon2Options'];
+    registrationHashing?: RegistryDeps['registrationHashing'];
+  },
+): Promise<RegistryApp> {
   const { bus, logger, config } = deps;
   const now = deps.now ?? (() => new Date());
   // The registry owns the satellite event, command event and heartbeat streams: it creates them, and brings them

@@ -1,11 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { type AuditContext, createAuditRelay, processActor, recordAudit } from '@orbital/audit';
-import { type Bus, ensureStream } from '@orbital/bus';
+import { ensureStream } from '@orbital/bus';
 import { auditEventsStream, settingsCacheSyncBroadcast, settingsEventsStream } from '@orbital/contracts';
 import { createSecretBox } from '@orbital/crypto';
 import { postgresConnectionFromEnv } from '@orbital/db';
-import type { Logger } from '@orbital/logger';
-import { createDatabaseOwner, type DatabaseOwnerHandle } from '@orbital/service';
+import { type AppDeps, createDatabaseOwner, type DatabaseOwnerApp } from '@orbital/service';
 import type { SettingsConfig } from './config.ts';
 import { discoverDefinitions, loadPluginExtensions } from './definitions/discoverDefinitions.ts';
 import { mergeDefinitions } from './definitions/mergeDefinitions.ts';
@@ -24,21 +23,14 @@ import { serveSettingsHandlers } from './handlers/settingsHandlers.ts';
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 const definitionsDir = fileURLToPath(new URL('./definitions', import.meta.url));
 
-export type SettingsApp = {
-  database: DatabaseOwnerHandle;
-  operations: SettingsOperations;
+/** `stop()` stops the timers; the audit relay's delivery in flight is awaited. */
+export type SettingsApp = DatabaseOwnerApp<SettingsOperations> & {
   /** With DATABASE_SETUP=auto: settles once this replica saw the database set up (by itself or another). */
   automaticSetup: Promise<'set up' | 'already set up' | 'stopped'> | undefined;
-  /** Stops the timers; the audit relay's delivery in flight is awaited. */
-  stop(): Promise<void>;
 };
 
 /** Wires the settings service onto a bus. No environment access: tests build the same app. */
-export async function createSettingsApp(deps: {
-  bus: Bus;
-  logger: Logger;
-  config: SettingsConfig;
-}): Promise<SettingsApp> {
+export async function createSettingsApp(deps: AppDeps<SettingsConfig>): Promise<SettingsApp> {
   const { bus, logger, config } = deps;
   const connection = postgresConnectionFromEnv(config);
   const box = createSecretBox(config.SERVICE_ENCRYPTION_SECRET);
