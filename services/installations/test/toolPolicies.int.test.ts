@@ -48,6 +48,12 @@ beforeAll(async () => {
   );
 }, 60000);
 
+/** A change setting one tool's rule: whether it is enabled, and whether a call needs confirmation (null: the default). */
+const ruleOf = (tool_name: string, enabled: boolean, needs_confirmation: boolean | null) => ({
+  tool_name,
+  rule: { enabled, needs_confirmation },
+});
+
 const policyOf = async (installationId: string) =>
   (await h.app.configurationRecords([teamA])).find((r) => r.installation_id === installationId)?.tool_policy;
 
@@ -73,7 +79,7 @@ describe('tool policies', () => {
   });
 
   it('lets team admins change them, and no one else', async () => {
-    const changes = { tools: [{ tool_name: 'read_graph', rule: { enabled: false, needs_confirmation: null } }] };
+    const changes = { tools: [ruleOf('read_graph', false, null)] };
     expect(
       await refusal(h.client.request(tp.update, { team_id: teamA, installation_id: first, changes }, as(teamUser))),
     ).toBe('forbidden');
@@ -107,10 +113,7 @@ describe('tool policies', () => {
         team_id: teamA,
         changes: {
           server_slug: 'memory',
-          tools: [
-            { tool_name: 'read_graph', rule: { enabled: false, needs_confirmation: null } },
-            { tool_name: 'create_entities', rule: { enabled: true, needs_confirmation: true } },
-          ],
+          tools: [ruleOf('read_graph', false, null), ruleOf('create_entities', true, true)],
         },
       },
       as(teamAdmin),
@@ -128,10 +131,7 @@ describe('tool policies', () => {
         installation_id: first,
         changes: {
           without_elicitation: 'run',
-          tools: [
-            { tool_name: 'read_graph', rule: { enabled: true, needs_confirmation: null } },
-            { tool_name: 'delete_entities', rule: { enabled: true, needs_confirmation: false } },
-          ],
+          tools: [ruleOf('read_graph', true, null), ruleOf('delete_entities', true, false)],
         },
       },
       as(teamAdmin),
