@@ -249,7 +249,7 @@ export function createMcpEndpoint(deps: {
         if (!modernCall) return undefined;
         noteSessionless(scope, body, headers['user-agent'], options.clientIp);
         return tracked(modernCalls, modernCall.id, options.signal, (signal) =>
-          answerModernToolCall(modernCall, handlers, scope, signal),
+          answerModernToolCall(modernCall, { handlers, scope, signal }),
         );
       }
       if (options.generation !== 'legacy') return undefined;
@@ -262,7 +262,7 @@ export function createMcpEndpoint(deps: {
         session.toolExecutions++;
       }
       return tracked(session.plainCalls, legacyCall.id, options.signal, (signal) =>
-        answerLegacyToolCall(legacyCall, session.id, handlers, scope, signal),
+        answerLegacyToolCall(legacyCall, { handlers, scope, signal, sessionId: session.id }),
       );
     },
     async fetch(request: Request, options: EndpointRequestOptions = {}): Promise<Response> {

@@ -197,14 +197,15 @@ function errorMessage(id: string | number, error: unknown) {
   };
 }
 
+/**
+ * What a plain call runs with: the meta-tools' handlers, the caller's scope, the signal that stops
+ * the call and, for a 2025 session's call, the session's id (it goes with the call into the request log).
+ */
+type PlainCallContext = { handlers: ToolHandlers; scope: ToolScope; signal: AbortSignal; sessionId?: string };
+
 /** Runs a plain call and builds its JSON-RPC answer as the SDK's serving of `era` would. */
-async function answer(
-  call: PlainToolCall,
-  handlers: ToolHandlers,
-  context: { scope: ToolScope; signal: AbortSignal; sessionId?: string },
-  era: 'legacy' | 'modern',
-): Promise<object> {
-  const { scope, signal, sessionId } = context;
+async function answer(call: PlainToolCall, context: PlainCallContext, era: 'legacy' | 'modern'): Promise<object> {
+  const { handlers, scope, signal, sessionId } = context;
   let result: CallToolResult;
   try {
     result =
@@ -231,34 +232,26 @@ export type PlainAnswer = {
 };
 
 /**
- * A plain 2026-07-28 call's answer: a JSON body once the call ends. `signal` is the client's
- * stream: its going away cancels the upstream call, as on the SDK's path.
+ * A plain 2026-07-28 call's answer: a JSON body once the call ends. The context's signal is the
+ * client's stream: its going away cancels the upstream call, as on the SDK's path.
  */
-export function answerModernToolCall(
-  call: PlainToolCall,
-  handlers: ToolHandlers,
-  scope: ToolScope,
-  signal: AbortSignal,
-): PlainAnswer {
+export function answerModernToolCall(call: PlainToolCall, context: PlainCallContext): PlainAnswer {
   return {
     status: 200,
     headers: { 'content-type': 'application/json' },
     stream: false,
-    body: answer(call, handlers, { scope, signal }, 'modern').then((message) => JSON.stringify(message)),
+    body: answer(call, context, 'modern').then((message) => JSON.stringify(message)),
   };
 }
 
 /**
  * A plain 2025 call's answer: the one event of the POST's event stream, with the session
- * transport's headers. `signal` ends the call when the client goes away, cancels it or the session
- * ends; the session's id goes with the call into the request log.
+ * transport's headers. The context's signal ends the call when the client goes away, cancels it or
+ * the session ends.
  */
 export function answerLegacyToolCall(
   call: PlainToolCall,
-  sessionId: string,
-  handlers: ToolHandlers,
-  scope: ToolScope,
-  signal: AbortSignal,
+  context: PlainCallContext & { sessionId: string },
 ): PlainAnswer {
   return {
     status: 200,
@@ -267,11 +260,9 @@ export function answerLegacyToolCall(
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      'mcp-session-id': sessionId,
+      'mcp-session-id': context.sessionId,
     },
     stream: true,
-    body: answer(call, handlers, { scope, signal, sessionId }, 'legacy').then(
-      (message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`,
-    ),
+    body: answer(call, context, 'legacy').then((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`),
   };
 }
