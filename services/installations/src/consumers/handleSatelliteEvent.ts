@@ -5,6 +5,7 @@ import { replaceToolMetadata } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import { applyStatusTrigger } from '../domain/applyStatusTrigger.ts';
 import type { StatusTrigger } from '../domain/nextStatus.ts';
+import { inRelayedTransaction } from '../domain/outboxRelay.ts';
 import { recordListedDefinitions } from '../domain/pinToolDefinitions.ts';
 import { type InstallationRef, knownInstallations } from './knownInstallations.ts';
 import type { EventSource, SatelliteEventDeps } from './satelliteEventDeps.ts';
@@ -51,7 +52,7 @@ async function installationFor(
 
 async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEvent, { type: 'mcp.tools.discovered' }>) {
   const d = event.data;
-  await deps.pool.get().transaction(async (tx) => {
+  await inRelayedTransaction(deps.pool, deps.relay, async (tx) => {
     const row = await installationFor(deps, tx, { installationId: d.installation_id, teamId: d.team_id });
     if (!row) return;
     await replaceToolMetadata(tx, {
@@ -63,7 +64,6 @@ async function storeTools(deps: SatelliteEventDeps, event: Extract<SatelliteEven
     await recordListedDefinitions(tx, row, d.tools);
     await applyStatusTrigger(tx, row, { kind: 'tools_discovered', toolCount: d.tool_count }, event.timestamp);
   });
-  await deps.relay.flush();
 }
 
 async function applyToInstallation(
@@ -72,7 +72,7 @@ async function applyToInstallation(
   ref: InstallationRef,
   trigger: StatusTrigger,
 ) {
-  await deps.pool.get().transaction(async (tx) => {
+  await inRelayedTransaction(deps.pool, deps.relay, async (tx) => {
     const row = await installationFor(deps, tx, ref);
     if (!row) return;
     if (event.type === 'mcp.server.status_changed') {
@@ -82,7 +82,6 @@ async function applyToInstallation(
     }
     await applyStatusTrigger(tx, row, trigger, event.timestamp);
   });
-  await deps.relay.flush();
 }
 
 function processTrigger(event: StoredAlone): { ref: InstallationRef; trigger: StatusTrigger } | null {
