@@ -14,7 +14,7 @@ import { defineRoute } from '../http/defineRoute.ts';
 import { memberParams, teamParams } from '../http/pathParams.ts';
 import { globalAccess, signedIn, teamInPath } from '../http/routeAccess.ts';
 import type { IdentityRouteDeps } from './identityRouteDeps.ts';
-import type { MemberRow } from './identityStore.ts';
+import type { MemberRow, TeamRow } from './identityStore.ts';
 import { toMemberView, toTeamView } from './identityViews.ts';
 
 /**
@@ -25,14 +25,64 @@ import { toMemberView, toTeamView } from './identityViews.ts';
 export function teamRoutes(deps: IdentityRouteDeps) {
   const { store, broadcast, logger } = deps;
   const notFound = () => new AppError('not_found', 'No such team');
+  const notAMember = () => new AppError('not_found', 'This user is not a member of the team');
   const evictUser = (userId: string) => broadcast.invalidate({ kind: 'user', user_id: userId });
+  type Input = Parameters<typeof auditContextOf>[0];
+  type Tx = Parameters<Parameters<typeof store.inTransaction>[0]>[0];
+
+  /**
+   * Changes a team (`change` answers null when there is no such team), audited in the same transaction
+   * with the team as it was before the change.
+   */
+  async function changeTeam<T>(
+    input: Input & { params: { teamId: string } },
+    change: (tx: Tx) => Promise<T | null>,
+    entry: (before: TeamRow, changed: T) => Pick<AuditRecord, 'action' | 'details'>,
+  ): Promise<T> {
+    return store.inTransaction(async (tx) => {
+      const before = await tx.getTeam(input.params.teamId);
+      const changed = await change(tx);
+      if (!before || !changed) throw notFound();
+      await tx.audit({
+        ...auditContextOf(input),
+        ...entry(before, changed),
+        target: { kind: 'team', id: before.id },
+        team_id: before.id,
+      });
+      return changed;
+    });
+  }
+
+  /** Adds a member, audited in the same transaction. */
+  async function addMember(
+    tx: Tx,
+    input: Input,
+    member: { teamId: string; userId: string; role: Parameters<Tx['addMember']>[2] },
+    details: AuditRecord['details'],
+  ): Promise<void> {
+    await tx.addMember(member.teamId, member.userId, member.role);
+    await tx.audit({
+      ...auditContextOf(input),
+      action: 'team.member_added',
+      target: { kind: 'user', id: member.userId },
+      team_id: member.teamId,
+      details,
+    });
+  }
+
+  /** The membership as it is now, as its view; `gone` when it is not there (any more). */
+  async function memberNow(teamId: string, userId: string, gone: () => AppError) {
+    const member = await store.getMember(teamId, userId);
+    if (!member) throw gone();
+    return toMemberView(member);
+  }
 
   /**
    * Changes a member's role or removes them, audited in the same transaction, then evicts their cached
    * sessions. Anyone but a global team manager must leave the team a team admin.
    */
   async function changeMembership(
-    input: Parameters<typeof auditContextOf>[0] & { params: { teamId: string; userId: string } },
+    input: Input & { params: { teamId: string; userId: string } },
     change: Parameters<typeof store.changeMember>[2],
     entry: (before: MemberRow) => Pick<AuditRecord, 'action' | 'details'>,
   ): Promise<void> {
@@ -41,7 +91,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
     await store.inTransaction(async (tx) => {
       const before = await tx.getMember(params.teamId, params.userId);
       if (!before || !(await tx.changeMember(params.teamId, params.userId, change, { keepAnAdmin }))) {
-        throw new AppError('not_found', 'This user is not a member of the team');
+        throw notAMember();
       }
       await tx.audit({
         ...auditContextOf(input),
@@ -93,14 +143,12 @@ export function teamRoutes(deps: IdentityRouteDeps) {
             details: { slug: created.slug, name: created.name },
           });
           if (creator) {
-            await tx.addMember(created.id, creator, 'team_admin');
-            await tx.audit({
-              ...auditContextOf(input),
-              action: 'team.member_added',
-              target: { kind: 'user', id: creator },
-              team_id: created.id,
-              details: { role: 'team_admin', reason: 'created the team' },
-            });
+            await addMember(
+              tx,
+              input,
+              { teamId: created.id, userId: creator, role: 'team_admin' },
+              { role: 'team_admin', reason: 'created the team' },
+            );
           }
           return created;
         });
@@ -133,19 +181,14 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       response: teamView,
       async handler(input) {
         const { params, body } = input;
-        const team = await store.inTransaction(async (tx) => {
-          const before = await tx.getTeam(params.teamId);
-          const updated = await tx.updateTeam(params.teamId, body);
-          if (!before || !updated) throw notFound();
-          await tx.audit({
-            ...auditContextOf(input),
+        const team = await changeTeam(
+          input,
+          (tx) => tx.updateTeam(params.teamId, body),
+          (before, updated) => ({
             action: 'team.updated',
-            target: { kind: 'team', id: updated.id },
-            team_id: updated.id,
             details: { slug: updated.slug, name: updated.name, previous: { slug: before.slug, name: before.name } },
-          });
-          return updated;
-        });
+          }),
+        );
         return toTeamView(team);
       },
     }),
@@ -159,19 +202,14 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       response: z.object({ deleted: z.literal(true) }),
       async handler(input) {
         const { params } = input;
-        const members = await store.inTransaction(async (tx) => {
-          const team = await tx.getTeam(params.teamId);
-          const removed = await tx.deleteTeam(params.teamId);
-          if (!team || !removed) throw notFound();
-          await tx.audit({
-            ...auditContextOf(input),
+        const members = await changeTeam(
+          input,
+          (tx) => tx.deleteTeam(params.teamId),
+          (team, removed) => ({
             action: 'team.deleted',
-            target: { kind: 'team', id: team.id },
-            team_id: team.id,
             details: { slug: team.slug, name: team.name, members: removed.length },
-          });
-          return removed;
-        });
+          }),
+        );
         for (const userId of members) await evictUser(userId);
         logger.info({ event: 'identity.team_deleted', team_id: params.teamId }, 'team deleted');
         return { deleted: true as const };
@@ -205,20 +243,20 @@ export function teamRoutes(deps: IdentityRouteDeps) {
         if (!(await store.getTeam(params.teamId))) throw notFound();
         const user = body.user_id ? await store.getUser(body.user_id) : await store.findUserByEmail(body.email ?? '');
         if (!user) throw new AppError('not_found', 'No such user');
-        await store.inTransaction(async (tx) => {
-          await tx.addMember(params.teamId, user.id, body.role);
-          await tx.audit({
-            ...auditContextOf(input),
-            action: 'team.member_added',
-            target: { kind: 'user', id: user.id },
-            team_id: params.teamId,
-            details: { email: user.email, role: body.role },
-          });
-        });
+        await store.inTransaction((tx) =>
+          addMember(
+            tx,
+            input,
+            { teamId: params.teamId, userId: user.id, role: body.role },
+            { email: user.email, role: body.role },
+          ),
+        );
         await evictUser(user.id);
-        const member = await store.getMember(params.teamId, user.id);
-        if (!member) throw new AppError('conflict', 'The membership was removed while it was being added');
-        return toMemberView(member);
+        return memberNow(
+          params.teamId,
+          user.id,
+          () => new AppError('conflict', 'The membership was removed while it was being added'),
+        );
       },
     }),
     defineRoute({
@@ -236,9 +274,7 @@ export function teamRoutes(deps: IdentityRouteDeps) {
           action: 'team.member_role_changed',
           details: { email: before.email, role: body.role, previous_role: before.role },
         }));
-        const member = await store.getMember(params.teamId, params.userId);
-        if (!member) throw new AppError('not_found', 'This user is not a member of the team');
-        return toMemberView(member);
+        return memberNow(params.teamId, params.userId, notAMember);
       },
     }),
     defineRoute({
