@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ChildService,
   createTestEnvironment,
@@ -11,6 +10,7 @@ import {
 } from '@orbital/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolExecutedEvent } from '../services/gateway-api/test/eventFixtures.ts';
 import { call, eventually } from './platformHarness.ts';
 
 /**
@@ -100,23 +100,8 @@ describe('a 90 s database outage behind the event consumer', () => {
       })
     ).data;
 
-    const executed = () => ({
-      id: randomUUID(),
-      type: 'mcp.tool.executed',
-      timestamp: new Date().toISOString(),
-      data: {
-        installation_id: installation.id,
-        team_id: team.id,
-        server_slug: 'outage-server',
-        tool_name: 'echo',
-        session_id: 'session-1',
-        request_params: { message: 'hi' },
-        duration_ms: 5,
-        success: true,
-        error_message: null,
-        executed_at: new Date().toISOString(),
-      },
-    });
+    const executed = () =>
+      toolExecutedEvent(team.id, { installation_id: installation.id, server_slug: 'outage-server' });
     const ids: string[] = [];
     const send = async (count: number) => {
       const events = Array.from({ length: count }, executed);
