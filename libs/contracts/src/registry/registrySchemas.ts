@@ -117,6 +117,8 @@ export const registerSatelliteReply = z.object({
 // Heartbeats
 
 const nonNegative = z.number().min(0);
+/** How a satellite sees its own network, as it reports it in each heartbeat. */
+const networkStatus = z.enum(['online', 'degraded', 'offline']);
 
 export const heartbeatBody = z
   .object({
@@ -125,7 +127,7 @@ export const heartbeatBody = z
         cpu_percent: z.number().min(0).max(100),
         memory: z.object({ used_mb: nonNegative, total_mb: nonNegative }),
         disk: z.object({ used_mb: nonNegative, total_mb: nonNegative }).optional(),
-        network_status: z.enum(['online', 'degraded', 'offline']),
+        network_status: networkStatus,
         process_counts: z.object({
           total: z.number().int().min(0),
           running: z.number().int().min(0),
@@ -194,7 +196,7 @@ export const heartbeatPoint = z.object({
   memory_total_mb: z.number(),
   disk_used_mb: z.number().nullable(),
   disk_total_mb: z.number().nullable(),
-  network_status: z.string(),
+  network_status: networkStatus,
   process_total: z.number().int(),
   process_running: z.number().int(),
   process_failed: z.number().int(),
