@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { teamRole } from '../identity.ts';
+import { uuidField } from '../ids.ts';
+import { isoTimestamp } from '../isoTimestamp.ts';
 import { emailField, newPassword } from './identityViews.ts';
 
 /**
@@ -34,15 +36,18 @@ export const resetPasswordBody = z.object({ token: linkToken, password: newPassw
 export type ResetPasswordBody = z.input<typeof resetPasswordBody>;
 
 export const invitationStatus = z.enum(['pending', 'accepted', 'revoked', 'expired']);
+/** Invitations, teams and users are gateway-api's rows, keyed by UUIDs. */
+const uuid = uuidField();
+
 export const invitationView = z.object({
-  id: z.string(),
-  team_id: z.string(),
+  id: uuid,
+  team_id: uuid,
   email: z.string(),
   role: teamRole,
   status: invitationStatus,
-  invited_by: z.object({ id: z.string(), name: z.string() }).nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
+  invited_by: z.object({ id: uuid, name: z.string() }).nullable(),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp,
 });
 export type InvitationView = z.infer<typeof invitationView>;
 
@@ -54,7 +59,7 @@ export const invitationPreview = z.object({
   team_name: z.string(),
   email: z.string(),
   role: teamRole,
-  expires_at: z.string(),
+  expires_at: isoTimestamp,
   /** Whether the address already has an account (then: sign in and accept, instead of a new password). */
   account_exists: z.boolean(),
 });
@@ -64,4 +69,4 @@ export type InvitationPreview = z.infer<typeof invitationPreview>;
 export const acceptInvitationBody = z.object({ token: linkToken, name: personName, password: newPassword }).strict();
 export type AcceptInvitationBody = z.input<typeof acceptInvitationBody>;
 
-export const acceptedInvitation = z.object({ team_id: z.string(), team_name: z.string(), role: teamRole });
+export const acceptedInvitation = z.object({ team_id: uuid, team_name: z.string(), role: teamRole });

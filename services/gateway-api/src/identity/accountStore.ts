@@ -1,4 +1,4 @@
-import { type TeamRole, teamRole } from '@orbital/contracts';
+import { invitationView, type TeamRole } from '@orbital/contracts';
 import { type CommonQueryMethods, type LivePool, sql } from '@orbital/db';
 import { z } from 'zod';
 
@@ -12,12 +12,12 @@ const linkRow = z.object({
   used_at: z.number().nullable(),
 });
 
-const invitationRow = z.object({
-  id: z.string(),
-  team_id: z.string(),
+/**
+ * An invitation as stored: the contract's view of whom it invites where, with its team's and inviter's
+ * names and its times as slonik reads them (epoch milliseconds); the routes derive the view's status.
+ */
+const invitationRow = invitationView.pick({ id: true, team_id: true, email: true, role: true }).extend({
   team_name: z.string(),
-  email: z.string(),
-  role: teamRole,
   invited_by: z.string().nullable(),
   inviter_name: z.string().nullable(),
   created_at: z.number(),
