@@ -20,7 +20,11 @@ import { installationOf, installationParams, teamOf, teamParams, uuidOf } from '
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
-const templateOf = ({ params }: { params: z.output<typeof slugParams> }) => ({ slug: params.slug });
+/** A `:slug` route that asks for the template and nothing more (read, remove): its path parameters and request. */
+const byTemplate = {
+  params: slugParams,
+  toRequest: ({ params }: { params: z.output<typeof slugParams> }) => ({ slug: params.slug }),
+};
 const requestParams = installationParams.extend({ requestId: uuidOf('request') });
 
 /**
@@ -83,18 +87,14 @@ export function installationRoutes(bus: Bus) {
         },
       },
     ),
-    template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', {
-      params: slugParams,
-      toRequest: templateOf,
-    }),
+    template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', { ...byTemplate }),
     template(s.updateTemplate, 'PUT /api/mcp/servers/:slug', 'Change an MCP server template', {
       params: slugParams,
       body: templateUpdate,
       toRequest: ({ params, body }) => ({ slug: params.slug, changes: body }),
     }),
     template(s.deleteTemplate, 'DELETE /api/mcp/servers/:slug', 'Remove an MCP server template no team has installed', {
-      params: slugParams,
-      toRequest: templateOf,
+      ...byTemplate,
     }),
     installation(s.listInstallations, 'GET /api/teams/:teamId/mcp/installations', "The team's MCP installations", {
       params: teamParams,
