@@ -9,7 +9,7 @@ import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
 import { type BackendLink, createBackendLink } from '../src/backend/createBackendLink.ts';
 import { satelliteEnv } from '../src/config.ts';
 import { createManualScheduler, type ManualScheduler } from './createManualScheduler.ts';
-import { fixtureStdioServer, silentLogger, textOf } from './helpers.ts';
+import { connectClient, fixtureStdioServer, silentLogger, textOf } from './helpers.ts';
 import { tempStateDir } from './linkFixture.ts';
 
 /**
@@ -104,8 +104,7 @@ beforeAll(async () => {
   const satelliteAddress = satellite.app.server.address();
   if (!satelliteAddress || typeof satelliteAddress === 'string') throw new Error('no port');
   mcpUrl = new URL(`http://127.0.0.1:${satelliteAddress.port}/mcp`);
-  mcp = new Client({ name: 'stack-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(mcpUrl));
+  mcp = await connectClient(mcpUrl, 'stack-test');
 }, 120000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
@@ -11,6 +11,7 @@ import { createFuseToolSearch } from '../src/search/createFuseToolSearch.ts';
 import type { DiscoveredTool } from '../src/search/toDiscoveredTool.ts';
 import { toSearchableTool } from '../src/search/toSearchableTool.ts';
 import {
+  connectClient,
   everythingServer,
   filesystemServer,
   memoryServer,
@@ -48,8 +49,7 @@ beforeAll(async () => {
   });
   await satellite.start();
   const address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
-  client = new Client({ name: 'discovery-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', address)));
+  client = await connectClient(new URL('/mcp', address), 'discovery-test');
 }, 60000);
 
 afterAll(async () => {

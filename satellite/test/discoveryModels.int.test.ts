@@ -1,11 +1,11 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { loadConfig } from '@orbital/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSatelliteApp, type SatelliteApp } from '../src/app.ts';
 import { satelliteEnv } from '../src/config.ts';
 import { createRecordingEventSink } from '../src/events/createRecordingEventSink.ts';
 import { createSettingsCache } from '../src/settings/createSettingsCache.ts';
-import { everythingServer, referenceServer, silentLogger, textOf } from './helpers.ts';
+import { connectClient, everythingServer, referenceServer, silentLogger, textOf } from './helpers.ts';
 import { startLocalEmbeddings } from './startLocalEmbeddings.ts';
 
 /**
@@ -38,8 +38,7 @@ beforeAll(async () => {
   });
   await satellite.start();
   address = await satellite.app.listen({ port: 0, host: '127.0.0.1' });
-  client = new Client({ name: 'discovery-models-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', address)));
+  client = await connectClient(new URL('/mcp', address), 'discovery-models-test');
 }, 120_000);
 
 afterAll(async () => {

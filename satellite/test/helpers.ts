@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 export { freePort } from '@orbital/testing';
 
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type ServerConfiguration, serverConfiguration } from '@orbital/contracts';
 import { createLogger } from '@orbital/logger';
 import type { RuntimeSettings } from '../src/runtime/createServerRuntime.ts';
@@ -210,4 +211,11 @@ export function pidAlive(pid: number): boolean {
 export function textOf(result: object): string {
   const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
   return first?.text ?? '';
+}
+
+/** An MCP client called `name`, connected over Streamable HTTP to the satellite's `/mcp` at `url`. */
+export async function connectClient(url: URL, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
 }

@@ -3,7 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { trickleRequest } from '@orbital/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SatelliteApp } from '../src/app.ts';
-import { stdioServer, textOf } from './helpers.ts';
+import { connectClient, stdioServer, textOf } from './helpers.ts';
 import { startTestSatellite } from './startTestSatellite.ts';
 
 /**
@@ -269,8 +269,7 @@ describe('/mcp and slow clients', () => {
   });
 
   it('answers a tool call that runs well past the request limit', async () => {
-    const client = new Client({ name: 'slow-call', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(url));
+    const client = await connectClient(url, 'slow-call');
     try {
       const result = await client.callTool({
         name: 'execute_mcp_tool',

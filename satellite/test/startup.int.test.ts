@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { ServerConfiguration } from '@orbital/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stdioServer, textOf, waitUntil } from './helpers.ts';
+import { connectClient, stdioServer, textOf, waitUntil } from './helpers.ts';
 import { spawnSatellite } from './spawnSatellite.ts';
 
 /**
@@ -59,8 +59,7 @@ async function startSatellite(servers: ServerConfiguration[], env: Record<string
     return server;
   };
   const connect = async () => {
-    const client = new Client({ name: 'startup-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    const client = await connectClient(new URL(`http://127.0.0.1:${port}/mcp`), 'startup-test');
     clients.push(client);
     return client;
   };
