@@ -56,6 +56,11 @@ describe.each([
     return client;
   }
 
+  /** The satellite's execute_mcp_tool, as an agent calls it: a tool's path and that tool's own arguments. */
+  function executeTool(client: Client, toolPath: string, args: Record<string, unknown>) {
+    return client.callTool({ name: 'execute_mcp_tool', arguments: { tool_path: toolPath, arguments: args } });
+  }
+
   function textOf(result: unknown): string {
     const content = (result as { content: Array<{ type: string; text: string }> }).content;
     return content.map((c) => c.text).join('');
@@ -194,10 +199,7 @@ describe.each([
         textOf(await client.callTool({ name: 'discover_mcp_tools', arguments: { query: 'echo' } })),
       );
       expect(found.tools.map((t: { tool_path: string }) => t.tool_path)).toContain('everything:echo');
-      const ran = await client.callTool({
-        name: 'execute_mcp_tool',
-        arguments: { tool_path: 'everything:echo', arguments: { message: 'hello from day one' } },
-      });
+      const ran = await executeTool(client, 'everything:echo', { message: 'hello from day one' });
       expect(textOf(ran)).toContain('hello from day one');
     } finally {
       await client.close();
@@ -259,10 +261,7 @@ describe.each([
     await eventually('the response to be kept', async () => {
       const client = await mcpClient(state.satelliteUrl as string);
       try {
-        await client.callTool({
-          name: 'execute_mcp_tool',
-          arguments: { tool_path: 'everything:echo', arguments: { message: 'kept this time' } },
-        });
+        await executeTool(client, 'everything:echo', { message: 'kept this time' });
       } finally {
         await client.close();
       }
