@@ -23,6 +23,13 @@ export const emailField = z
 export const userStatus = z.enum(['active', 'unverified', 'disabled']);
 export type UserStatus = z.infer<typeof userStatus>;
 
+export const teamSlug = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, in words joined by single hyphens');
+export const teamName = z.string().trim().min(1).max(200);
+
 /** Users, teams and memberships are gateway-api's rows, keyed by UUIDs. */
 const uuid = uuidField();
 
@@ -84,7 +91,7 @@ export type ChangePasswordBody = z.input<typeof changePasswordBody>;
 
 export const membershipView = z.object({
   team_id: uuid,
-  team_slug: z.string(),
+  team_slug: teamSlug,
   team_name: z.string(),
   role: teamRole,
   permissions: z.array(teamPermission),
@@ -100,7 +107,7 @@ export type MeView = z.infer<typeof meView>;
 
 export const teamView = z.object({
   id: uuid,
-  slug: z.string(),
+  slug: teamSlug,
   name: z.string(),
   ...recordTimestamps,
 });
@@ -114,13 +121,6 @@ export const memberView = z.object({
   created_at: isoTimestamp,
 });
 export type MemberView = z.infer<typeof memberView>;
-
-export const teamSlug = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, in words joined by single hyphens');
-export const teamName = z.string().trim().min(1).max(200);
 
 export const loginBody = z
   .object({

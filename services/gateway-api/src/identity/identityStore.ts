@@ -2,9 +2,9 @@ import { type AuditRecord, recordAudit } from '@orbital/audit';
 import {
   type GlobalRole,
   globalRole,
+  membershipView,
   memberView,
   type TeamRole,
-  teamRole,
   teamView,
   type UserStatus,
   userView,
@@ -32,12 +32,8 @@ export type UserWithHash = z.infer<typeof userWithHashRow>;
 const teamRow = teamView.extend({ created_at: millis, updated_at: millis });
 export type TeamRow = z.infer<typeof teamRow>;
 
-const membershipRow = z.object({
-  team_id: z.string(),
-  team_slug: z.string(),
-  team_name: z.string(),
-  role: teamRole,
-});
+/** A membership as stored: the contract's view without the permissions its role gives. */
+const membershipRow = membershipView.omit({ permissions: true });
 export type MembershipRow = z.infer<typeof membershipRow>;
 
 const memberRow = memberView.extend({ created_at: millis });
