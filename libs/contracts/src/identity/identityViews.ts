@@ -23,13 +23,6 @@ export const emailField = z
 export const userStatus = z.enum(['active', 'unverified', 'disabled']);
 export type UserStatus = z.infer<typeof userStatus>;
 
-export const teamSlug = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, in words joined by single hyphens');
-export const teamName = z.string().trim().min(1).max(200);
-
 /** Users, teams and memberships are gateway-api's rows, keyed by UUIDs. */
 const uuid = uuidField();
 
@@ -89,10 +82,17 @@ export const changePasswordBody = z
   .strict();
 export type ChangePasswordBody = z.input<typeof changePasswordBody>;
 
+export const teamSlug = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, in words joined by single hyphens');
+export const teamName = z.string().trim().min(1).max(200);
+
 export const membershipView = z.object({
   team_id: uuid,
   team_slug: teamSlug,
-  team_name: z.string(),
+  team_name: teamName,
   role: teamRole,
   permissions: z.array(teamPermission),
 });
@@ -108,7 +108,7 @@ export type MeView = z.infer<typeof meView>;
 export const teamView = z.object({
   id: uuid,
   slug: teamSlug,
-  name: z.string(),
+  name: teamName,
   ...recordTimestamps,
 });
 export type TeamView = z.infer<typeof teamView>;
