@@ -11,7 +11,7 @@ export const databaseType = z.literal('postgresql', {
 export const dbStatus = z.object({
   configured: z.boolean(),
   initialized: z.boolean(),
-  dialect: z.string(),
+  dialect: databaseType,
 });
 export type DbStatus = z.infer<typeof dbStatus>;
 
@@ -19,7 +19,7 @@ export const dbSetupRequest = z.object({ type: databaseType }).strict();
 export const dbSetupReply = z.object({
   message: z.string(),
   restart_required: z.boolean(),
-  database_type: z.string(),
+  database_type: databaseType,
 });
 export type DbSetupReply = z.infer<typeof dbSetupReply>;
 
