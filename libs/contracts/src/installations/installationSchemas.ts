@@ -170,9 +170,11 @@ export type UserConfigView = z.infer<typeof userConfigView>;
 
 // ---- Monitoring: status, server logs, request logs ----
 
+/** What a status, a log line or a request log belongs to: its installation, and that installation's team. */
+const ofInstallation = { installation_id: uuid, team_id: z.string() };
+
 export const installationStatusView = z.object({
-  installation_id: uuid,
-  team_id: z.string(),
+  ...ofInstallation,
   status: installationStatus,
   status_message: z.string().nullable(),
   status_updated_at: isoTimestamp,
@@ -188,8 +190,7 @@ export const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
 export const serverLogView = z.object({
   /** Monotonic per database (bigint as text), newest lines have the highest ids within an installation. */
   id: z.string(),
-  installation_id: uuid,
-  team_id: z.string(),
+  ...ofInstallation,
   log_level: logLevel,
   message: z.string(),
   timestamp: isoTimestamp,
@@ -198,8 +199,7 @@ export type ServerLogView = z.infer<typeof serverLogView>;
 
 export const requestLogView = z.object({
   id: uuid,
-  installation_id: uuid,
-  team_id: z.string(),
+  ...ofInstallation,
   tool_name: z.string(),
   request_params: z.record(z.string(), z.unknown()),
   /** Present only while the installation's request_logging_enabled is true and a response was kept. */
