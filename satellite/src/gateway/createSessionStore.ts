@@ -35,12 +35,6 @@ export type Session = {
 export type DisconnectReason = 'client_close' | 'timeout' | 'error';
 
 /**
- * Sessions of legacy clients (protocol revisions 2025-03-26 to 2025-11-25; 2026-07-28 has none):
- * created on initialize, refreshed by every message,
- * removed after `idleTimeoutMs` without one or on DELETE. Removing a session closes its transport and
- * its MCP server, so nothing of it outlives it, and emits `mcp.client.disconnected` once.
- */
-/**
  * What both records of clients take, a 2025 client's session and a 2026-07-28 client's record
  * (createSessionlessClients.ts): when one counts as gone, where its events go, the satellite's own team
  * (a team satellite's, named in the events of clients that name none) and the clock.
@@ -53,6 +47,12 @@ export type ClientRecordOptions = {
   now?: () => number;
 };
 
+/**
+ * Sessions of legacy clients (protocol revisions 2025-03-26 to 2025-11-25; 2026-07-28 has none):
+ * created on initialize, refreshed by every message, removed after `idleTimeoutMs` without one or on
+ * DELETE. Removing a session closes its transport and its MCP server, so nothing of it outlives it, and
+ * emits `mcp.client.disconnected` once.
+ */
 export function createSessionStore(options: ClientRecordOptions) {
   const now = options.now ?? Date.now;
   const sessions = new Map<string, Session>();
