@@ -23,9 +23,15 @@ const satelliteEventHeaders = {
 const isMcpEventType = (type: SatelliteEventType) => type.startsWith('mcp.');
 const mcpEventTypes = satelliteEventTypes.filter(isMcpEventType);
 
-/** One definition for each satellite event type, keyed by the type. */
-function byEventType<Definitions>(define: (type: SatelliteEventType) => unknown): Definitions {
-  return Object.fromEntries(satelliteEventTypes.map((type) => [type, define(type)])) as Definitions;
+/**
+ * One definition for each satellite event type, keyed by the type. Object.fromEntries loses the link
+ * between each key and its definition's type, so each caller states the map's type.
+ */
+function byEventType(define: (type: SatelliteEventType) => unknown): Record<SatelliteEventType, unknown> {
+  return Object.fromEntries(satelliteEventTypes.map((type) => [type, define(type)])) as Record<
+    SatelliteEventType,
+    unknown
+  >;
 }
 
 function satelliteEvent<T extends SatelliteEventType>(type: T) {
@@ -52,7 +58,7 @@ type SatelliteEventDefinitions = { [T in SatelliteEventType]: ReturnType<typeof 
  * One event per satellite event type, `evt.satellite.<satellite_id>.<type>` (the type keeps its dots),
  * each stored with its satellite in the subject and in a header.
  */
-export const satelliteEvents = byEventType<SatelliteEventDefinitions>(satelliteEvent);
+export const satelliteEvents = byEventType(satelliteEvent) as SatelliteEventDefinitions;
 
 /** The events the MCP side of a satellite emits: what the installations service consumes. */
 export const mcpSatelliteEvents = mcpEventTypes.map((type) => satelliteEvents[type]);
@@ -83,7 +89,7 @@ type SatelliteEventBatchDefinitions = { [T in SatelliteEventType]: ReturnType<ty
  * stores events, so a batch of 100 costs JetStream and its readers one message, not 100. A reader
  * that routes by type keeps doing so: the type is still the end of the subject.
  */
-export const satelliteEventBatches = byEventType<SatelliteEventBatchDefinitions>(satelliteEventBatch);
+export const satelliteEventBatches = byEventType(satelliteEventBatch) as SatelliteEventBatchDefinitions;
 
 /** The batches of MCP events (what the installations service consumes, with the single events). */
 export const mcpSatelliteEventBatches = mcpEventTypes.map((type) => satelliteEventBatches[type]);
