@@ -185,8 +185,10 @@ export function createSatelliteOperations(deps: RegistryDeps) {
 }
 
 /**
- * A change to a satellite, in its transaction: in the satellite's usage log (no address: it was not made
- * from the satellite) and in the audit log, against the satellite and its team.
+ * A change to a satellite, in its transaction: in the satellite's usage log and in the audit log, against
+ * the satellite and its team. The usage entry carries no address, not even for an activation, which the
+ * satellite's own heartbeat makes; the address the change came from is the audit entry's `source_ip`, from
+ * the request's context (the heartbeat's for an activation, the person's for the others).
  */
 async function recordChange(
   tx: CommonQueryMethods,
