@@ -3,9 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
 
-const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-type Level = (typeof levels)[number];
-type LevelMethod = (...args: unknown[]) => void;
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /**
  * A request's logger that becomes pino's child (the request id bound) only when it writes a line. Fastify
@@ -48,19 +46,23 @@ class LazyChildLogger {
   set level(level: string) {
     this.#real().level = level;
   }
-  declare fatal: LevelMethod;
-  declare error: LevelMethod;
-  declare warn: LevelMethod;
-  declare info: LevelMethod;
-  declare debug: LevelMethod;
-  declare trace: LevelMethod;
-  // One method per level, on the prototype as written methods would be: each writes at its own level.
-  static {
-    for (const level of levels) {
-      LazyChildLogger.prototype[level] = function (this: LazyChildLogger, ...args: unknown[]) {
-        this.#write(level, args);
-      };
-    }
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
   }
   silent(): void {}
 
