@@ -49,9 +49,9 @@ beforeAll(async () => {
 }, 60000);
 
 /** A change setting one tool's rule: whether it is enabled, and whether a call needs confirmation (null: the default). */
-const ruleOf = (tool_name: string, enabled: boolean, needs_confirmation: boolean | null) => ({
+const ruleOf = (tool_name: string, rule: { enabled: boolean; needs_confirmation: boolean | null }) => ({
   tool_name,
-  rule: { enabled, needs_confirmation },
+  rule,
 });
 
 const policyOf = async (installationId: string) =>
@@ -79,7 +79,7 @@ describe('tool policies', () => {
   });
 
   it('lets team admins change them, and no one else', async () => {
-    const changes = { tools: [ruleOf('read_graph', false, null)] };
+    const changes = { tools: [ruleOf('read_graph', { enabled: false, needs_confirmation: null })] };
     expect(
       await refusal(h.client.request(tp.update, { team_id: teamA, installation_id: first, changes }, as(teamUser))),
     ).toBe('forbidden');
@@ -113,7 +113,10 @@ describe('tool policies', () => {
         team_id: teamA,
         changes: {
           server_slug: 'memory',
-          tools: [ruleOf('read_graph', false, null), ruleOf('create_entities', true, true)],
+          tools: [
+            ruleOf('read_graph', { enabled: false, needs_confirmation: null }),
+            ruleOf('create_entities', { enabled: true, needs_confirmation: true }),
+          ],
         },
       },
       as(teamAdmin),
@@ -131,7 +134,10 @@ describe('tool policies', () => {
         installation_id: first,
         changes: {
           without_elicitation: 'run',
-          tools: [ruleOf('read_graph', true, null), ruleOf('delete_entities', true, false)],
+          tools: [
+            ruleOf('read_graph', { enabled: true, needs_confirmation: null }),
+            ruleOf('delete_entities', { enabled: true, needs_confirmation: false }),
+          ],
         },
       },
       as(teamAdmin),
