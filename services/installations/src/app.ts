@@ -18,12 +18,12 @@ import type { Config } from './config.ts';
 import { type ConsumerHandle, startSatelliteEventConsumer } from './consumers/startSatelliteEventConsumer.ts';
 import { findOAuthInstallation } from './db/oauthQueries.ts';
 import {
-  configureCommand,
   createInstallationsOperations,
   type InstallationsOperations,
   type TeamSlugLookup,
 } from './domain/createInstallationsOperations.ts';
 import { createToolPolicies } from './domain/createToolPolicies.ts';
+import { configureCommand } from './domain/installationChanges.ts';
 import { createOutboxRelay, type OutboxRelay, queueCommand, type SendCommand } from './domain/outboxRelay.ts';
 import { createPinnedDefinitions } from './domain/pinToolDefinitions.ts';
 import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';

@@ -6,7 +6,7 @@ import type { InstallationRow } from '../db/rows.ts';
 import { pinsDefinitions, setPinsDefinitions } from '../db/toolDefinitionQueries.ts';
 import * as p from '../db/toolPolicyQueries.ts';
 import { effectiveTool, rulesByTool } from './combineToolRules.ts';
-import { mustFindInstallation, reconfigureAudited, reconfigureEach } from './createInstallationsOperations.ts';
+import { mustFindInstallation, reconfigureAudited, reconfigureEach } from './installationChanges.ts';
 import { inRelayedTransaction, type OutboxRelay } from './outboxRelay.ts';
 
 /**

@@ -5,7 +5,7 @@ import { AppError } from '@orbital/errors';
 import type { DiscoveredTool } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import * as d from '../db/toolDefinitionQueries.ts';
-import { configureCommand, mustFindInstallation, reconfigureAudited } from './createInstallationsOperations.ts';
+import { configureCommand, mustFindInstallation, reconfigureAudited } from './installationChanges.ts';
 import { inRelayedTransaction, type OutboxRelay, queueCommand } from './outboxRelay.ts';
 
 type ListedTool = DiscoveredTool & { output_schema?: Record<string, unknown>; definition_hash?: string };
