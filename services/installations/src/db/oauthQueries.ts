@@ -22,9 +22,16 @@ export const tokenRow = z.object({
 });
 export type TokenRow = z.infer<typeof tokenRow>;
 
-/** A flow under way: it ends in the token of the same installation, team and owner. */
-const flowRow = tokenRow.pick({ installation_id: true, team_id: true, token_owner: true }).extend({
+/**
+ * An authorization flow under way, as read from `oauth_flows` (its own table, not a token's: a flow is
+ * started before there is a token, and ends in one only if it completes).
+ */
+const flowRow = z.object({
+  installation_id: installationView.shape.id,
+  team_id: installationView.shape.team_id,
   started_by: z.string(),
+  /** `team`, or the id of the user the token will be for. */
+  token_owner: z.string(),
   binding_hash: z.string(),
   sealed_flow: z.string(),
   expired: z.boolean(),
