@@ -6,7 +6,7 @@ import { slug } from '../satellite/serverConfiguration.ts';
 import { toolDefinitionHash, unconfirmedCallPolicy } from '../satellite/toolPolicy.ts';
 import { defineSubject } from '../subject.ts';
 
-const toolName = z.string().min(1).max(200);
+export const toolName = z.string().min(1).max(200);
 const uuid = uuidField();
 
 /**

@@ -1,5 +1,11 @@
 import type { Bus } from '@orbital/bus';
-import { toolPolicySubjects as s, teamToolPolicyUpdate, toolPolicyUpdate } from '@orbital/contracts';
+import {
+  toolPolicySubjects as s,
+  teamToolPolicyUpdate,
+  toolDefinitionHash,
+  toolName,
+  toolPolicyUpdate,
+} from '@orbital/contracts';
 import { z } from 'zod';
 import { installationOf, installationParams, teamOf, teamParams } from '../http/pathParams.ts';
 import { relayTable } from '../http/proxyRoute.ts';
@@ -11,9 +17,7 @@ import { installationsPath } from './installationRoutes.ts';
  */
 export function toolPolicyRoutes(bus: Bus) {
   const relay = relayTable(bus, ['installations']);
-  const approval = z
-    .object({ tool_name: z.string().min(1).max(200), definition_hash: z.string().regex(/^[0-9a-f]{64}$/) })
-    .strict();
+  const approval = z.object({ tool_name: toolName, definition_hash: toolDefinitionHash }).strict();
   return [
     relay(
       s.get,
