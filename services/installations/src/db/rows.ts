@@ -11,8 +11,13 @@ import { z } from 'zod';
 
 /**
  * Rows are the contract's views read from the database: the fields are declared once, in the contract.
- * A row differs where the column differs: timestamps arrive as epoch numbers, slugs are read as stored
- * (a slug rule tightened later must not make older rows unreadable), and stored-only columns are added.
+ * A row differs where the column differs: timestamps arrive as epoch numbers, stored-only columns are
+ * added, and slugs (a template's slug, an installation's server slug and name) are read as stored, so
+ * that a slug rule tightened later does not make a query over older rows fail: the service can still
+ * read such a row for its own work (finding it, changing or removing it, the commands and audit entries
+ * that follow). The rule still applies where a row is answered: the reply views (templateView,
+ * installationView, the tool-policy views) declare the contract's slug, and every reply is checked
+ * against its contract before it is sent, so a reply that shows such a row fails.
  */
 const storedSlug = z.string();
 
