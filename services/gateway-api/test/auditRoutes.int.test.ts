@@ -40,10 +40,11 @@ async function deliver(entries: AuditEntryInput[]): Promise<void> {
 }
 
 /**
- * The entries a describe's tests read, delivered before them: `count` of `kind`, one every `stepMs`
- * from `agoMs` ago, the i-th with what `nth(i)` sets.
+ * Registers a `beforeAll` in the calling describe that delivers the entries its tests read: `count` of
+ * `kind`, one every `stepMs` from `agoMs` ago, the i-th with what `nth(i)` sets. The array it returns is
+ * empty until that hook has run (the entries need the stack's teams and the time the hook runs at).
  */
-function seededEntries(
+function seedBeforeTests(
   kind: string,
   count: number,
   spacing: { agoMs: number; stepMs: number },
@@ -78,7 +79,7 @@ afterAll(async () => {
 
 describe('GET /api/audit and /api/teams/:teamId/audit', () => {
   const kind = kindOf('pages');
-  const seeded = seededEntries(kind, 6, { agoMs: 60_000, stepMs: 1000 }, (i) => ({ team_id: i < 4 ? teamA : teamB }));
+  const seeded = seedBeforeTests(kind, 6, { agoMs: 60_000, stepMs: 1000 }, (i) => ({ team_id: i < 4 ? teamA : teamB }));
 
   it('gives global admins every entry, page by page, newest first', async () => {
     const first = await call('GET', `/api/audit?target_kind=${kind}&limit=4`, 'admin');
@@ -174,7 +175,7 @@ describe('GET /api/audit/stream', () => {
 describe('GET /api/audit/export', () => {
   const kind = kindOf('export');
   // More than two pages of the export's 500, so paging is crossed twice.
-  const seeded = seededEntries(kind, 1100, { agoMs: 3_600_000, stepMs: 10 }, (i) => ({
+  const seeded = seedBeforeTests(kind, 1100, { agoMs: 3_600_000, stepMs: 10 }, (i) => ({
     team_id: i % 10 === 0 ? teamB : teamA,
     actor: { kind: 'user', id: 'u-x', email: 'x@example.org', name: i === 7 ? '=HYPERLINK("http://evil")' : 'X' },
   }));
