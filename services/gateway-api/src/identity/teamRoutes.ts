@@ -53,8 +53,8 @@ export function teamRoutes(deps: IdentityRouteDeps) {
     });
   }
 
-  /** Adds a member, audited in the same transaction. */
-  async function addMember(
+  /** Adds a member with `tx.addMember` and audits it in the same transaction; the entry's details carry the role. */
+  async function addMemberAudited(
     tx: Tx,
     input: Input,
     member: { teamId: string; userId: string; role: Parameters<Tx['addMember']>[2] },
@@ -66,15 +66,8 @@ export function teamRoutes(deps: IdentityRouteDeps) {
       action: 'team.member_added',
       target: { kind: 'user', id: member.userId },
       team_id: member.teamId,
-      details,
+      details: { ...details, role: member.role },
     });
-  }
-
-  /** The membership as it is now, as its view; `gone` when it is not there (any more). */
-  async function memberNow(teamId: string, userId: string, gone: () => AppError) {
-    const member = await store.getMember(teamId, userId);
-    if (!member) throw gone();
-    return toMemberView(member);
   }
 
   /**
@@ -143,11 +136,11 @@ export function teamRoutes(deps: IdentityRouteDeps) {
             details: { slug: created.slug, name: created.name },
           });
           if (creator) {
-            await addMember(
+            await addMemberAudited(
               tx,
               input,
               { teamId: created.id, userId: creator, role: 'team_admin' },
-              { role: 'team_admin', reason: 'created the team' },
+              { reason: 'created the team' },
             );
           }
           return created;
@@ -244,19 +237,17 @@ export function teamRoutes(deps: IdentityRouteDeps) {
         const user = body.user_id ? await store.getUser(body.user_id) : await store.findUserByEmail(body.email ?? '');
         if (!user) throw new AppError('not_found', 'No such user');
         await store.inTransaction((tx) =>
-          addMember(
+          addMemberAudited(
             tx,
             input,
             { teamId: params.teamId, userId: user.id, role: body.role },
-            { email: user.email, role: body.role },
+            { email: user.email },
           ),
         );
         await evictUser(user.id);
-        return memberNow(
-          params.teamId,
-          user.id,
-          () => new AppError('conflict', 'The membership was removed while it was being added'),
-        );
+        const member = await store.getMember(params.teamId, user.id);
+        if (!member) throw new AppError('conflict', 'The membership was removed while it was being added');
+        return toMemberView(member);
       },
     }),
     defineRoute({
@@ -274,7 +265,9 @@ export function teamRoutes(deps: IdentityRouteDeps) {
           action: 'team.member_role_changed',
           details: { email: before.email, role: body.role, previous_role: before.role },
         }));
-        return memberNow(params.teamId, params.userId, notAMember);
+        const member = await store.getMember(params.teamId, params.userId);
+        if (!member) throw notAMember();
+        return toMemberView(member);
       },
     }),
     defineRoute({
