@@ -20,11 +20,7 @@ import { installationOf, installationParams, teamOf, teamParams, uuidOf } from '
 import { relayTable, subjectTable } from '../http/proxyRoute.ts';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
-/** A `:slug` route that asks for the template and nothing more (read, remove): its path parameters and request. */
-const byTemplate = {
-  params: slugParams,
-  toRequest: ({ params }: { params: z.output<typeof slugParams> }) => ({ slug: params.slug }),
-};
+const templateOf = ({ params }: { params: z.output<typeof slugParams> }) => ({ slug: params.slug });
 const requestParams = installationParams.extend({ requestId: uuidOf('request') });
 
 /**
@@ -87,14 +83,18 @@ export function installationRoutes(bus: Bus) {
         },
       },
     ),
-    template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', { ...byTemplate }),
+    template(s.getTemplate, 'GET /api/mcp/servers/:slug', 'One MCP server template', {
+      params: slugParams,
+      toRequest: templateOf,
+    }),
     template(s.updateTemplate, 'PUT /api/mcp/servers/:slug', 'Change an MCP server template', {
       params: slugParams,
       body: templateUpdate,
-      toRequest: ({ params, body }) => ({ slug: params.slug, changes: body }),
+      toRequest: (input) => ({ ...templateOf(input), changes: input.body }),
     }),
     template(s.deleteTemplate, 'DELETE /api/mcp/servers/:slug', 'Remove an MCP server template no team has installed', {
-      ...byTemplate,
+      params: slugParams,
+      toRequest: templateOf,
     }),
     installation(s.listInstallations, 'GET /api/teams/:teamId/mcp/installations', "The team's MCP installations", {
       params: teamParams,
