@@ -28,8 +28,9 @@ export function defineTestStream(
 
 /**
  * What a test of JetStream starts before its tests: its own environment without a database, one bus on
- * it (named for the file's logs and NATS connection) and its test streams. `close` drains the bus and
- * removes the environment, its streams with it.
+ * it (named for the file's logs and NATS connection) and the streams it is given, created in that
+ * environment: a file's own (defineTestStream) or one of the platform's definitions the code under test
+ * publishes to. `close` drains the bus and removes the environment, its streams with it.
  */
 export async function openStreamBus(
   name: string,

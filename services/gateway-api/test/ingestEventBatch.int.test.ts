@@ -44,10 +44,11 @@ function record(payload: unknown, msg: JsMsg) {
 }
 
 /**
- * What the consumer stored since the last call, marker left out: a marker event sent last and seen
- * stored proves nothing sent before it is still coming.
+ * Sends a marker event through ingestEventBatch, waits until the consumer has stored it and returns
+ * what it stored since the last call, marker left out: the marker, sent last and seen stored, proves
+ * nothing sent before it is still coming.
  */
-async function storedSoFar(): Promise<Stored[]> {
+async function storedUpToMarker(): Promise<Stored[]> {
   const marker = configRefreshedEvent();
   await ingestEventBatch(bus, globalSatellite, { events: [marker] });
   while (!stored.some((s) => s.event.id === marker.id)) await new Promise<void>((resolve) => waiters.push(resolve));
@@ -96,7 +97,7 @@ describe('ingestEventBatch over JetStream', () => {
     });
     expect(reply.results[4]).toMatchObject({ id: null, error: { code: 'validation_failed' } });
 
-    const seen = await storedSoFar();
+    const seen = await storedUpToMarker();
     expect(seen.map((s) => s.event.id)).toEqual(valid.map((e) => e.id));
     expect(seen[0]).toMatchObject({
       subject: `${env.subjectPrefix}.evt.satellite.sat-global.batch.mcp.server.crashed`,
@@ -116,7 +117,7 @@ describe('ingestEventBatch over JetStream', () => {
     const reply = await ingestEventBatch(bus, globalSatellite, { events });
     expect(reply.accepted).toBe(5);
 
-    const seen = await storedSoFar();
+    const seen = await storedUpToMarker();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     // crashed | three tool calls | crashed: three messages.
     expect(new Set(seen.map((s) => s.seq)).size).toBe(3);
@@ -130,7 +131,7 @@ describe('ingestEventBatch over JetStream', () => {
     const reply = await ingestEventBatch(bus, globalSatellite, { events });
     expect(reply.accepted).toBe(3);
 
-    const seen = await storedSoFar();
+    const seen = await storedUpToMarker();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     expect(new Set(seen.map((s) => s.seq)).size).toBe(2);
   });
@@ -142,7 +143,7 @@ describe('ingestEventBatch over JetStream', () => {
     expect(first.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([false, false]);
     expect(retry.results.map((r) => r.status === 'accepted' && r.duplicate)).toEqual([true, true]);
 
-    const seen = await storedSoFar();
+    const seen = await storedUpToMarker();
     expect(seen.map((s) => s.event.id)).toEqual(events.map((e) => e.id));
     expect(seen[0]?.headers).toMatchObject({ [headerNames.satelliteId]: 'sat-team', [headerNames.teamId]: 'team-1' });
   });
@@ -152,7 +153,7 @@ describe('ingestEventBatch over JetStream', () => {
     await ingestEventBatch(bus, globalSatellite, { events: [event] });
     const other = await ingestEventBatch(bus, teamSatellite, { events: [event] });
     expect(other.results[0]).toMatchObject({ status: 'accepted', duplicate: false });
-    expect((await storedSoFar()).filter((s) => s.event.id === event.id)).toHaveLength(2);
+    expect((await storedUpToMarker()).filter((s) => s.event.id === event.id)).toHaveLength(2);
   });
 
   it("rejects a team satellite's event about another team, and accepts its team's", async () => {
