@@ -43,6 +43,17 @@ export { globalAdmin, heartbeatBody, satelliteBody, teamMember } from '@orbital/
 export const logger = createLogger({ name: 'satellite-test', level: 'silent' });
 
 /**
+ * The registry's heartbeatBody reporting `processes`, with the system's process counts counted from them
+ * (its own counts describe its own one running process).
+ */
+export function heartbeatWithProcesses(processes: Array<{ status: string }>) {
+  const body = heartbeatBody({ processes });
+  const count = (status: string) => processes.filter((p) => p.status === status).length;
+  const process_counts = { total: processes.length, running: count('running'), failed: count('failed') };
+  return { ...body, system: { ...body.system, process_counts } };
+}
+
+/**
  * The registry and gateway-api on real PostgreSQL and NATS, each on its own connection, plus a real
  * NATS responder for `installations.config.for_satellite` serving fixture installations (the
  * installations service does not serve it yet). The registry's clock is `clock`, moved by tests.

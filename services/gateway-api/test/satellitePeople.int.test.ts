@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type IdentityStack, login, loginAdmin, type Session, startIdentityStack } from './identityStack.ts';
 import { registerTestSatellite, type TestSatellite } from './oauthFlow.ts';
-import { heartbeatBody } from './satelliteHarness.ts';
+import { heartbeatWithProcesses } from './satelliteHarness.ts';
 
 /**
  * Satellites as people see them: a global admin reads a satellite's queue and configuration with a
@@ -178,7 +178,7 @@ describe('team members', () => {
         globalSatellite,
         'POST',
         `/api/satellites/${globalSatellite.id}/heartbeat`,
-        heartbeatBody({ processes: [process(teamA, 'a'), process(teamB, 'b')] }),
+        heartbeatWithProcesses([process(teamA, 'a'), process(teamB, 'b')]),
       ),
     );
     const mine = await ok(await as(users.bobUser, 'GET', `/api/satellites/${globalSatellite.id}/metrics`));

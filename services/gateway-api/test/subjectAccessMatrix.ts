@@ -19,7 +19,7 @@ import {
   toolPolicySubjects as toolPolicy,
 } from '@orbital/contracts';
 import { auditEntryFixture } from './auditEntryFixture.ts';
-import { heartbeatBody } from './satelliteHarness.ts';
+import { heartbeatWithProcesses } from './satelliteHarness.ts';
 
 /**
  * Who may send what, for every request/reply subject of the platform: the table the subject access
@@ -70,7 +70,7 @@ const teamAAdmins: SubjectCaller[] = ['global_admin', 'team_admin'];
 const unique = () => randomUUID().slice(0, 8);
 const tickAt = () => new Date(Date.now() - 3_600_000).toISOString();
 const installationRef = (ctx: SubjectContext) => ({ team_id: ctx.teamA, installation_id: randomUUID() });
-const heartbeat = heartbeatBody({ processes: [] });
+const heartbeat = heartbeatWithProcesses([]);
 /** The satellite rows: its own id admitted, any other id refused, nobody else admitted. */
 const ownSatellite = { ...only('satellite'), other_satellite: 'refused' } as const;
 /** A satellite's reads: the satellite itself, and a global admin looking at it. */
