@@ -188,7 +188,7 @@ describe('the authorization endpoint', () => {
     const client = await registerClient(app, { client_name: '<script>alert(1)</script>' });
     const response = await consentPage(app, client.client_id, {
       session: users.alice,
-      query: `&redirect_uri=${encodeURIComponent(redirectUri)}&state=s1`,
+      query: { redirect_uri: redirectUri, state: 's1' },
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
@@ -212,7 +212,7 @@ describe('the authorization endpoint', () => {
     expect(unknown.json()).toMatchObject({ error: 'invalid_client' });
     const elsewhere = await consentPage(app, client.client_id, {
       session: users.alice,
-      query: `&redirect_uri=${encodeURIComponent('https://evil.test/cb')}`,
+      query: { redirect_uri: 'https://evil.test/cb' },
     });
     expect(elsewhere.statusCode).toBe(400);
     expect(elsewhere.json()).toMatchObject({ error: 'invalid_request' });

@@ -99,7 +99,7 @@ afterAll(async () => {
 function consentPage(clientId: string, redirect = redirectUri) {
   return openConsentPage(app, clientId, {
     session: admin,
-    query: `&redirect_uri=${encodeURIComponent(redirect)}&state=s`,
+    query: { redirect_uri: redirect, state: 's' },
   });
 }
 

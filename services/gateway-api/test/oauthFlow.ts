@@ -108,16 +108,17 @@ export const pkceParams = (challenge: string) =>
 
 /**
  * The browser's GET of the consent page for `clientId`, with a PKCE challenge (a fresh one unless
- * given) and any more parameters in `query` (`&name=value...`), as `session` when given, else signed out.
+ * given) and any more parameters in `query`, as `session` when given, else signed out.
  */
 export function consentPage(
   app: FastifyInstance,
   clientId: string,
-  options: { session?: Session; query?: string; challenge?: string } = {},
+  options: { session?: Session; query?: Record<string, string>; challenge?: string } = {},
 ) {
+  const query = new URLSearchParams({ client_id: clientId, ...options.query });
   return app.inject({
     method: 'GET',
-    url: `/authorize?client_id=${encodeURIComponent(clientId)}&${pkceParams(options.challenge ?? pkcePair().challenge)}${options.query ?? ''}`,
+    url: `/authorize?${query}&${pkceParams(options.challenge ?? pkcePair().challenge)}`,
     ...(options.session ? { cookies: { session: options.session.cookie } } : {}),
   });
 }
