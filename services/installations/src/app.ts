@@ -23,8 +23,8 @@ import {
   type TeamSlugLookup,
 } from './domain/createInstallationsOperations.ts';
 import { createToolPolicies } from './domain/createToolPolicies.ts';
-import { configureCommand } from './domain/installationChanges.ts';
-import { createOutboxRelay, type OutboxRelay, queueCommand, type SendCommand } from './domain/outboxRelay.ts';
+import { reconfigure } from './domain/installationChanges.ts';
+import { createOutboxRelay, type OutboxRelay, type SendCommand } from './domain/outboxRelay.ts';
 import { createPinnedDefinitions } from './domain/pinToolDefinitions.ts';
 import { type ConfigurationRecord, readConfigurationRecords } from './domain/readConfigurationRecords.ts';
 import { serveInstallationSubjects } from './handlers/serveInstallationSubjects.ts';
@@ -134,9 +134,7 @@ export async function createApp(
       return found;
     },
     findInstallationById: (db, installationId) => findOAuthInstallation(db, installationId, null),
-    async reconfigure(db, installation) {
-      await queueCommand(db, configureCommand(installation, 'mcp_installation_updated'));
-    },
+    reconfigure,
     async afterCommit() {
       await relay.flush();
       await revocations.flush();

@@ -34,14 +34,17 @@ export async function mustFindInstallation(
   return row;
 }
 
-/** Tells the satellites serving each installation's team to configure it again (queued in the transaction). */
+/** Tells the satellites serving the installation's team to configure it again (queued in the transaction). */
+export async function reconfigure(tx: CommonQueryMethods, installation: Pick<InstallationRow, 'id' | 'team_id'>) {
+  await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+}
+
+/** reconfigure() for each of the installations. */
 export async function reconfigureEach(
   tx: CommonQueryMethods,
   installations: readonly Pick<InstallationRow, 'id' | 'team_id'>[],
 ): Promise<void> {
-  for (const installation of installations) {
-    await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
-  }
+  for (const installation of installations) await reconfigure(tx, installation);
 }
 
 /**

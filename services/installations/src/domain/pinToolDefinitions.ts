@@ -5,8 +5,8 @@ import { AppError } from '@orbital/errors';
 import type { DiscoveredTool } from '../db/monitoringQueries.ts';
 import type { InstallationRow } from '../db/rows.ts';
 import * as d from '../db/toolDefinitionQueries.ts';
-import { configureCommand, mustFindInstallation, reconfigureAudited } from './installationChanges.ts';
-import { inRelayedTransaction, type OutboxRelay, queueCommand } from './outboxRelay.ts';
+import { mustFindInstallation, reconfigure, reconfigureAudited } from './installationChanges.ts';
+import { inRelayedTransaction, type OutboxRelay } from './outboxRelay.ts';
 
 type ListedTool = DiscoveredTool & { output_schema?: Record<string, unknown>; definition_hash?: string };
 
@@ -40,7 +40,7 @@ export async function recordListedDefinitions(
       approved: first,
     });
   }
-  if (first) await queueCommand(tx, configureCommand(installation, 'mcp_installation_updated'));
+  if (first) await reconfigure(tx, installation);
 }
 
 /** Held-back definitions and their approval by team admins (audited). */
